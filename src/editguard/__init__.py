@@ -1,0 +1,63 @@
+"""editguard: exact, safe, cheap file edits for LLM agents.
+
+The one entry point is :class:`Workspace`::
+
+    from editguard import Workspace
+    ws = Workspace(["."])
+    ws.edit_file("app.py", [{"old_text": "DEBUG = True", "new_text": "DEBUG = False"}])
+
+Every failure raises an :class:`EditError` subclass with a stable ``code``.
+"""
+
+from editguard.errors import (
+    BinaryFile,
+    EditError,
+    EncodingError,
+    FileNotFound,
+    FileTooLarge,
+    InternalError,
+    InvalidRequest,
+    NoMatch,
+    NotAFile,
+    OutsideRoot,
+    PermissionDenied,
+    StaleVersion,
+    TooManyEdits,
+    WriteFailed,
+    WrongCount,
+)
+from editguard.schema import (
+    AppliedEdit,
+    EditFileResult,
+    EditOperation,
+    ReadFileResult,
+    WriteFileResult,
+)
+from editguard.service import Workspace
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AppliedEdit",
+    "BinaryFile",
+    "EditError",
+    "EditFileResult",
+    "EditOperation",
+    "EncodingError",
+    "FileNotFound",
+    "FileTooLarge",
+    "InternalError",
+    "InvalidRequest",
+    "NoMatch",
+    "NotAFile",
+    "OutsideRoot",
+    "PermissionDenied",
+    "ReadFileResult",
+    "StaleVersion",
+    "TooManyEdits",
+    "Workspace",
+    "WriteFailed",
+    "WriteFileResult",
+    "WrongCount",
+    "__version__",
+]

@@ -1,0 +1,193 @@
+"""The ``editguard`` command: run any tool with the same JSON arguments the MCP tool takes.
+
+editguard call TOOL '{"path": ...}'     exit 0 ok, 1 the tool reported an error, 2 usage
+editguard call TOOL --args-file F       (or - for standard input)
+editguard tools                         every tool's name, description and JSON Schema
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from editguard import __version__
+
+EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+class _Usage(Exception):
+    """A usage error: bad JSON, an unknown tool, arguments given twice."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``editguard`` command."""
+    parser = argparse.ArgumentParser(
+        prog="editguard",
+        description="Exact, safe file edits for LLM agents. Runs the same tools as the MCP server.",
+    )
+    parser.add_argument("--version", action="version", version=f"editguard {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    call = sub.add_parser(
+        "call",
+        help="run one tool with JSON arguments and print its JSON result",
+        description="Run TOOL with JSON arguments (as the MCP tool takes them); print the result.",
+    )
+    call.add_argument("tool", metavar="TOOL", help="tool name, e.g. edit_file (see `tools`)")
+    call.add_argument(
+        "arguments",
+        nargs="?",
+        metavar="JSON",
+        help="the arguments as a JSON object, or - to read them from stdin",
+    )
+    call.add_argument(
+        "--args-file", metavar="FILE", help="read the JSON arguments from FILE (- for stdin)"
+    )
+    call.add_argument(
+        "--root",
+        action="append",
+        metavar="DIR",
+        dest="roots",
+        help="an allowed folder (repeatable; default: the current directory)",
+    )
+    call.add_argument(
+        "--json", action="store_true", help="print JSON even when stdout is a terminal"
+    )
+
+    sub.add_parser("tools", help="print every tool's name, description and JSON Schema as JSON")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``editguard`` console script; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    if args.command == "tools":
+        return _tools(sys.stdout)
+    try:
+        return _call(args, sys.stdout)
+    except _Usage as exc:
+        print(f"editguard: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _tools(out: TextIO) -> int:
+    from editguard.tools import TOOLS  # noqa: PLC0415 - keeps `--version` and `--help` instant
+
+    listing = [
+        {
+            "name": t.name,
+            "title": t.title,
+            "description": t.description,
+            "inputSchema": t.input_schema(),
+            "outputSchema": t.output_schema(),
+            "annotations": {
+                "readOnlyHint": t.read_only,
+                "destructiveHint": t.destructive,
+                "idempotentHint": t.idempotent,
+            },
+        }
+        for t in TOOLS
+    ]
+    json.dump(listing, out, indent=2, ensure_ascii=False)
+    out.write("\n")
+    return EXIT_OK
+
+
+def _read_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    if args.arguments is not None and args.args_file is not None:
+        raise _Usage("give the JSON arguments either inline or with --args-file, not both")
+    source = args.args_file if args.args_file is not None else args.arguments
+    if source is None:
+        raise _Usage("no arguments: give a JSON object, --args-file FILE, or - for stdin")
+    if source == "-":
+        raw = sys.stdin.read()
+    elif args.args_file is not None:
+        try:
+            with open(source, encoding="utf-8") as handle:
+                raw = handle.read()
+        except OSError as exc:
+            raise _Usage(f"cannot read --args-file {source}: {exc.strerror}") from None
+    else:
+        raw = source
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise _Usage(f"the arguments are not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise _Usage("the arguments must be a JSON object")
+    return value
+
+
+def _call(args: argparse.Namespace, out: TextIO) -> int:
+    from editguard.errors import EditError, InternalError  # noqa: PLC0415
+    from editguard.service import Workspace  # noqa: PLC0415
+    from editguard.tools import tool_named  # noqa: PLC0415
+
+    try:
+        tool = tool_named(args.tool)
+    except KeyError:
+        from editguard.tools import TOOLS  # noqa: PLC0415
+
+        names = ", ".join(t.name for t in TOOLS)
+        raise _Usage(f"no tool named {args.tool!r}; the tools are: {names}") from None
+    arguments = _read_arguments(args)
+    try:
+        workspace = Workspace(args.roots or ["."])
+    except ValueError as exc:
+        raise _Usage(str(exc)) from None
+    human = out.isatty() and not args.json
+    try:
+        result = tool.call(workspace, arguments).model_dump(mode="json")
+    except EditError as exc:
+        _print_error(out, exc.to_dict(), human)
+        return EXIT_TOOL_ERROR
+    except Exception as exc:  # noqa: BLE001 - a bug must still answer in JSON, not a traceback
+        error = InternalError(f"{type(exc).__name__}: {exc}; the file was left as it was")
+        _print_error(out, error.to_dict(), human)
+        return EXIT_TOOL_ERROR
+    if human:
+        _print_human(out, result)
+    else:
+        json.dump(result, out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    return EXIT_OK
+
+
+def _print_error(out: TextIO, error: dict[str, Any], human: bool) -> None:
+    if human:
+        out.write(f"\x1b[1;31m{error['code']}\x1b[0m: {error['message']}\n")
+        return
+    json.dump({"error": error}, out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+_COLOURS = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
+
+
+def colour_diff(diff: str) -> str:
+    """The diff with ANSI colours: additions green, deletions red, hunk headers cyan."""
+    lines = []
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---")):
+            lines.append(f"\x1b[1m{line}\x1b[0m")
+        elif line[:1] in _COLOURS:
+            lines.append(f"{_COLOURS[line[:1]]}{line}\x1b[0m")
+        else:
+            lines.append(line)
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _print_human(out: TextIO, result: dict[str, Any]) -> None:
+    if "content" in result and "total_lines" in result:
+        out.write(result["content"] + ("\n" if result["content"] else ""))
+        out.write(
+            f"\x1b[2m-- {result['path']}: lines {result['start_line']}-{result['end_line']}"
+            f" of {result['total_lines']}, version {result['version']}\x1b[0m\n"
+        )
+        return
+    out.write(colour_diff(result.get("diff", "")))
+    summary = {k: v for k, v in result.items() if k not in ("diff", "edits_applied")}
+    out.write(f"\x1b[2m-- {json.dumps(summary, ensure_ascii=False)}\x1b[0m\n")

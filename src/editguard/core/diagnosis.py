@@ -1,0 +1,174 @@
+"""Turning a failed match into an error a model can act on (seed 001, "Error Messages for LLM
+Self-Correction"): what was searched, where the real text is, what differs, what to send next."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from editguard.core.document import LF, line_numbers
+from editguard.core.formats.search_replace import CountMismatch
+from editguard.core.match import find_all, select_non_overlapping
+from editguard.core.similar import SimilarRegion, find_similar
+from editguard.errors import EditError, NoMatch, WrongCount
+
+MAX_LOCATIONS = 10
+
+
+def numbered(lines: list[str], first: int) -> str:
+    """Lines with their 1-based numbers, in the ``  40│text`` form every tool uses."""
+    width = len(str(first + len(lines) - 1))
+    return LF.join(f"{first + i:>{width}}│{line}" for i, line in enumerate(lines))
+
+
+def mismatch_error(
+    mismatch: CountMismatch, old_text: str, new_text: str, path: str, total_edits: int
+) -> EditError:
+    """The NO_MATCH or WRONG_COUNT error for an edit whose count was off."""
+    after = (
+        " (line numbers count in the text as the earlier edits of this call left it)"
+        if mismatch.changed_before
+        else ""
+    )
+    if mismatch.found == 0:
+        return _no_match(mismatch, old_text, new_text, path, total_edits, after)
+    return _wrong_count(mismatch, old_text, path, total_edits, after)
+
+
+def _no_match(m: CountMismatch, old: str, new: str, path: str, total: int, after: str) -> NoMatch:
+    text = m.text
+    data: dict[str, Any] = {
+        "search_text": old,
+        "expected_occurrences": m.expected,
+        "actual_occurrences": 0,
+    }
+    applied_note = ""
+    if len(new.strip()) >= 8 and new != old and old not in new:
+        present = len(select_non_overlapping(find_all(text, new), len(new)))
+        if present == m.expected:
+            data["already_applied"] = True
+            applied_note = (
+                f"new_text is already in the file {present} time(s): this edit "
+                "looks already applied. "
+            )
+    similar = find_similar(text, old)
+    data["similar_content"] = [_region_dict(r) for r in similar]
+    parts = [
+        f"old_text not found in {path}{after}. {applied_note}".rstrip(),
+        "",
+        "Searched for (between >>> and <<<):",
+        f">>>{old}<<<",
+    ]
+    if similar:
+        parts += ["", "Most similar regions of the file (copy from these lines exactly):"]
+        for r in similar:
+            kinds = "; ".join(d.detail for d in r.differences) or "identical"
+            where = (
+                f"line {r.start_line}"
+                if r.start_line == r.end_line
+                else f"lines {r.start_line}-{r.end_line}"
+            )
+            parts.append(f"{where}, {round(r.similarity * 100)}% similar; {kinds}:")
+            parts.append(numbered(r.text.split(LF), r.start_line))
+    else:
+        parts += ["", "Nothing in the file is similar."]
+    return NoMatch(
+        "\n".join(parts),
+        path=path,
+        edit_index=m.index,
+        total_edits=total,
+        data=data,
+        suggestions=_no_match_tips(text, old, similar, bool(applied_note)),
+    )
+
+
+def _no_match_tips(text: str, old: str, similar: list[SimilarRegion], applied: bool) -> list[str]:
+    tips = ["Drop this edit if the change is already in the file."] if applied else []
+    tips += [
+        "Use read_file to see the exact content, then copy old_text from it precisely "
+        "(without the line-number prefix)."
+    ]
+    kinds = {d.kind for r in similar[:1] for d in r.differences}
+    if kinds & {"tabs_vs_spaces", "indentation", "whitespace", "trailing_whitespace"}:
+        tabs = sum(1 for line in text.split(LF, 2000)[:2000] if line.startswith("\t"))
+        spaces = sum(1 for line in text.split(LF, 2000)[:2000] if line.startswith(" "))
+        style = "tabs" if tabs > spaces else "spaces"
+        tips.append(
+            f"Check whitespace: the file indents with {style}; copy the indentation "
+            "exactly as the lines above show it."
+        )
+    if "escaping" in kinds or ("\\n" in old and LF not in old):
+        tips.append("Send real line breaks in old_text, not the two characters backslash-n.")
+    if "quotes" in kinds or "case" in kinds:
+        tips.append("Match quote characters and letter case exactly as the file has them.")
+    if LF in old:
+        tips.append(
+            "For a multi-line old_text, make sure every line (and each line break) is "
+            "exactly as in the file; a shorter, unique old_text is less fragile."
+        )
+    return tips
+
+
+def _region_dict(r: SimilarRegion) -> dict[str, Any]:
+    return {
+        "start_line": r.start_line,
+        "end_line": r.end_line,
+        "similarity": round(r.similarity, 3),
+        "content": r.text,
+        "differences": [
+            {"type": d.kind, "detail": d.detail, "expected": d.expected, "found": d.found}
+            for d in r.differences
+        ],
+    }
+
+
+def _wrong_count(m: CountMismatch, old: str, path: str, total: int, after: str) -> WrongCount:
+    text = m.text
+    shown = m.starts[:MAX_LOCATIONS]
+    lines = line_numbers(text, shown)
+    locations: list[dict[str, Any]] = []
+    for start, line in zip(shown, lines, strict=True):
+        bol = text.rfind(LF, 0, start) + 1
+        eol = text.find(LF, start)
+        eol = len(text) if eol < 0 else eol
+        prev_start = text.rfind(LF, 0, max(bol - 1, 0)) + 1 if bol else -1
+        nxt_end = text.find(LF, eol + 1) if eol < len(text) else -1
+        locations.append(
+            {
+                "line_number": line,
+                "column_start": start - bol + 1,
+                "column_end": start - bol + len(old.split(LF, maxsplit=1)[0]) + 1,
+                "line_content": text[bol:eol],
+                "context_before": text[prev_start : bol - 1] if bol else None,
+                "context_after": (
+                    text[eol + 1 : len(text) if nxt_end < 0 else nxt_end]
+                    if eol < len(text)
+                    else None
+                ),
+            }
+        )
+    more = m.found - len(shown)
+    listing = "\n".join(
+        f"  line {loc['line_number']}, column {loc['column_start']}: {loc['line_content'].strip()}"
+        for loc in locations
+    )
+    if more:
+        listing += f"\n  ... and {more} more"
+    message = (
+        f"expected {m.expected} occurrence(s) of old_text in {path} but found {m.found}{after}:\n"
+        f"{listing}"
+    )
+    tips = [
+        f"If you mean all of them, set occurrences to {m.found}.",
+        "Otherwise add surrounding lines to old_text so that it matches only the places you "
+        "mean, or split it into several edits, each with a unique old_text.",
+    ]
+    data = {
+        "search_text": old,
+        "expected_occurrences": m.expected,
+        "actual_occurrences": m.found,
+        "match_locations": locations,
+        "more_matches": more,
+    }
+    return WrongCount(
+        message, path=path, edit_index=m.index, total_edits=total, data=data, suggestions=tips
+    )

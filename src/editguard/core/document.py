@@ -1,0 +1,272 @@
+"""A text file as editguard sees it: decoded, line endings normalized, and how to write it back.
+
+A :class:`Document` holds the text with every line break as ``\\n`` (so that edits written with
+``\\n`` match CRLF and CR files too) and remembers what it needs to give back every byte that an
+edit does not touch: the encoding, the byte-order mark, and each line break's own ending.
+
+Pure: bytes in, bytes out. No file access here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from editguard.errors import BinaryFile, EncodingError
+
+LF, CRLF, CR = "\n", "\r\n", "\r"
+# Line-ending codes of mixed files, one byte per line break (see Document.line_endings).
+_CODE_OF = {LF: 0, CRLF: 1, CR: 2}
+_EOL_OF = (LF, CRLF, CR)
+_BREAK = re.compile(r"\r\n|\r|\n")
+
+EolStyle = Literal["LF", "CRLF", "CR", "mixed", "none"]
+
+# Ordered so that UTF-32 LE (FF FE 00 00) is tried before UTF-16 LE (FF FE).
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+# Control characters that do not occur in text files (tab, LF, VT, FF, CR, ESC do).
+_BINARY_CONTROLS = frozenset(chr(c) for c in range(32) if c not in (9, 10, 11, 12, 13, 27))
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """Decoded text plus everything needed to write untouched bytes back identically.
+
+    Attributes:
+        text: the content with every line break normalized to ``\\n``.
+        encoding: the Python codec that reads and writes the file (``utf-8``, ``utf-16-le``,
+            ``cp1252``, ``latin-1`` ...), without the BOM.
+        bom: the byte-order mark the file starts with (``b""`` when none).
+        newline: the most common line ending; line breaks that an edit adds take it.
+        line_endings: ``None`` when every line break uses ``newline``; for a file that mixes
+            endings, one code per line break (0 LF, 1 CRLF, 2 CR).
+    """
+
+    text: str
+    encoding: str = "utf-8"
+    bom: bytes = b""
+    newline: str = LF
+    line_endings: bytes | None = None
+
+    @property
+    def eol_style(self) -> EolStyle:
+        """``LF``, ``CRLF``, ``CR``, ``mixed``, or ``none`` for a file without line breaks."""
+        if self.line_endings is not None:
+            return "mixed"
+        if LF not in self.text:
+            return "none"
+        return {LF: "LF", CRLF: "CRLF", CR: "CR"}[self.newline]  # type: ignore[return-value]
+
+    @property
+    def ends_with_newline(self) -> bool:
+        """Whether the last line ends with a line break."""
+        return self.text.endswith(LF)
+
+    @property
+    def line_count(self) -> int:
+        """Lines as an editor numbers them (a final line break does not start a new line)."""
+        if not self.text:
+            return 0
+        return self.text.count(LF) + (0 if self.text.endswith(LF) else 1)
+
+    def ending_of_break(self, index: int) -> str:
+        """The original ending of line break number ``index`` (0-based)."""
+        if self.line_endings is None:
+            return self.newline
+        return _EOL_OF[self.line_endings[index]]
+
+    def check_encodable(self, new_text: str) -> None:
+        """Raise EncodingError if ``new_text`` cannot be stored in this file's encoding.
+
+        Raises:
+            EncodingError: naming the first character that does not fit.
+        """
+        try:
+            new_text.encode(self.encoding)
+        except UnicodeEncodeError as exc:
+            bad = exc.object[exc.start : exc.end]
+            raise EncodingError(
+                f"the new text contains {bad!r} (U+{ord(bad[0]):04X}), which the file's "
+                f"encoding {self.encoding} cannot store",
+                data={"encoding": self.encoding, "character": bad, "offset": exc.start},
+                suggestions=[
+                    "Write the character differently (an escape the language understands), "
+                    "or convert the file to UTF-8 first with write_file.",
+                ],
+            ) from None
+
+
+def decode(data: bytes) -> Document:
+    """Read raw file bytes into a Document.
+
+    UTF-8 (with or without BOM), UTF-16 and UTF-32 with a BOM, and legacy 8-bit files (cp1252,
+    else latin-1) are read so that writing them back gives the same bytes. Undecodable bytes are
+    never replaced by U+FFFD: a file no supported encoding reads is refused.
+
+    Raises:
+        BinaryFile: NUL bytes outside UTF-16/32, or content that no supported encoding reads.
+    """
+    bom, encoding = b"", ""
+    for mark, codec in _BOMS:
+        if data.startswith(mark):
+            bom, encoding = mark, codec
+            break
+    if encoding:
+        try:
+            raw = data[len(bom) :].decode(encoding)
+        except UnicodeDecodeError as exc:
+            raise BinaryFile(
+                f"the file starts with a {encoding} byte-order mark but byte {exc.start + len(bom)}"
+                f" is not valid {encoding}",
+                data={"reason": "undecodable", "encoding": encoding},
+            ) from None
+    else:
+        if b"\x00" in data:
+            raise BinaryFile(
+                "the file contains NUL bytes, so it is binary (or UTF-16 without a byte-order "
+                "mark); editguard edits text files only",
+                data={"reason": "nul_byte", "offset": data.index(b"\x00")},
+            )
+        raw, encoding = _decode_without_bom(data)
+    return _normalize(raw, encoding, bom)
+
+
+def _decode_without_bom(data: bytes) -> tuple[str, str]:
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    # Not UTF-8: a legacy 8-bit file. cp1252 reads Windows text with its proper characters;
+    # latin-1 reads any byte, so it is the last resort, and both write back the same bytes.
+    for codec in ("cp1252", "latin-1"):
+        try:
+            raw = data.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        sample = raw[:65536]
+        controls = sum(1 for ch in sample if ch in _BINARY_CONTROLS)
+        if sample and controls / len(sample) > 0.05:
+            raise BinaryFile(
+                "the file is not valid UTF-8 and holds many control bytes, so it looks binary; "
+                "editguard edits text files only",
+                data={"reason": "control_bytes"},
+            )
+        return raw, codec
+    raise AssertionError("latin-1 decodes every byte")  # pragma: no cover
+
+
+def eol_style(raw: str) -> EolStyle:
+    """The line-ending style of text as it is on disk (not normalized)."""
+    return _normalize(raw, "utf-8", b"").eol_style
+
+
+def _normalize(raw: str, encoding: str, bom: bytes) -> Document:
+    crlf = raw.count(CRLF)
+    cr = raw.count(CR) - crlf
+    lf = raw.count(LF) - crlf
+    kinds = [(n, eol) for n, eol in ((lf, LF), (crlf, CRLF), (cr, CR)) if n]
+    if len(kinds) <= 1:
+        newline = kinds[0][1] if kinds else LF
+        text = raw if newline == LF else raw.replace(newline, LF)
+        return Document(text, encoding, bom, newline)
+    newline = max(kinds, key=lambda k: k[0])[1]
+    codes = bytes(_CODE_OF[m.group()] for m in _BREAK.finditer(raw))
+    text = raw.replace(CRLF, LF).replace(CR, LF)
+    return Document(text, encoding, bom, newline, codes)
+
+
+def normalize_newlines(text: str) -> str:
+    """Turn every CRLF and lone CR of ``text`` into LF (how requests are compared with files)."""
+    if CR not in text:
+        return text
+    return text.replace(CRLF, LF).replace(CR, LF)
+
+
+def restore_endings(segment: str, codes: bytes | None, newline: str) -> str:
+    """Give the ``\\n`` breaks of ``segment`` their real endings.
+
+    ``codes`` holds one code per ``\\n`` of the segment (mixed files), or is ``None`` to give every
+    break ``newline``.
+    """
+    if codes is None:
+        return segment if newline == LF else segment.replace(LF, newline)
+    parts = segment.split(LF)
+    out = [parts[0]]
+    for code, part in zip(codes, parts[1:], strict=True):
+        out.append(_EOL_OF[code])
+        out.append(part)
+    return "".join(out)
+
+
+def encode_pieces(doc: Document, pieces: Iterable[tuple[str, bytes | None]]) -> Iterator[bytes]:
+    """Encode normalized pieces ``(text, codes)`` into the file's bytes, BOM first.
+
+    ``codes`` follows :func:`restore_endings`. Long pieces are cut into chunks so that memory
+    stays bounded by the chunk size, not the file size.
+
+    Raises:
+        EncodingError: a piece holds a character the file's encoding cannot store.
+    """
+    if doc.bom:
+        yield doc.bom
+    for text, codes in pieces:
+        if codes is not None or len(text) <= _CHUNK:
+            yield _encode(doc, restore_endings(text, codes, doc.newline))
+            continue
+        for start in range(0, len(text), _CHUNK):
+            yield _encode(doc, restore_endings(text[start : start + _CHUNK], None, doc.newline))
+
+
+def _encode(doc: Document, text: str) -> bytes:
+    try:
+        return text.encode(doc.encoding)
+    except UnicodeEncodeError:
+        doc.check_encodable(text)
+        raise  # pragma: no cover - check_encodable raised already
+
+
+def encode_document(doc: Document) -> bytes:
+    """The whole document as bytes (what :func:`decode` read, for an unchanged document)."""
+    return b"".join(encode_pieces(doc, [(doc.text, doc.line_endings)]))
+
+
+def content_version(chunks: Iterable[bytes]) -> str:
+    """The version of a file's content: a short hash of its bytes, as every tool reports it."""
+    digest = hashlib.blake2b(digest_size=8)
+    for chunk in chunks:
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def line_numbers(text: str, positions: Iterable[int]) -> list[int]:
+    """1-based line numbers of sorted ``positions`` in ``text``, in one pass over the text."""
+    out: list[int] = []
+    line, last = 1, 0
+    for pos in positions:
+        if pos < last:
+            raise ValueError("positions must be sorted")
+        line += text.count(LF, last, pos)
+        last = pos
+        out.append(line)
+    return out
+
+
+def line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """Extend ``[start, end)`` to whole lines: (start of the first line, end of the last line).
+
+    The end excludes the last line's break. An empty span still covers the line it sits on.
+    """
+    first = text.rfind(LF, 0, start) + 1
+    probe = end - 1 if end > start and text[end - 1 : end] == LF else end
+    stop = text.find(LF, probe)
+    return first, len(text) if stop < 0 else stop

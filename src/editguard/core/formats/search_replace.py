@@ -1,0 +1,454 @@
+"""``edit_file``'s language: exact search/replace edits, applied in sequence, compiled to a plan.
+
+Semantics (seed 001): edit *k* sees the text as edits 0..k-1 left it, counts the non-overlapping
+occurrences of its ``old_text`` there, and replaces all of them when the count equals
+``occurrences``; otherwise nothing at all is written.
+
+How it stays fast: the text is never rebuilt between edits. The state after each edit is an
+*overlay* on the original text: sorted, disjoint regions ``[a, b)`` of the original, each
+replaced by its current string. Occurrences of a needle are then of two kinds:
+
+* *clean* ones, wholly inside original text that no region covers. All needles are found in the
+  original in one pass up front (:class:`~editguard.core.match.NeedleSet`); an occurrence stays
+  valid as long as no region intersects it.
+* *dirty* ones, touching text that an earlier edit wrote (or spanning a deletion). Any such
+  occurrence touches the text of the edit that last changed that spot, so right after each
+  replacement the text around it is scanned for the needles of the *later* edits, and a hit
+  marks that edit for a closer look at just those regions.
+
+So an independent batch costs one pass over the file plus work around each replacement.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from editguard.core.document import LF, Document, line_numbers, normalize_newlines
+from editguard.core.match import NeedleSet, find_all, select_non_overlapping
+from editguard.core.plan import Plan, Replacement
+from editguard.errors import InvalidRequest, TooManyEdits
+
+
+@dataclass(frozen=True, slots=True)
+class SearchReplace:
+    """One edit: replace ``old_text`` by ``new_text``, expected exactly ``occurrences`` times."""
+
+    old_text: str
+    new_text: str
+    occurrences: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class AppliedEdit:
+    """What one edit did: how many replacements, and the 1-based line of the new file where
+    each replacement starts."""
+
+    index: int
+    occurrences_replaced: int
+    lines: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CountMismatch:
+    """Edit ``index`` found ``found`` occurrences instead of ``expected`` (0 means no match).
+
+    ``text`` is the whole text as that edit saw it (after the edits before it), and ``starts`` the
+    offsets of the occurrences found there, so that the caller can describe them.
+    """
+
+    index: int
+    expected: int
+    found: int
+    text: str
+    starts: tuple[int, ...]
+    changed_before: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """The outcome of compiling a request: either a plan, or the first edit whose count is off."""
+
+    plan: Plan
+    edits: tuple[AppliedEdit, ...]
+    mismatch: CountMismatch | None = None
+
+
+@dataclass(eq=False, slots=True)
+class _Region:
+    a: int
+    b: int
+    s: str
+    codes: bytes | None  # line-ending codes of s (files with mixed endings only)
+    marks: list[list[int]] = field(default_factory=list)  # [edit index, offset in s]
+    merged_into: _Region | None = None
+
+    def root(self) -> _Region:
+        region = self
+        while region.merged_into is not None:
+            region = region.merged_into
+        return region
+
+
+# A character's place in the current text: (original offset, 0) for untouched text, and
+# (region start, offset in its string) for text an edit wrote. Both sort in text order.
+_Key = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class _Segment:
+    """A piece of a window: untouched text from ``pos``, or a region's text from ``offset``."""
+
+    text: str
+    region: _Region | None
+    base: int  # original offset (untouched) or offset in region.s
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    start: _Key
+    end: _Key  # the place just after the last character
+    first: tuple[_Region | None, int]  # where the first character is
+    last: tuple[_Region | None, int]  # where the last character is
+
+
+def validate_edits(edits: Sequence[SearchReplace], max_edits: int) -> None:
+    """Reject malformed requests before any file is read.
+
+    Raises:
+        InvalidRequest: no edits, an empty ``old_text``, or ``occurrences`` below 1.
+        TooManyEdits: more than ``max_edits`` edits.
+    """
+    total = len(edits)
+    if total == 0:
+        raise InvalidRequest(
+            "edits is empty: send at least one {old_text, new_text}",
+            data={"field": "edits"},
+        )
+    if total > max_edits:
+        raise TooManyEdits(
+            f"{total} edits in one call; the limit is {max_edits}",
+            data={"edits": total, "limit": max_edits},
+            suggestions=["Split the edits over several calls."],
+        )
+    for index, edit in enumerate(edits):
+        if not edit.old_text:
+            raise InvalidRequest(
+                "old_text is empty; it must be the exact text to replace (to create or "
+                "overwrite a whole file, use write_file)",
+                edit_index=index,
+                total_edits=total,
+                data={"field": f"edits[{index}].old_text"},
+            )
+        if edit.occurrences < 1:
+            raise InvalidRequest(
+                f"occurrences is {edit.occurrences}; it must be 1 or more",
+                edit_index=index,
+                total_edits=total,
+                data={"field": f"edits[{index}].occurrences"},
+            )
+
+
+def compile_search_replace(doc: Document, edits: Sequence[SearchReplace]) -> Compiled:
+    """Compile sequential search/replace edits on ``doc`` into one plan on its original text.
+
+    Never raises for a count that is off: it returns the first mismatch instead, with what the
+    caller needs to explain it. Call :func:`validate_edits` first.
+    """
+    return _Overlay(doc, edits).run()
+
+
+class _Overlay:
+    def __init__(self, doc: Document, edits: Sequence[SearchReplace]) -> None:
+        self.doc = doc
+        self.text = doc.text
+        self.olds = [normalize_newlines(e.old_text) for e in edits]
+        self.news = [normalize_newlines(e.new_text) for e in edits]
+        self.expected = [e.occurrences for e in edits]
+        distinct = list(dict.fromkeys(self.olds))
+        self.needle_id = {n: i for i, n in enumerate(distinct)}
+        self.edits_of: list[list[int]] = [[] for _ in distinct]
+        for index, old in enumerate(self.olds):
+            self.edits_of[self.needle_id[old]].append(index)
+        self.needles = NeedleSet(distinct)
+        # The longest needle of the edits after edit k: how much context a scan needs.
+        self.longest_after = [0] * (len(edits) + 1)
+        for k in range(len(edits) - 1, -1, -1):
+            self.longest_after[k] = max(self.longest_after[k + 1], len(self.olds[k]))
+        self.regions: list[_Region] = []
+        self.starts: list[int] = []
+        self.suspects: list[list[_Region]] = [[] for _ in edits]
+        self._breaks: list[int] | None = None  # offsets of line breaks (mixed files only)
+
+    # -- the main loop -------------------------------------------------------------------
+
+    def run(self) -> Compiled:
+        clean = self.needles.scan(self.text)
+        counts: list[int] = []
+        for k, old in enumerate(self.olds):
+            hits = self._occurrences(k, old, clean.get(self.needle_id[old], []))
+            if len(hits) != self.expected[k]:
+                return Compiled(Plan(), (), self._mismatch(k))
+            for hit in reversed(hits):
+                self._replace(k, hit)
+            counts.append(len(hits))
+        plan = Plan(tuple(Replacement(r.a, r.b, r.s, r.codes) for r in self.regions))
+        return Compiled(plan, self._applied(counts))
+
+    def _occurrences(self, k: int, old: str, original_starts: list[int]) -> list[_Hit]:
+        length = len(old)
+        hits: dict[_Key, _Hit] = {}
+        for p in original_starts:
+            if not self._intersects(p, p + length):
+                hits[(p, 0)] = _Hit((p, 0), (p + length, 0), (None, p), (None, p + length - 1))
+        if self.suspects[k]:
+            for region in {r.root(): None for r in self.suspects[k]}:
+                for hit in self._window_hits(region, old):
+                    hits.setdefault(hit.start, hit)
+        ordered = sorted(hits.values(), key=lambda h: h.start)
+        chosen: list[_Hit] = []
+        for hit in ordered:
+            if not chosen or hit.start >= chosen[-1].end:
+                chosen.append(hit)
+        return chosen
+
+    def _intersects(self, start: int, end: int) -> bool:
+        i = bisect_right(self.starts, start) - 1
+        if i >= 0 and self.regions[i].b > start:
+            return True
+        return i + 1 < len(self.starts) and self.starts[i + 1] < end
+
+    # -- replacing one occurrence --------------------------------------------------------
+
+    def _replace(self, k: int, hit: _Hit) -> None:
+        new = self.news[k]
+        first_region, first_off = hit.first
+        last_region, last_off = hit.last
+        if first_region is None:
+            a, prefix, prefix_codes = first_off, "", b""
+        else:
+            first_region = first_region.root()
+            a = first_region.a
+            prefix = first_region.s[:first_off]
+            prefix_codes = self._codes_of(first_region, 0, first_off)
+        if last_region is None:
+            b, suffix, suffix_codes = last_off + 1, "", b""
+        else:
+            last_region = last_region.root()
+            b = last_region.b
+            suffix = last_region.s[last_off + 1 :]
+            suffix_codes = self._codes_of(last_region, last_off + 1, len(last_region.s))
+        i0 = bisect_left(self.starts, a)
+        i1 = bisect_left(self.starts, b)
+        absorbed = self.regions[i0:i1]
+        region = _Region(a, b, prefix + new + suffix, None)
+        if self.doc.line_endings is not None:
+            matched = self._matched_codes(
+                (first_region, first_off), (last_region, last_off), absorbed
+            )
+            new_codes = bytes(
+                matched[i] if i < len(matched) else self._default_code()
+                for i in range(new.count(LF))
+            )
+            region.codes = prefix_codes + new_codes + suffix_codes
+        new_end = len(prefix) + len(new)
+        for old in absorbed:
+            for mark in old.marks:
+                if old is first_region and mark[1] < first_off:
+                    pass
+                elif old is last_region and mark[1] > last_off:
+                    mark[1] = new_end + mark[1] - last_off - 1
+                else:
+                    mark[1] = len(prefix)  # overwritten: it now lives where the new text starts
+                region.marks.append(mark)
+            old.merged_into = region
+        region.marks.append([k, len(prefix)])
+        self.regions[i0:i1] = [region]
+        self.starts[i0:i1] = [a]
+        self._look_ahead(k, region, len(prefix), new_end, i0)
+
+    def _look_ahead(self, k: int, region: _Region, core_start: int, core_end: int, at: int) -> None:
+        """Scan around the text just written for the needles of later edits."""
+        context = self.longest_after[k + 1] - 1
+        if context < 0:
+            return
+        before = self._text_before(at, core_start, context)
+        after = self._text_after(at, core_end, context)
+        left = "".join(seg.text for seg in before)
+        window = left + region.s[core_start:core_end] + "".join(seg.text for seg in after)
+        cs, ce = len(left), len(left) + core_end - core_start
+        for nid, starts in self.needles.scan(window).items():
+            length = len(self.needles.needles[nid])
+            # Touching the new text; for a deletion (ce == cs), spanning the junction.
+            if any(w < ce and w + length > cs for w in starts):
+                for later in self.edits_of[nid]:
+                    if later > k:
+                        self.suspects[later].append(region)
+
+    # -- windows of the current text -----------------------------------------------------
+
+    def _text_before(self, index: int, offset: int, count: int) -> list[_Segment]:
+        """Up to ``count`` characters of current text before ``offset`` in region ``index``."""
+        out: list[_Segment] = []
+        region = self.regions[index]
+        take = min(offset, count)
+        if take:
+            out.append(_Segment(region.s[offset - take : offset], region, offset - take))
+            count -= take
+        pos = region.a
+        i = index - 1
+        while count > 0 and pos > 0:
+            floor = self.regions[i].b if i >= 0 else 0
+            take = min(pos - floor, count)
+            if take:
+                out.append(_Segment(self.text[pos - take : pos], None, pos - take))
+                count -= take
+            if count <= 0 or i < 0:
+                break
+            prev = self.regions[i]
+            take = min(len(prev.s), count)
+            # An empty region still matters: it is a junction a needle may span.
+            out.append(_Segment(prev.s[len(prev.s) - take :], prev, len(prev.s) - take))
+            count -= take
+            pos = prev.a
+            i -= 1
+        out.reverse()
+        return out
+
+    def _text_after(self, index: int, offset: int, count: int) -> list[_Segment]:
+        """Up to ``count`` characters of current text after ``offset`` in region ``index``."""
+        out: list[_Segment] = []
+        region = self.regions[index]
+        take = min(len(region.s) - offset, count)
+        if take:
+            out.append(_Segment(region.s[offset : offset + take], region, offset))
+            count -= take
+        pos = region.b
+        i = index + 1
+        size = len(self.text)
+        while count > 0 and pos < size:
+            ceiling = self.regions[i].a if i < len(self.regions) else size
+            take = min(ceiling - pos, count)
+            if take:
+                out.append(_Segment(self.text[pos : pos + take], None, pos))
+                count -= take
+            if count <= 0 or i >= len(self.regions):
+                break
+            nxt = self.regions[i]
+            take = min(len(nxt.s), count)
+            out.append(_Segment(nxt.s[:take], nxt, 0))
+            count -= take
+            pos = nxt.b
+            i += 1
+        return out
+
+    def _window_hits(self, region: _Region, old: str) -> list[_Hit]:
+        """Occurrences of ``old`` around ``region`` that touch text an edit wrote."""
+        index = bisect_left(self.starts, region.a)
+        context = len(old) - 1
+        segments = [
+            *self._text_before(index, 0, context),
+            _Segment(region.s, region, 0),
+            *self._text_after(index, len(region.s), context),
+        ]
+        offsets: list[int] = []
+        total = 0
+        for seg in segments:
+            offsets.append(total)
+            total += len(seg.text)
+        window = "".join(seg.text for seg in segments)
+        hits: list[_Hit] = []
+        for w in find_all(window, old):
+            end = w + len(old) - 1
+            si = bisect_right(offsets, w) - 1
+            while not segments[si].text:  # a first character never sits in an empty segment
+                si += 1
+            ei = bisect_right(offsets, end) - 1
+            while not segments[ei].text:
+                ei -= 1
+            first, last = segments[si], segments[ei]
+            if si == ei and first.region is None:
+                continue  # wholly untouched text: counted among the clean occurrences
+            f = (first.region, first.base + w - offsets[si])
+            last_at = (last.region, last.base + end - offsets[ei])
+            hits.append(_Hit(self._key(f), self._key_after(last_at), f, last_at))
+        return hits
+
+    @staticmethod
+    def _key(place: tuple[_Region | None, int]) -> _Key:
+        region, off = place
+        return (off, 0) if region is None else (region.a, off)
+
+    @staticmethod
+    def _key_after(place: tuple[_Region | None, int]) -> _Key:
+        region, off = place
+        if region is None:
+            return (off + 1, 0)
+        if off + 1 == len(region.s):
+            return (region.b, 0)
+        return (region.a, off + 1)
+
+    # -- line endings of files that mix them ---------------------------------------------
+
+    def _default_code(self) -> int:
+        return {"\n": 0, "\r\n": 1, "\r": 2}[self.doc.newline]
+
+    def _codes_of(self, region: _Region, start: int, end: int) -> bytes:
+        if region.codes is None:
+            return b""
+        first = region.s.count(LF, 0, start)
+        return region.codes[first : first + region.s.count(LF, start, end)]
+
+    def _original_codes(self, start: int, end: int) -> bytes:
+        assert self.doc.line_endings is not None
+        if self._breaks is None:
+            self._breaks = find_all(self.text, LF)
+        first = bisect_left(self._breaks, start)
+        return self.doc.line_endings[first : bisect_left(self._breaks, end)]
+
+    def _matched_codes(
+        self,
+        first: tuple[_Region | None, int],
+        last: tuple[_Region | None, int],
+        absorbed: list[_Region],
+    ) -> bytes:
+        """The endings of the line breaks that the matched text held, in order."""
+        out = bytearray()
+        start_region, start_off = first
+        end_region, end_off = last
+        pos = start_off if start_region is None else None
+        for region in absorbed:
+            if pos is not None:
+                out += self._original_codes(pos, region.a)
+            lo = start_off if region is start_region else 0
+            hi = end_off + 1 if region is end_region else len(region.s)
+            out += self._codes_of(region, lo, hi)
+            pos = region.b
+        if end_region is None:
+            out += self._original_codes(pos if pos is not None else start_off, end_off + 1)
+        return bytes(out)
+
+    # -- results -------------------------------------------------------------------------
+
+    def _applied(self, counts: list[int]) -> tuple[AppliedEdit, ...]:
+        """Where each replacement landed, as 1-based lines of the new text."""
+        lines: list[list[int]] = [[] for _ in counts]
+        region_lines = line_numbers(self.text, (r.a for r in self.regions))
+        shift = 0
+        for region, line in zip(self.regions, region_lines, strict=True):
+            for k, off in region.marks:
+                lines[k].append(line + shift + region.s.count(LF, 0, off))
+            shift += region.s.count(LF) - self.text.count(LF, region.a, region.b)
+        return tuple(
+            AppliedEdit(k, count, tuple(sorted(lines[k]))) for k, count in enumerate(counts)
+        )
+
+    def _mismatch(self, k: int) -> CountMismatch:
+        # The error path may be slow: rebuild the text this edit saw and search it plainly.
+        plan = Plan(tuple(Replacement(r.a, r.b, r.s) for r in self.regions))
+        current = plan.apply_to_text(self.text)
+        starts = select_non_overlapping(find_all(current, self.olds[k]), len(self.olds[k]))
+        return CountMismatch(
+            k, self.expected[k], len(starts), current, tuple(starts), bool(self.regions)
+        )

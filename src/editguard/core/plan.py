@@ -1,0 +1,122 @@
+"""Plans: what every edit language compiles into, and the one pass that applies them.
+
+A plan is a sorted list of non-overlapping replacements ``(start, end, text)`` on the normalized
+text of the document as it was read. Applying it never rescans the text: the result is the
+untouched spans and the new texts, in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from editguard.core.document import LF, Document, encode_pieces
+
+
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """Replace ``text[start:end]`` (normalized coordinates) by ``text``.
+
+    ``codes`` gives the ending of each ``\\n`` in ``text`` for a file that mixes line endings
+    (see :attr:`Document.line_endings`); ``None`` gives every new break the file's usual ending.
+    """
+
+    start: int
+    end: int
+    text: str
+    codes: bytes | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.start <= self.end:
+            raise ValueError(f"bad replacement span [{self.start}, {self.end})")
+        if self.codes is not None and len(self.codes) != self.text.count(LF):
+            raise ValueError("codes must hold one entry per line break of text")
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Sorted, non-overlapping replacements on one document's text."""
+
+    replacements: tuple[Replacement, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        for before, after in zip(self.replacements, self.replacements[1:], strict=False):
+            if before.end > after.start:
+                raise ValueError(
+                    f"replacements overlap: [{before.start}, {before.end}) and "
+                    f"[{after.start}, {after.end})"
+                )
+
+    @classmethod
+    def of(cls, replacements: Sequence[Replacement]) -> Plan:
+        """A plan from replacements in any order (sorted by position, stable for insertions)."""
+        return cls(tuple(sorted(replacements, key=lambda r: (r.start, r.end))))
+
+    def __bool__(self) -> bool:
+        return bool(self.replacements)
+
+    def changes(self, text: str) -> bool:
+        """Whether applying the plan to ``text`` changes it."""
+        return any(text[r.start : r.end] != r.text for r in self.replacements)
+
+    def apply_to_text(self, text: str) -> str:
+        """The normalized text after the plan (for callers that need the whole new text)."""
+        parts: list[str] = []
+        pos = 0
+        for r in self.replacements:
+            parts.append(text[pos : r.start])
+            parts.append(r.text)
+            pos = r.end
+        parts.append(text[pos:])
+        return "".join(parts)
+
+
+def render(doc: Document, plan: Plan) -> Iterator[bytes]:
+    """The bytes of ``doc`` with ``plan`` applied, as chunks, BOM first.
+
+    Bytes outside the replaced spans come out exactly as they were read: same encoding, same
+    line endings, same final newline.
+
+    Raises:
+        EncodingError: a new text holds a character the file's encoding cannot store.
+    """
+    return encode_pieces(doc, _pieces(doc, plan))
+
+
+def _pieces(doc: Document, plan: Plan) -> Iterator[tuple[str, bytes | None]]:
+    text, codes = doc.text, doc.line_endings
+    pos = 0
+    brk = 0  # index of the next line break at or after pos (mixed files only)
+    for r in plan.replacements:
+        yield from _untouched(text, codes, pos, r.start, brk)
+        if codes is not None:
+            brk += text.count(LF, pos, r.end)
+        new_codes = r.codes
+        if codes is not None and new_codes is None:
+            new_codes = bytes([_code(doc.newline)]) * r.text.count(LF)
+        yield r.text, new_codes
+        pos = r.end
+    yield from _untouched(text, codes, pos, len(text), brk)
+
+
+def _untouched(
+    text: str, codes: bytes | None, start: int, end: int, brk: int
+) -> Iterator[tuple[str, bytes | None]]:
+    if start >= end:
+        return
+    if codes is None:
+        yield text[start:end], None
+        return
+    # Mixed endings: hand each line's own ending back, a bounded slice at a time.
+    step = 1 << 16
+    while start < end:
+        stop = min(end, start + step)
+        piece = text[start:stop]
+        n = piece.count(LF)
+        yield piece, codes[brk : brk + n]
+        brk += n
+        start = stop
+
+
+def _code(newline: str) -> int:
+    return {"\n": 0, "\r\n": 1, "\r": 2}[newline]

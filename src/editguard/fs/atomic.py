@@ -1,0 +1,200 @@
+"""Reading files whole and writing them atomically.
+
+A write goes to a temporary file in the same folder, is flushed and fsynced, gets the original's
+mode (and owner where permitted), and replaces the original with ``os.replace``; then the folder
+is fsynced. Right before the rename the original is hashed again, so a change made by another
+process since it was read is reported, never overwritten. On any failure the temporary file is
+removed and the original is untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from editguard.core.document import content_version
+from editguard.errors import (
+    EditError,
+    FileNotFound,
+    FileTooLarge,
+    NotAFile,
+    PermissionDenied,
+    StaleVersion,
+    WriteFailed,
+)
+
+_READ_CHUNK = 1 << 20
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
+def read_bytes(path: str, display: str, max_bytes: int) -> bytes:
+    """The whole content of ``path``.
+
+    Raises:
+        FileNotFound, NotAFile, PermissionDenied, FileTooLarge.
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise _not_found(display) from None
+    except OSError as exc:
+        raise os_error(exc, display, "read") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise NotAFile(f"{display} is not a regular file (a directory or a device)", path=display)
+    if st.st_size > max_bytes:
+        raise FileTooLarge(
+            f"{display} is {st.st_size:,} bytes; the limit is {max_bytes:,}",
+            path=display,
+            data={"size": st.st_size, "limit": max_bytes},
+        )
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise os_error(exc, display, "read") from None
+    if len(data) > max_bytes:  # it grew since the stat
+        raise FileTooLarge(
+            f"{display} is larger than the limit of {max_bytes:,} bytes",
+            path=display,
+            data={"limit": max_bytes},
+        )
+    return data
+
+
+def file_version(path: str) -> str | None:
+    """The version of the file at ``path`` now, or ``None`` if there is none."""
+    try:
+        with open(path, "rb") as handle:
+            return content_version(iter(lambda: handle.read(_READ_CHUNK), b""))
+    except FileNotFoundError:
+        return None
+
+
+def write_atomic(
+    path: str, chunks: Iterable[bytes], *, display: str, base_version: str | None
+) -> str:
+    """Replace (or create) ``path`` with ``chunks``, atomically; return the new version.
+
+    ``base_version`` is the version the caller read (``None``: the file must not exist yet).
+
+    Raises:
+        StaleVersion: the file changed (or appeared) since it was read.
+        PermissionDenied, WriteFailed: the operating system refused; nothing was changed.
+    """
+    folder = os.path.dirname(path) or "."
+    name = os.path.basename(path)
+    try:
+        existing: os.stat_result | None = os.stat(path)
+    except FileNotFoundError:
+        existing = None
+    except OSError as exc:
+        raise os_error(exc, display, "write") from None
+    if existing is not None and not os.access(path, os.W_OK):
+        raise PermissionDenied(
+            f"{display} is not writable",
+            path=display,
+            suggestions=["Change the file's permissions, or edit another file."],
+        )
+    tmp = ""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".editguard-tmp")
+        with os.fdopen(fd, "wb") as handle:
+            version = content_version(_tee(chunks, handle.write))
+            handle.flush()
+            os.fsync(handle.fileno())
+            if existing is not None:
+                os.fchmod(handle.fileno(), stat.S_IMODE(existing.st_mode))
+                # Only root may give the file back its owner; others keep what they can.
+                with contextlib.suppress(PermissionError):
+                    os.fchown(handle.fileno(), existing.st_uid, existing.st_gid)
+            else:
+                os.fchmod(handle.fileno(), 0o666 & ~_UMASK)
+        now = file_version(path)
+        if now != base_version:
+            raise StaleVersion(
+                _race_message(display, base_version, now),
+                path=display,
+                data={"expected_version": base_version, "actual_version": now},
+                suggestions=["Re-read the file and send the edit again."],
+            )
+        os.replace(tmp, path)
+        tmp = ""
+        _fsync_folder(folder)
+    except EditError:
+        raise
+    except OSError as exc:
+        raise os_error(exc, display, "write") from None
+    finally:
+        if tmp:
+            Path(tmp).unlink(missing_ok=True)
+    return version
+
+
+def _tee(chunks: Iterable[bytes], write: Callable[[bytes], object]) -> Iterator[bytes]:
+    for chunk in chunks:
+        write(chunk)
+        yield chunk
+
+
+def _race_message(display: str, base: str | None, now: str | None) -> str:
+    if now is None:
+        return f"{display} was removed by another process while this edit was prepared"
+    if base is None:
+        return f"{display} was created by another process while this write was prepared"
+    return f"{display} was changed by another process while this edit was prepared"
+
+
+def _fsync_folder(folder: str) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:  # pragma: no cover - some platforms cannot open folders
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover - some file systems refuse fsync on folders
+        pass
+    finally:
+        os.close(fd)
+
+
+def _not_found(display: str) -> FileNotFound:
+    return FileNotFound(
+        f"{display} does not exist",
+        path=display,
+        suggestions=[
+            "Check the path (relative paths start at the first allowed folder), or "
+            "create the file with write_file."
+        ],
+    )
+
+
+def os_error(exc: OSError, display: str, action: str) -> EditError:
+    """The EditError for an OSError met while reading or writing ``display``."""
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return PermissionDenied(
+            f"permission denied to {action} {display} ({exc.strerror})",
+            path=display,
+            data={"errno": exc.errno},
+        )
+    if exc.errno == errno.ENOENT:
+        return _not_found(display)
+    if exc.errno in (errno.EISDIR, errno.ENOTDIR):
+        return NotAFile(f"{display} is not a regular file", path=display)
+    return WriteFailed(
+        f"could not {action} {display}: {exc.strerror or exc}; the file was left as it was",
+        path=display,
+        data={"errno": exc.errno},
+    )

@@ -1,0 +1,82 @@
+"""Which paths a caller may touch: everything inside the allowed roots, after symlinks, and
+nothing else."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from editguard.errors import InvalidRequest, OutsideRoot
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """A path the sandbox accepted.
+
+    Attributes:
+        real: absolute path with every symlink resolved (what is read and written).
+        root: the allowed root that contains it.
+        requested: the path as the caller wrote it.
+    """
+
+    real: str
+    root: str
+    requested: str
+
+    @property
+    def display(self) -> str:
+        """The path relative to its root, with ``/`` separators (as diffs and messages show it)."""
+        rel = os.path.relpath(self.real, self.root)
+        return Path(rel).as_posix()
+
+
+class Sandbox:
+    """The allowed roots. A path is accepted only if it resolves inside one of them.
+
+    Relative paths are taken from the first root. Symlinks are followed before the check, so a
+    link that points outside is refused, and a link inside resolves to its target.
+    """
+
+    def __init__(self, roots: Iterable[str | os.PathLike[str]] = (".",)) -> None:
+        resolved: list[str] = []
+        for root in roots:
+            real = os.path.realpath(os.fspath(root))
+            if not os.path.isdir(real):
+                raise ValueError(f"root {os.fspath(root)!r} is not a directory")
+            resolved.append(real)
+        if not resolved:
+            raise ValueError("at least one root is needed")
+        self.roots: tuple[str, ...] = tuple(dict.fromkeys(resolved))
+
+    def resolve(self, path: str) -> Resolved:
+        """Resolve ``path`` (relative to the first root, or absolute) inside the roots.
+
+        Raises:
+            InvalidRequest: the path is empty.
+            OutsideRoot: it holds a NUL byte, or resolves outside every root.
+        """
+        if not path:
+            raise InvalidRequest("path is empty", data={"field": "path"})
+        if "\x00" in path:
+            raise OutsideRoot(
+                "path contains a NUL byte",
+                path=path.replace("\x00", "\\0"),
+                data={"roots": list(self.roots)},
+            )
+        joined = path if os.path.isabs(path) else os.path.join(self.roots[0], path)
+        real = os.path.realpath(joined)
+        for root in self.roots:
+            if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+                return Resolved(real, root, path)
+        raise OutsideRoot(
+            f"{path} resolves to {real}, which is outside the allowed folders "
+            f"({', '.join(self.roots)})",
+            path=path,
+            data={"resolved": real, "roots": list(self.roots)},
+            suggestions=[
+                "Use a path inside one of the allowed folders (relative paths start "
+                f"from {self.roots[0]})."
+            ],
+        )
