@@ -42,7 +42,7 @@ def _no_match(m: CountMismatch, old: str, new: str, path: str, total: int, after
         "actual_occurrences": 0,
     }
     applied_note = ""
-    if len(new.strip()) >= 8 and new != old and old not in new:
+    if len(new.strip()) >= 8 and new != old:
         present = len(select_non_overlapping(find_all(text, new), len(new)))
         if present == m.expected:
             data["already_applied"] = True
@@ -68,7 +68,9 @@ def _no_match(m: CountMismatch, old: str, new: str, path: str, total: int, after
                 else f"lines {r.start_line}-{r.end_line}"
             )
             parts.append(f"{where}, {round(r.similarity * 100)}% similar; {kinds}:")
-            parts.append(numbered(r.text.split(LF), r.start_line))
+            parts.append(numbered(r.lines.split(LF), r.start_line))
+            if r.text != r.lines:
+                parts.append(f"  the closest text on that line: >>>{r.text}<<<")
     else:
         parts += ["", "Nothing in the file is similar."]
     return NoMatch(

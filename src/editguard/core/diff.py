@@ -27,11 +27,13 @@ def render_diff(text: str, plan: Plan, path: str, context: int = CONTEXT) -> str
     first_lines = line_numbers(text, (lo for lo, _, _ in groups))
     shift = 0
     for (lo, hi, new), line in zip(groups, first_lines, strict=True):
+        if text[lo:hi] == new:
+            continue  # replacements that cancel out (insert then delete the same text)
         old_seq = _lines(text[lo:hi])
         new_seq = _lines(new)
         _emit(out, old_seq, new_seq, line, line + shift, context)
         shift += len(new_seq) - len(old_seq)
-    return "\n".join(out) + "\n"
+    return "\n".join(out) + "\n" if len(out) > 2 else ""
 
 
 def _groups(text: str, plan: Plan, context: int) -> list[tuple[int, int, str]]:

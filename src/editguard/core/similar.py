@@ -43,6 +43,7 @@ class SimilarRegion:
     similarity: float
     text: str
     differences: tuple[Difference, ...]
+    lines: str = ""  # the whole lines the region lies on (text may be part of one line)
 
 
 def find_similar(text: str, needle: str, limit: int = 3) -> list[SimilarRegion]:
@@ -81,7 +82,7 @@ def _similar_fragments(lines: list[str], needle: str, limit: int) -> list[Simila
             align = fuzz.partial_ratio_alignment(needle, line)
             found = line if align is None else line[align.dest_start : align.dest_end]
         score = fuzz.ratio(needle, found) / 100
-        out.append(SimilarRegion(idx + 1, idx + 1, score, found, describe(needle, found)))
+        out.append(SimilarRegion(idx + 1, idx + 1, score, found, describe(needle, found), line))
     return _best_distinct(out, limit)
 
 
@@ -103,7 +104,7 @@ def _similar_blocks(lines: list[str], wanted: list[str], limit: int) -> list[Sim
         stop = min(len(lines), start + len(wanted))
         found = LF.join(lines[start:stop])
         score = fuzz.ratio(needle, found) / 100
-        out.append(SimilarRegion(start + 1, stop, score, found, describe(needle, found)))
+        out.append(SimilarRegion(start + 1, stop, score, found, describe(needle, found), found))
     return _best_distinct(out, limit)
 
 
@@ -123,18 +124,8 @@ def _best_distinct(regions: list[SimilarRegion], limit: int) -> list[SimilarRegi
 
 # -- what differs --------------------------------------------------------------------------
 
-_QUOTES = str.maketrans(
-    {
-        "\u2018": "'",
-        "\u2019": "'",
-        "\u201c": '"',
-        "\u201d": '"',
-        "`": "'",
-        '"': "'",
-        "\u00ab": "'",
-        "\u00bb": "'",
-    }
-)
+# Every quote character a model may write for another, mapped to one (translate is one pass).
+_QUOTES = str.maketrans(dict.fromkeys('\u2018\u2019\u201c\u201d\u00ab\u00bb`"', "'"))
 _PUNCT = re.compile(r"[^\w\s]")
 _SPACES = re.compile(r"[ \t]+")
 

@@ -1,0 +1,49 @@
+"""Shared fixtures: a workspace on a real temporary folder, and a file snapshot helper."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from editguard import Workspace
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A file's bytes, mtime and mode, to prove that a failed call left it untouched."""
+
+    data: bytes
+    mtime_ns: int
+    mode: int
+
+    @classmethod
+    def of(cls, path: Path) -> Snapshot:
+        st = path.stat()
+        return cls(path.read_bytes(), st.st_mtime_ns, st.st_mode)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """The workspace root: a real folder on disk."""
+    folder = tmp_path / "root"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def ws(root: Path) -> Workspace:
+    """A workspace whose only allowed folder is ``root``."""
+    return Workspace([root])
+
+
+def no_temp_files(folder: Path) -> bool:
+    """Whether no editguard temporary file is left anywhere under ``folder``."""
+    return not [p for p in folder.rglob("*") if p.name.endswith(".editguard-tmp")]
+
+
+def set_old_mtime(path: Path) -> None:
+    """Move the mtime into the past, so that any rewrite would show."""
+    os.utime(path, ns=(1_000_000_000, 1_000_000_000))

@@ -1,0 +1,190 @@
+"""The command line, run as a real subprocess: same tools, same JSON, exit codes 0, 1 and 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from editguard.tools import TOOLS
+
+
+def run(*args: str, cwd: Path, stdin: str | None = None) -> tuple[int, Any, str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "editguard", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    try:
+        out = json.loads(proc.stdout) if proc.stdout.strip() else None
+    except json.JSONDecodeError:
+        out = proc.stdout
+    return proc.returncode, out, proc.stderr
+
+
+def test_call_edits_a_file_and_prints_the_json_result(root: Path) -> None:
+    (root / "a.py").write_text("x = 1\n")
+    code, out, err = run(
+        "call",
+        "edit_file",
+        '{"path": "a.py", "edits": [{"old_text": "1", "new_text": "2"}]}',
+        cwd=root,
+    )
+    assert (code, err) == (0, "")
+    assert out["total_replacements"] == 1
+    assert out["diff"].endswith("-x = 1\n+x = 2\n")
+    assert (root / "a.py").read_text() == "x = 2\n"
+
+
+def test_a_tool_error_exits_1_and_still_prints_the_json_error(root: Path) -> None:
+    (root / "a.py").write_text("x = 1\n")
+    code, out, _ = run(
+        "call",
+        "edit_file",
+        '{"path": "a.py", "edits": [{"old_text": "y", "new_text": "2"}]}',
+        cwd=root,
+    )
+    assert code == 1
+    assert out["error"]["code"] == "NO_MATCH"
+    assert out["error"]["edit_index"] == 0
+
+
+def test_malformed_arguments_are_a_tool_error_naming_the_field(root: Path) -> None:
+    code, out, _ = run(
+        "call", "edit_file", '{"path": "a.py", "edits": [{"old_text": 3}]}', cwd=root
+    )
+    assert code == 1
+    assert out["error"]["code"] == "INVALID_REQUEST"
+    assert out["error"]["field"] == "edits[0].old_text"
+    fields = {p["field"] for p in out["error"]["problems"]}
+    assert fields == {"edits[0].old_text", "edits[0].new_text"}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("call", "edit_file", "{not json"),
+        ("call", "no_such_tool", "{}"),
+        ("call", "read_file"),
+        ("call", "read_file", "[1, 2]"),
+        ("call", "read_file", "{}", "--args-file", "x.json"),
+        ("call", "read_file", "--args-file", "missing.json"),
+        ("frobnicate",),
+        (),
+    ],
+)
+def test_usage_errors_exit_2(root: Path, args: tuple[str, ...]) -> None:
+    code, _out, err = run(*args, cwd=root)
+    assert code == 2
+    assert err
+
+
+def test_arguments_from_stdin_and_from_a_file(root: Path) -> None:
+    (root / "a.txt").write_text("hello\n")
+    code, out, _ = run("call", "read_file", "-", cwd=root, stdin='{"path": "a.txt"}')
+    assert (code, out["content"]) == (0, "1│hello")
+    (root / "args.json").write_text('{"path": "a.txt", "content": "bye\\n"}')
+    code, out, _ = run("call", "write_file", "--args-file", "args.json", cwd=root)
+    assert code == 0
+    assert (root / "a.txt").read_text() == "bye\n"
+    code, out, _ = run("call", "read_file", "--args-file", "-", cwd=root, stdin='{"path": "a.txt"}')
+    assert out["content"] == "1│bye"
+
+
+def test_root_sets_the_sandbox(root: Path, tmp_path: Path) -> None:
+    (tmp_path / "outside.txt").write_text("x\n")
+    code, out, _ = run("call", "read_file", '{"path": "../outside.txt"}', cwd=root)
+    assert (code, out["error"]["code"]) == (1, "OUTSIDE_ROOT")
+    code, out, _ = run(
+        "call", "--root", str(tmp_path), "read_file", '{"path": "outside.txt"}', cwd=root
+    )
+    assert (code, out["content"]) == (0, "1│x")
+    code, _, err = run(
+        "call", "--root", str(tmp_path / "nope"), "read_file", '{"path": "x"}', cwd=root
+    )
+    assert code == 2
+    assert "not a directory" in err
+
+
+def test_tools_lists_every_tool_with_its_schema(root: Path) -> None:
+    code, out, _ = run("tools", cwd=root)
+    assert code == 0
+    assert [t["name"] for t in out] == [t.name for t in TOOLS]
+    for listed, tool in zip(out, TOOLS, strict=True):
+        assert listed["inputSchema"] == tool.input_schema()
+        assert listed["outputSchema"] == tool.output_schema()
+        assert listed["description"] == tool.description
+        assert listed["annotations"]["readOnlyHint"] is tool.read_only
+
+
+def test_every_argument_has_a_description_for_the_model() -> None:
+    def walk(schema: dict[str, Any], defs: dict[str, Any]) -> list[str]:
+        missing = []
+        for name, prop in schema.get("properties", {}).items():
+            if "description" not in prop:
+                missing.append(name)
+            ref = prop.get("items", {}).get("$ref", "")
+            if ref:
+                missing += walk(defs[ref.rsplit("/", 1)[1]], defs)
+        return missing
+
+    for tool in TOOLS:
+        schema = tool.input_schema()
+        assert walk(schema, schema.get("$defs", {})) == [], tool.name
+
+
+def test_a_terminal_gets_a_coloured_diff(root: Path) -> None:
+    (root / "a.py").write_text("x = 1\n")
+    leader, follower = pty.openpty()
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "editguard",
+            "call",
+            "edit_file",
+            '{"path": "a.py", "edits": [{"old_text": "1", "new_text": "2"}]}',
+        ],
+        cwd=root,
+        stdout=follower,
+        stderr=subprocess.PIPE,
+        timeout=60,
+        check=False,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(leader)
+    screen = b"".join(chunks).decode()
+    assert proc.returncode == 0
+    assert "\x1b[31m-x = 1\x1b[0m" in screen
+    assert "\x1b[32m+x = 2\x1b[0m" in screen
+
+
+def test_version_flag(root: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "editguard", "--version"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert proc.stdout.startswith("editguard ")

@@ -1,0 +1,99 @@
+"""The docs are tested: README commands run as written, every tool and command is documented,
+the documented API is the public one, and CI runs the README's test command."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import editguard
+from editguard.cli import build_parser
+from editguard.tools import TOOLS
+
+REPO = Path(__file__).resolve().parent.parent
+README = (REPO / "README.md").read_text()
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", README, flags=re.DOTALL)
+
+
+def test_ci_runs_the_readme_test_command_verbatim() -> None:
+    quick_start = blocks("sh")[:2]
+    assert len(quick_start) == 2
+    test_command = quick_start[1].strip()
+    assert "pytest" in test_command
+    assert "mypy" in test_command
+    assert "ruff check" in test_command
+    ci = (REPO / ".ci" / "run").read_text()
+    assert test_command in ci.splitlines()
+
+
+def test_the_tool_examples_run_as_written(tmp_path: Path) -> None:
+    commands = [
+        line
+        for block in blocks("sh")[2:]
+        for line in block.splitlines()
+        if line.startswith("editguard call ")
+    ]
+    assert {shlex.split(c)[2] for c in commands} == {t.name for t in TOOLS}
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    for command in commands:
+        argv = shlex.split(command)
+        proc = subprocess.run(
+            [sys.executable, "-m", "editguard", *argv[1:]],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env=env,
+        )
+        assert proc.returncode == 0, (command, proc.stdout, proc.stderr)
+        assert "error" not in json.loads(proc.stdout)
+    assert (tmp_path / "demo/app.py").read_text() == "def sub(a, b):\n    return a - b\n"
+
+
+def test_the_python_example_runs(tmp_path: Path, capsys: object) -> None:
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo/app.py").write_text("def sub(a, b):\n    return a - b\n")
+    (code,) = blocks("python")
+    cwd = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        exec(compile(code, "README.md", "exec"), {})
+    finally:
+        os.chdir(cwd)
+    assert (tmp_path / "demo/app.py").read_text() == "def sub(a, b):\n    return b - a\n"
+
+
+def test_every_tool_and_error_code_is_documented() -> None:
+    for tool in TOOLS:
+        assert f"### {tool.name}" in README
+        assert f"| `{tool.name}` |" in README
+    for error in editguard.EditError.__subclasses__():
+        assert f"`{error.code}`" in README, error.code
+
+
+def test_every_cli_command_is_documented() -> None:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    for name in sub.choices:  # type: ignore[union-attr]
+        assert f"`editguard {name}" in README
+    for flag in ("--args-file", "--root", "--json", "--version"):
+        assert flag in README
+
+
+def test_the_documented_api_is_the_public_api() -> None:
+    section = README.split("The public names, all importable from `editguard`:")[1]
+    section = section.split("\n\n")[0]
+    documented = set(re.findall(r"`(\w+)`", section)) - {"editguard"}
+    assert documented == set(editguard.__all__)
+    assert editguard.__all__ == sorted(editguard.__all__)
+    for name in editguard.__all__:
+        assert hasattr(editguard, name)
