@@ -37,6 +37,8 @@ def tree(tmp_path: Path) -> Path:
         "a.txt\x00.py",
         "/etc/passwd",
         "..",
+        "loop/../escape-link",
+        "loop/../../secret.txt",
     ],
 )
 def test_paths_that_leave_the_root_are_refused(tree: Path, path: str) -> None:

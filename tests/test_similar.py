@@ -30,6 +30,7 @@ CODE = """class Loader:
         ("a, b; c", "a b c", ["punctuation"]),
         ("if x:\\n    y()", "if x:\n    y()", ["escaping"]),
         ("totally different", "nothing alike here", ["content"]),
+        ("return x\n", "return x", ["line_endings"]),
         ("  Return  X", "return x", ["indentation", "whitespace", "case"]),
     ],
 )

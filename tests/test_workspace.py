@@ -215,6 +215,10 @@ ERROR_CASES: dict[str, ErrorCase] = {
         "NOT_A_FILE",
         lambda ws, r: ws.edit_file("sub", [{"old_text": "a", "new_text": "b"}]),
     ),
+    "a symlink loop": (
+        "NOT_A_FILE",
+        lambda ws, r: ws.edit_file("loop", [{"old_text": "a", "new_text": "b"}]),
+    ),
     "binary": (
         "BINARY_FILE",
         lambda ws, r: ws.edit_file("blob.bin", [{"old_text": "a", "new_text": "b"}]),
@@ -237,6 +241,7 @@ def test_every_error_has_its_code_and_leaves_every_file_untouched(
     ws: Workspace, root: Path, app: Path, code: str, call: Callable[[Workspace, Path], Any]
 ) -> None:
     (root / "sub").mkdir()
+    (root / "loop").symlink_to(root / "loop")
     (root / "blob.bin").write_bytes(b"\x7fELF\x00\x01a")
     (root / "legacy.txt").write_bytes("caf\u00e9\n".encode("cp1252"))
     (root.parent / "outside.py").write_text("a\n")

@@ -23,7 +23,7 @@ _ANCHOR_HITS = 8  # best lines kept per anchor and block
 class Difference:
     """One way in which the request's text differs from the file's.
 
-    ``kind`` is one of ``escaping``, ``trailing_whitespace``, ``tabs_vs_spaces``,
+    ``kind`` is one of ``escaping``, ``line_endings``, ``trailing_whitespace``, ``tabs_vs_spaces``,
     ``indentation``, ``whitespace``, ``case``, ``quotes``, ``punctuation``, ``content``.
     ``expected`` is the request's line, ``found`` the file's.
     """
@@ -136,6 +136,7 @@ def _per_line(fn: Callable[[str], str]) -> Callable[[str], str]:
 
 _TRANSFORMS: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("escaping", lambda s: s.replace("\\n", LF).replace("\\t", "\t") if LF not in s else s),
+    ("line_endings", lambda s: s.strip(LF)),
     ("trailing_whitespace", _per_line(str.rstrip)),
     ("tabs_vs_spaces", _per_line(lambda line: line.expandtabs(4))),
     ("indentation", _per_line(str.lstrip)),
@@ -149,9 +150,9 @@ _TRANSFORMS: tuple[tuple[str, Callable[[str], str]], ...] = (
 def describe(expected: str, found: str) -> tuple[Difference, ...]:
     """What differs between the request's ``expected`` text and the file's ``found`` text.
 
-    Tries each normalization in turn (escaping, trailing whitespace, tabs, indentation, inner
-    whitespace, case, quotes, punctuation) and keeps those that bring the two closer; whatever
-    remains is ``content``.
+    Tries each normalization in turn (escaping, line breaks at either end, trailing whitespace,
+    tabs, indentation, inner whitespace, case, quotes, punctuation) and keeps those that bring
+    the two closer; whatever remains is ``content``.
     """
     out: list[Difference] = []
     a, b = expected, found
@@ -208,6 +209,8 @@ def _difference(kind: str, a: str, b: str) -> Difference:
         detail = {
             "escaping": "the request holds literal backslash escapes (\\n, \\t) where the file "
             "has real line breaks or tabs",
+            "line_endings": "line breaks at the start or end differ (the last line of a file "
+            "may have no final line break)",
             "trailing_whitespace": "trailing whitespace at the end of lines differs",
             "whitespace": "spaces or tabs inside the lines differ",
             "case": "upper/lower case differs",

@@ -193,6 +193,10 @@ def os_error(exc: OSError, display: str, action: str) -> EditError:
         return _not_found(display)
     if exc.errno in (errno.EISDIR, errno.ENOTDIR):
         return NotAFile(f"{display} is not a regular file", path=display)
+    if exc.errno == errno.ELOOP:
+        return NotAFile(
+            f"{display} is a symbolic link that points to itself (a loop)", path=display
+        )
     return WriteFailed(
         f"could not {action} {display}: {exc.strerror or exc}; the file was left as it was",
         path=display,

@@ -67,6 +67,14 @@ class Sandbox:
             )
         joined = path if os.path.isabs(path) else os.path.join(self.roots[0], path)
         real = os.path.realpath(joined)
+        if real != os.path.normpath(real) or os.path.realpath(real) != real:
+            # realpath stops at a symlink loop and returns the rest unresolved, ".." included:
+            # the system would resolve that rest later, possibly outside every root.
+            raise OutsideRoot(
+                f"{path} cannot be resolved safely: it runs through a symbolic link loop",
+                path=path,
+                data={"resolved": real, "roots": list(self.roots)},
+            )
         for root in self.roots:
             if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
                 return Resolved(real, root, path)
