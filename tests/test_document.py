@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from editguard.core.document import (
     content_version,
     decode,
+    decode_stream,
     encode_document,
     eol_style,
     line_bounds,
@@ -152,3 +153,26 @@ def test_any_text_round_trips_in_any_supported_encoding(
         raw = raw.rstrip("\r\n")
     data = raw.encode(encoding)
     assert encode_document(decode(data)) == data
+
+
+@given(
+    lines, st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "utf-32", "cp1252"]), st.integers(1, 5)
+)
+def test_decoding_in_small_chunks_gives_the_same_document(
+    parts: list[tuple[str, str]], encoding: str, size: int
+) -> None:
+    raw = "".join(line + end for line, end in parts)
+    try:
+        data = raw.encode(encoding)
+    except UnicodeEncodeError:
+        data = raw.encode("latin-1", errors="replace")
+    try:
+        whole = decode(data)
+    except BinaryFile:
+        return
+    # Every chunk boundary cuts somewhere: inside CRLF pairs and multi-byte characters too.
+    pieces = decode_stream(
+        data[:4], lambda: (data[i : i + size] for i in range(0, len(data), size))
+    )
+    assert pieces == whole
+    assert encode_document(pieces) == data

@@ -19,7 +19,7 @@ from editguard.core.document import (
     CR,
     Document,
     content_version,
-    decode,
+    decode_stream,
     eol_style,
     normalize_newlines,
     restore_endings,
@@ -31,7 +31,7 @@ from editguard.core.formats.search_replace import (
 )
 from editguard.core.plan import Plan, Replacement, render
 from editguard.errors import EditError, InvalidRequest, StaleVersion
-from editguard.fs.atomic import os_error, read_bytes, write_atomic
+from editguard.fs.atomic import FileReader, os_error, write_atomic
 from editguard.fs.sandbox import Resolved, Sandbox
 from editguard.schema import (
     AppliedEdit,
@@ -229,8 +229,13 @@ class Workspace:
     # -- shared steps --------------------------------------------------------------------
 
     def _load(self, where: Resolved, expected_version: str | None = None) -> tuple[Document, str]:
-        data = read_bytes(where.real, where.display, self.max_file_bytes)
-        version = content_version((data,))
+        reader = FileReader(where.real, where.display, self.max_file_bytes)
+        try:
+            doc = decode_stream(reader.head(), reader)
+        except EditError as exc:
+            exc.path = where.display
+            raise
+        version = reader.version
         if expected_version is not None and expected_version != version:
             raise StaleVersion(
                 f"{where.display} has changed since version {expected_version} was read "
@@ -241,11 +246,6 @@ class Workspace:
                     "Re-read the file (read_file) and make the edit again on what it holds now."
                 ],
             )
-        try:
-            doc = decode(data)
-        except EditError as exc:
-            exc.path = where.display
-            raise
         return doc, version
 
     def _commit(

@@ -9,9 +9,10 @@ Pure: bytes in, bytes out. No file access here.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -106,54 +107,73 @@ class Document:
             ) from None
 
 
-def decode(data: bytes) -> Document:
-    """Read raw file bytes into a Document.
+ChunkSource = Callable[[], Iterable[bytes]]
+"""A fresh pass over a file's bytes, chunk by chunk, each time it is called."""
 
-    UTF-8 (with or without BOM), UTF-16 and UTF-32 with a BOM, and legacy 8-bit files (cp1252,
-    else latin-1) are read so that writing them back gives the same bytes. Undecodable bytes are
-    never replaced by U+FFFD: a file no supported encoding reads is refused.
+
+def decode(data: bytes) -> Document:
+    """Read raw file bytes into a Document (see :func:`decode_stream`).
 
     Raises:
         BinaryFile: NUL bytes outside UTF-16/32, or content that no supported encoding reads.
     """
-    bom, encoding = b"", ""
+    view = memoryview(data)
+    return decode_stream(
+        bytes(view[:4]),
+        lambda: (bytes(view[i : i + _CHUNK]) for i in range(0, len(data), _CHUNK)),
+    )
+
+
+def decode_stream(head: bytes, source: ChunkSource) -> Document:
+    """Read a file, given as chunks of bytes, into a Document.
+
+    ``head`` is the file's first four bytes (for the byte-order mark); ``source`` gives the whole
+    content again on each call. UTF-8 (with or without BOM), UTF-16 and UTF-32 with a BOM, and
+    legacy 8-bit files (cp1252, else latin-1) are read so that writing them back gives the same
+    bytes; undecodable bytes are never replaced by U+FFFD. Chunks are decoded and normalized one
+    at a time, so the whole file's bytes never sit in memory beside its text.
+
+    Raises:
+        BinaryFile: NUL bytes outside UTF-16/32, or content that no supported encoding reads.
+    """
     for mark, codec in _BOMS:
-        if data.startswith(mark):
-            bom, encoding = mark, codec
-            break
-    if encoding:
+        if head.startswith(mark):
+            try:
+                return _decode_pass(source, codec, mark)
+            except UnicodeDecodeError:
+                raise BinaryFile(
+                    f"the file starts with a {codec} byte-order mark but is not valid {codec}",
+                    data={"reason": "undecodable", "encoding": codec},
+                ) from None
+    for codec in ("utf-8", "cp1252", "latin-1"):
+        # Not UTF-8: a legacy 8-bit file. cp1252 reads Windows text with its proper
+        # characters; latin-1 reads any byte. Both write back the same bytes.
         try:
-            raw = data[len(bom) :].decode(encoding)
-        except UnicodeDecodeError as exc:
-            raise BinaryFile(
-                f"the file starts with a {encoding} byte-order mark but byte {exc.start + len(bom)}"
-                f" is not valid {encoding}",
-                data={"reason": "undecodable", "encoding": encoding},
-            ) from None
-    else:
-        if b"\x00" in data:
+            return _decode_pass(source, codec, b"")
+        except UnicodeDecodeError:
+            continue
+    raise AssertionError("latin-1 decodes every byte")  # pragma: no cover
+
+
+def _decode_pass(source: ChunkSource, codec: str, bom: bytes) -> Document:
+    decoder = codecs.getincrementaldecoder(codec)("strict")
+    lines = _LineEndings()
+    skip, offset = len(bom), 0
+    for block in source():
+        chunk = block[skip:] if skip else block
+        skip = max(0, skip - len(block))
+        if not bom and b"\x00" in chunk:
             raise BinaryFile(
                 "the file contains NUL bytes, so it is binary (or UTF-16 without a byte-order "
                 "mark); editguard edits text files only",
-                data={"reason": "nul_byte", "offset": data.index(b"\x00")},
+                data={"reason": "nul_byte", "offset": offset + chunk.index(b"\x00")},
             )
-        raw, encoding = _decode_without_bom(data)
-    return _normalize(raw, encoding, bom)
-
-
-def _decode_without_bom(data: bytes) -> tuple[str, str]:
-    try:
-        return data.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        pass
-    # Not UTF-8: a legacy 8-bit file. cp1252 reads Windows text with its proper characters;
-    # latin-1 reads any byte, so it is the last resort, and both write back the same bytes.
-    for codec in ("cp1252", "latin-1"):
-        try:
-            raw = data.decode(codec)
-        except UnicodeDecodeError:
-            continue
-        sample = raw[:65536]
+        offset += len(chunk)
+        lines.feed(decoder.decode(chunk))
+    lines.feed(decoder.decode(b"", final=True))
+    doc = lines.finish(codec, bom)
+    if codec in ("cp1252", "latin-1"):
+        sample = doc.text[:65536]
         controls = sum(1 for ch in sample if ch in _BINARY_CONTROLS)
         if sample and controls / len(sample) > 0.05:
             raise BinaryFile(
@@ -161,28 +181,58 @@ def _decode_without_bom(data: bytes) -> tuple[str, str]:
                 "editguard edits text files only",
                 data={"reason": "control_bytes"},
             )
-        return raw, codec
-    raise AssertionError("latin-1 decodes every byte")  # pragma: no cover
+    return doc
+
+
+class _LineEndings:
+    """Normalizes decoded text piece by piece and remembers the line endings it met."""
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+        self.counts = [0, 0, 0]  # LF, CRLF, CR
+        self.codes: bytearray | None = None  # one per break, once a second kind shows up
+        self.pending_cr = False
+
+    def feed(self, piece: str, *, final: bool = False) -> None:
+        if self.pending_cr:
+            piece = CR + piece
+            self.pending_cr = False
+        if piece.endswith(CR) and not final:
+            # It may be the first half of a CRLF that the chunk boundary cut.
+            piece = piece[:-1]
+            self.pending_cr = True
+        if not piece:
+            return
+        crlf = piece.count(CRLF)
+        found = (piece.count(LF) - crlf, crlf, piece.count(CR) - crlf)
+        before = sum(self.counts)
+        kinds = {k for k in range(3) if self.counts[k] or found[k]}
+        if self.codes is None and len(kinds) > 1:
+            first = next((k for k in range(3) if self.counts[k]), 0)
+            self.codes = bytearray([first]) * before
+        if self.codes is not None:
+            self.codes += bytes(_CODE_OF[m.group()] for m in _BREAK.finditer(piece))
+        for k in range(3):
+            self.counts[k] += found[k]
+        if CR in piece:
+            piece = piece.replace(CRLF, LF).replace(CR, LF)
+        self.pieces.append(piece)
+
+    def finish(self, encoding: str, bom: bytes) -> Document:
+        self.feed("", final=True)
+        text = "".join(self.pieces)
+        self.pieces.clear()
+        best = max(range(3), key=lambda k: (self.counts[k], -k))
+        newline = _EOL_OF[best] if self.counts[best] else LF
+        codes = bytes(self.codes) if self.codes is not None else None
+        return Document(text, encoding, bom, newline, codes)
 
 
 def eol_style(raw: str) -> EolStyle:
     """The line-ending style of text as it is on disk (not normalized)."""
-    return _normalize(raw, "utf-8", b"").eol_style
-
-
-def _normalize(raw: str, encoding: str, bom: bytes) -> Document:
-    crlf = raw.count(CRLF)
-    cr = raw.count(CR) - crlf
-    lf = raw.count(LF) - crlf
-    kinds = [(n, eol) for n, eol in ((lf, LF), (crlf, CRLF), (cr, CR)) if n]
-    if len(kinds) <= 1:
-        newline = kinds[0][1] if kinds else LF
-        text = raw if newline == LF else raw.replace(newline, LF)
-        return Document(text, encoding, bom, newline)
-    newline = max(kinds, key=lambda k: k[0])[1]
-    codes = bytes(_CODE_OF[m.group()] for m in _BREAK.finditer(raw))
-    text = raw.replace(CRLF, LF).replace(CR, LF)
-    return Document(text, encoding, bom, newline, codes)
+    lines = _LineEndings()
+    lines.feed(raw)
+    return lines.finish("utf-8", b"").eol_style
 
 
 def normalize_newlines(text: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import stat
 import tempfile
@@ -40,38 +41,61 @@ def _current_umask() -> int:
 _UMASK = _current_umask()
 
 
-def read_bytes(path: str, display: str, max_bytes: int) -> bytes:
-    """The whole content of ``path``.
+class FileReader:
+    """Reads one file for :func:`~editguard.core.document.decode_stream`: its first bytes, and
+    whole passes over it in chunks, hashing each pass so that ``version`` matches what was read.
 
-    Raises:
+    Raises (from ``head`` and from each pass):
         FileNotFound, NotAFile, PermissionDenied, FileTooLarge.
     """
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise _not_found(display) from None
-    except OSError as exc:
-        raise os_error(exc, display, "read") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise NotAFile(f"{display} is not a regular file (a directory or a device)", path=display)
-    if st.st_size > max_bytes:
-        raise FileTooLarge(
-            f"{display} is {st.st_size:,} bytes; the limit is {max_bytes:,}",
-            path=display,
-            data={"size": st.st_size, "limit": max_bytes},
+
+    def __init__(self, path: str, display: str, max_bytes: int) -> None:
+        self.path, self.display, self.max_bytes = path, display, max_bytes
+        self.version = ""
+
+    def head(self) -> bytes:
+        """The first four bytes (where a byte-order mark would be)."""
+        self._check_size()
+        try:
+            with open(self.path, "rb") as handle:
+                return handle.read(4)
+        except OSError as exc:
+            raise os_error(exc, self.display, "read") from None
+
+    def __call__(self) -> Iterator[bytes]:
+        """One pass over the whole content; ``version`` is set when it completes."""
+        digest = hashlib.blake2b(digest_size=8)
+        total = 0
+        try:
+            with open(self.path, "rb") as handle:
+                while chunk := handle.read(_READ_CHUNK):
+                    total += len(chunk)
+                    if total > self.max_bytes:  # it grew since the size was checked
+                        raise self._too_large(total)
+                    digest.update(chunk)
+                    yield chunk
+        except OSError as exc:
+            raise os_error(exc, self.display, "read") from None
+        self.version = digest.hexdigest()
+
+    def _check_size(self) -> None:
+        try:
+            st = os.stat(self.path)
+        except OSError as exc:
+            raise os_error(exc, self.display, "read") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise NotAFile(
+                f"{self.display} is not a regular file (a directory or a device)", path=self.display
+            )
+        if st.st_size > self.max_bytes:
+            raise self._too_large(st.st_size)
+
+    def _too_large(self, size: int) -> FileTooLarge:
+        return FileTooLarge(
+            f"{self.display} is {size:,} bytes or more; the limit is {self.max_bytes:,}",
+            path=self.display,
+            data={"size": size, "limit": self.max_bytes},
         )
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(max_bytes + 1)
-    except OSError as exc:
-        raise os_error(exc, display, "read") from None
-    if len(data) > max_bytes:  # it grew since the stat
-        raise FileTooLarge(
-            f"{display} is larger than the limit of {max_bytes:,} bytes",
-            path=display,
-            data={"limit": max_bytes},
-        )
-    return data
 
 
 def file_version(path: str) -> str | None:
