@@ -165,6 +165,7 @@ def test_a_replacement_overwritten_later_is_reported_where_the_new_text_starts()
         ([], "INVALID_REQUEST", "edits"),
         ([E("", "x")], "INVALID_REQUEST", "edits[0].old_text"),
         ([E("a", "b"), E("a", "b", 0)], "INVALID_REQUEST", "edits[1].occurrences"),
+        ([E("a", "b\x00")], "INVALID_REQUEST", "edits[0].new_text"),
     ],
 )
 def test_malformed_requests_are_rejected(edits: list[SearchReplace], code: str, field: str) -> None:

@@ -117,7 +117,8 @@ def validate_edits(edits: Sequence[SearchReplace], max_edits: int) -> None:
     """Reject malformed requests before any file is read.
 
     Raises:
-        InvalidRequest: no edits, an empty ``old_text``, or ``occurrences`` below 1.
+        InvalidRequest: no edits, an empty ``old_text``, a NUL in ``new_text``, or
+            ``occurrences`` below 1.
         TooManyEdits: more than ``max_edits`` edits.
     """
     total = len(edits)
@@ -140,6 +141,13 @@ def validate_edits(edits: Sequence[SearchReplace], max_edits: int) -> None:
                 edit_index=index,
                 total_edits=total,
                 data={"field": f"edits[{index}].old_text"},
+            )
+        if "\x00" in edit.new_text:
+            raise InvalidRequest(
+                "new_text contains a NUL character (\\u0000), which would make the file binary",
+                edit_index=index,
+                total_edits=total,
+                data={"field": f"edits[{index}].new_text"},
             )
         if edit.occurrences < 1:
             raise InvalidRequest(
