@@ -97,3 +97,22 @@ def test_the_documented_api_is_the_public_api() -> None:
     assert editguard.__all__ == sorted(editguard.__all__)
     for name in editguard.__all__:
         assert hasattr(editguard, name)
+
+
+def test_every_client_configuration_is_valid_and_serves_editguard() -> None:
+    configs = [
+        json.loads(block)
+        for block in blocks("json")
+        if '"servers"' in block or '"mcpServers"' in block
+    ]
+    # Claude Desktop / Cursor: uvx, pipx, installed; VS Code: uvx, installed, HTTP.
+    assert len(configs) == 6
+    for config in configs:
+        servers = config.get("mcpServers") or config["servers"]
+        entry = servers["editguard"]
+        if entry.get("type") == "http":
+            assert entry["url"].endswith("/mcp")
+        else:
+            assert "serve" in entry["args"]
+    (claude_code,) = blocks("text")
+    assert all("editguard" in line for line in claude_code.splitlines())

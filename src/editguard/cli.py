@@ -3,6 +3,7 @@
 editguard call TOOL '{"path": ...}'     exit 0 ok, 1 the tool reported an error, 2 usage
 editguard call TOOL --args-file F       (or - for standard input)
 editguard tools                         every tool's name, description and JSON Schema
+editguard serve [ROOT ...]              the MCP server on stdio (--http [HOST:]PORT for HTTP)
 """
 
 from __future__ import annotations
@@ -58,6 +59,40 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     sub.add_parser("tools", help="print every tool's name, description and JSON Schema as JSON")
+
+    serve = sub.add_parser(
+        "serve",
+        help="run the MCP server (stdio; Streamable HTTP with --http)",
+        description="Run the MCP server over stdio, or over Streamable HTTP at /mcp with --http.",
+    )
+    serve.add_argument(
+        "roots", nargs="*", metavar="ROOT", help="allowed folders (default: the current directory)"
+    )
+    serve.add_argument(
+        "--http",
+        metavar="[HOST:]PORT",
+        help="serve Streamable HTTP at http://HOST:PORT/mcp (host: 127.0.0.1)",
+    )
+    serve.add_argument(
+        "--token",
+        default=None,
+        help="require 'Authorization: Bearer TOKEN' on every HTTP request "
+        "(default: $EDITGUARD_TOKEN); needed to bind a non-loopback address",
+    )
+    serve.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another Host name HTTP clients may use (DNS-rebinding protection)",
+    )
+    serve.add_argument(
+        "--log-level",
+        default="INFO",
+        type=str.upper,
+        choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
+        help="what the server logs to stderr (default: INFO)",
+    )
     return parser
 
 
@@ -67,10 +102,54 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "tools":
         return _tools(sys.stdout)
     try:
+        if args.command == "serve":
+            return _serve(args)
         return _call(args, sys.stdout)
     except _Usage as exc:
         print(f"editguard: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import logging  # noqa: PLC0415
+    import os  # noqa: PLC0415
+
+    from editguard.service import Workspace  # noqa: PLC0415
+
+    # stdout belongs to the protocol on stdio: every log line goes to stderr.
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=args.log_level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        workspace = Workspace(args.roots or ["."])
+    except ValueError as exc:
+        raise _Usage(str(exc)) from None
+    from editguard.mcp_server import (  # noqa: PLC0415 - the SDK loads only to serve
+        TOKEN_ENV,
+        EditguardServer,
+        parse_address,
+        serve_http,
+        serve_stdio,
+    )
+
+    address = None
+    if args.http is not None:
+        try:
+            address = parse_address(args.http)
+        except ValueError:
+            raise _Usage(f"--http takes [HOST:]PORT, not {args.http!r}") from None
+    server = EditguardServer(workspace, log_level=args.log_level)
+    if address is None:
+        serve_stdio(server)
+        return EXIT_OK
+    token = args.token or os.environ.get(TOKEN_ENV) or None
+    try:
+        serve_http(server, address[0], address[1], token, args.log_level, args.allow_host)
+    except ValueError as exc:
+        raise _Usage(str(exc)) from None
+    return EXIT_OK
 
 
 def _tools(out: TextIO) -> int:

@@ -149,6 +149,12 @@ class WriteFailed(EditError):
     code = "WRITE_FAILED"
 
 
+class FileBusy(EditError):
+    """Another writer has held the file's lock for longer than the timeout."""
+
+    code = "FILE_BUSY"
+
+
 class InternalError(EditError):
     """A bug in editguard; the file was left as it was. Please report it."""
 
@@ -169,5 +175,6 @@ ALL_ERRORS: tuple[type[EditError], ...] = (
     StaleVersion,
     EncodingError,
     WriteFailed,
+    FileBusy,
     InternalError,
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from editguard.core.formats.search_replace import (
 from editguard.core.plan import Plan, Replacement, render
 from editguard.errors import EditError, InvalidRequest, StaleVersion
 from editguard.fs.atomic import FileReader, os_error, write_atomic
+from editguard.fs.lock import SHARED, FileLocks
 from editguard.fs.sandbox import Resolved, Sandbox
 from editguard.schema import (
     AppliedEdit,
@@ -57,6 +59,8 @@ class Workspace:
         max_file_bytes: files larger than this are refused with FILE_TOO_LARGE.
         max_edits: requests with more edits are refused with TOO_MANY_EDITS.
         read_lines: how many lines read_file shows when no end_line is given.
+        locks: the per-file locks that writers hold (default: shared by every Workspace, and
+            across processes through lock files).
     """
 
     def __init__(
@@ -66,8 +70,10 @@ class Workspace:
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         max_edits: int = DEFAULT_MAX_EDITS,
         read_lines: int = DEFAULT_READ_LINES,
+        locks: FileLocks | None = None,
     ) -> None:
         self.sandbox = Sandbox(roots)
+        self.locks = locks or SHARED
         self.max_file_bytes = max_file_bytes
         self.max_edits = max_edits
         self.read_lines = read_lines
@@ -141,6 +147,16 @@ class Workspace:
         specs = [_as_spec(e, i, len(edits)) for i, e in enumerate(edits)]
         validate_edits(specs, self.max_edits)
         where = self.sandbox.resolve(path)
+        with self._writer(where, dry_run):
+            return self._edit(where, specs, dry_run, expected_version)
+
+    def _edit(
+        self,
+        where: Resolved,
+        specs: list[SearchReplace],
+        dry_run: bool,
+        expected_version: str | None,
+    ) -> EditFileResult:
         doc, version = self._load(where, expected_version)
         for index, spec in enumerate(specs):
             _check_encodable(doc, spec.new_text, index, len(specs), where.display)
@@ -189,6 +205,12 @@ class Workspace:
                 PERMISSION_DENIED, WRITE_FAILED.
         """
         where = self.sandbox.resolve(path)
+        with self._writer(where, dry_run=False):
+            return self._write(where, content, expected_version)
+
+    def _write(
+        self, where: Resolved, content: str, expected_version: str | None
+    ) -> WriteFileResult:
         exists = Path(where.real).exists()
         if exists:
             old, version = self._load(where, expected_version)
@@ -227,6 +249,22 @@ class Workspace:
         )
 
     # -- shared steps --------------------------------------------------------------------
+
+    def with_roots(self, roots: Iterable[str | os.PathLike[str]]) -> Workspace:
+        """The same workspace (limits, locks) with other allowed folders."""
+        return Workspace(
+            roots,
+            max_file_bytes=self.max_file_bytes,
+            max_edits=self.max_edits,
+            read_lines=self.read_lines,
+            locks=self.locks,
+        )
+
+    def _writer(self, where: Resolved, dry_run: bool) -> AbstractContextManager[None]:
+        """The file's lock for a call that may write it (none for a dry run)."""
+        if dry_run:
+            return nullcontext()
+        return self.locks.hold(where.real, where.display)
 
     def _load(self, where: Resolved, expected_version: str | None = None) -> tuple[Document, str]:
         reader = FileReader(where.real, where.display, self.max_file_bytes)

@@ -112,7 +112,7 @@ def _best_distinct(regions: list[SimilarRegion], limit: int) -> list[SimilarRegi
     regions.sort(key=lambda r: (-r.similarity, r.start_line))
     out: list[SimilarRegion] = []
     for region in regions:
-        if region.similarity < 0.3:
+        if region.similarity < 0.5:
             break
         if any(r.start_line <= region.end_line and region.start_line <= r.end_line for r in out):
             continue

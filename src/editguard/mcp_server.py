@@ -1,0 +1,295 @@
+"""The MCP server: every tool of the registry, over stdio or Streamable HTTP.
+
+Tool names, descriptions, input and output schemas and hints all come from
+:mod:`editguard.tools`, so the server shows exactly what ``editguard tools`` prints, and a new
+tool appears here with no extra work. Every failure is a tool result with ``isError: true``
+whose text starts with the error's code; arguments are validated by the registry's own models,
+so a malformed call gets INVALID_REQUEST naming the field, not the SDK's generic message.
+
+This module imports the MCP SDK (about 0.75 s); the CLI imports it only for ``serve``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import logging
+import os
+import socket
+import warnings
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import anyio
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp_types import Tool as MCPTool
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from editguard import __version__
+from editguard.errors import EditError, InternalError, InvalidRequest, OutsideRoot
+from editguard.service import Workspace
+from editguard.tools import TOOLS, Tool, tool_named
+
+logger = logging.getLogger("editguard")
+
+TOKEN_ENV = "EDITGUARD_TOKEN"  # noqa: S105 - the name of a variable, not a secret
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+
+INSTRUCTIONS = (
+    "editguard edits files exactly or not at all. Read a file with read_file (its lines come "
+    "with a 'N│' prefix that is not part of the file), then change it with edit_file: copy "
+    "old_text exactly from what you read, and pass the version read_file returned as "
+    "expected_version. Every failure starts with a code (NO_MATCH, WRONG_COUNT, ...) and says "
+    "what to send next; nothing is written when an edit fails. Use write_file only to create a "
+    "file or replace all of it."
+)
+
+
+def mcp_tool(tool: Tool) -> MCPTool:
+    """The MCP description of a registry tool."""
+    return MCPTool(
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        input_schema=tool.input_schema(),
+        output_schema=tool.output_schema(),
+        annotations=ToolAnnotations(
+            title=tool.title,
+            read_only_hint=tool.read_only,
+            destructive_hint=tool.destructive,
+            idempotent_hint=tool.idempotent,
+            open_world_hint=False,
+        ),
+    )
+
+
+def error_result(error: EditError) -> CallToolResult:
+    """A failed call: ``isError``, the code first, then the message and the data as JSON."""
+    data = error.to_dict()
+    details = {k: v for k, v in data.items() if k != "message"}
+    text = f"{error}\n\nError data (JSON): {json.dumps(details, ensure_ascii=False)}"
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+class EditguardServer(MCPServer):
+    """An MCP server whose tools are editguard's registry, working in ``workspace``."""
+
+    def __init__(self, workspace: Workspace, *, log_level: str = "INFO") -> None:
+        super().__init__(
+            name="editguard",
+            title="editguard",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            log_level=log_level.upper(),  # type: ignore[arg-type]
+        )
+        self.workspace = workspace
+
+    async def list_tools(self) -> list[MCPTool]:
+        """Every tool of the registry."""
+        return [mcp_tool(tool) for tool in TOOLS]
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult:
+        """Run a registry tool; every failure becomes an ``isError`` result with its code."""
+        try:
+            tool = tool_named(name)
+        except KeyError:
+            names = ", ".join(t.name for t in TOOLS)
+            return error_result(
+                InvalidRequest(
+                    f"no tool named {name!r}; the tools are: {names}", data={"field": "name"}
+                )
+            )
+        try:
+            workspace = await self._workspace_for(context)
+            result = await anyio.to_thread.run_sync(tool.call, workspace, arguments or {})
+        except EditError as exc:
+            logger.info("%s failed: %s", name, exc.code)
+            return error_result(exc)
+        except Exception as exc:
+            logger.exception("%s raised an unexpected exception", name)
+            return error_result(
+                InternalError(f"{type(exc).__name__}: {exc}; the file was left as it was")
+            )
+        data = result.model_dump(mode="json")
+        text = json.dumps(data, indent=2, ensure_ascii=False)
+        return CallToolResult(
+            content=[TextContent(type="text", text=text)], structured_content=data
+        )
+
+    async def _workspace_for(self, context: Context[Any, Any] | None) -> Workspace:
+        """The server's workspace, narrowed to the client's roots when the client offers some.
+
+        Roots may narrow the allowed folders, never widen them.
+        """
+        if context is None:
+            return self.workspace
+        try:
+            capabilities = context.client_capabilities
+        except (LookupError, AttributeError, ValueError):
+            return self.workspace
+        if capabilities is None or capabilities.roots is None:
+            return self.workspace
+        try:
+            with warnings.catch_warnings():
+                # Roots are deprecated by the 2026-07-28 protocol; clients still offer them.
+                warnings.simplefilter("ignore")
+                listed = await context.session.list_roots()
+        except (MCPError, RuntimeError, AttributeError, anyio.BrokenResourceError):
+            return self.workspace
+        client_roots = [
+            unquote(urlparse(str(root.uri)).path)
+            for root in listed.roots
+            if str(root.uri).startswith("file://")
+        ]
+        if not client_roots:
+            return self.workspace
+        allowed = narrow(self.workspace.roots, client_roots)
+        if not allowed:
+            raise OutsideRoot(
+                "the client's roots share no folder with the folders this server may edit",
+                data={"server_roots": list(self.workspace.roots), "client_roots": client_roots},
+            )
+        if tuple(allowed) == self.workspace.roots:
+            return self.workspace
+        return self.workspace.with_roots(allowed)
+
+
+def narrow(server_roots: Sequence[str], client_roots: Sequence[str]) -> list[str]:
+    """The folders inside both a server root and a client root (the intersection of trees)."""
+    out: list[str] = []
+    for raw in client_roots:
+        client = os.path.realpath(raw)
+        for server in server_roots:
+            if _inside(client, server) and os.path.isdir(client):
+                out.append(client)
+            elif _inside(server, client):
+                out.append(server)
+    return list(dict.fromkeys(out))
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+class BearerToken:
+    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>``."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers", [])).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                body = json.dumps(
+                    {
+                        "error": "unauthorized",
+                        "message": "this editguard server needs Authorization: Bearer <token>",
+                    }
+                )
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"www-authenticate", b'Bearer realm="editguard"'),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body.encode()})
+                return
+        await self.app(scope, receive, send)
+
+
+def parse_address(value: str) -> tuple[str, int]:
+    """``PORT``, ``HOST:PORT`` or ``[IPv6]:PORT`` into (host, port); host defaults to loopback.
+
+    Raises:
+        ValueError: not an address.
+    """
+    host, sep, port = value.rpartition(":")
+    if not sep:
+        host, port = "127.0.0.1", value
+    host = host.strip("[]") or "127.0.0.1"
+    number = int(port)
+    if not 0 <= number <= 65535:
+        raise ValueError(f"port {number} is out of range")
+    return host, number
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` only listens on this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def transport_security(host: str, extra_hosts: Sequence[str] = ()) -> TransportSecuritySettings:
+    """DNS-rebinding protection (Host and Origin checks) for the address served."""
+    names = {*LOOPBACK_NAMES, host, *extra_hosts}
+    if host in ("0.0.0.0", "::"):  # noqa: S104 - only reached with a token; see serve_http
+        names.add(socket.gethostname())
+    hosts = sorted(f"[{n}]" if ":" in n else n for n in names)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[h for n in hosts for h in (n, f"{n}:*")],
+        allowed_origins=[
+            f"{scheme}://{n}{port}"
+            for n in hosts
+            for scheme in ("http", "https")
+            for port in ("", ":*")
+        ],
+    )
+
+
+def build_http_app(
+    server: EditguardServer, host: str, token: str | None, extra_hosts: Sequence[str] = ()
+) -> ASGIApp:
+    """The Streamable HTTP app at ``/mcp``, with Host/Origin checks and the optional token."""
+    app: ASGIApp = server.streamable_http_app(
+        host=host, transport_security=transport_security(host, extra_hosts)
+    )
+    return BearerToken(app, token) if token else app
+
+
+def serve_stdio(server: EditguardServer) -> None:
+    """Serve on standard input and output until the client closes them."""
+    server.run("stdio")
+
+
+def serve_http(
+    server: EditguardServer,
+    host: str,
+    port: int,
+    token: str | None,
+    log_level: str,
+    extra_hosts: Sequence[str] = (),
+) -> None:
+    """Serve Streamable HTTP at ``http://host:port/mcp`` until interrupted.
+
+    Raises:
+        ValueError: a non-loopback address without a token.
+    """
+    if not is_loopback(host) and not token:
+        raise ValueError(
+            f"refusing to serve on {host}, which other machines can reach, without a token: "
+            f"give --token TOKEN (or set {TOKEN_ENV}), or serve on 127.0.0.1"
+        )
+    import uvicorn  # noqa: PLC0415 - only the HTTP transport needs it
+
+    app = build_http_app(server, host, token, extra_hosts)
+    logger.info("editguard serves MCP at http://%s:%d/mcp", host, port)
+    uvicorn.run(app, host=host, port=port, log_level=log_level.lower())

@@ -1,0 +1,498 @@
+"""The MCP server, driven by the official SDK's client: in memory, over stdio and over HTTP."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import CallToolResult, ListRootsResult, Root, TextContent
+
+from editguard import Workspace
+from editguard.mcp_server import EditguardServer, is_loopback, narrow, parse_address
+from editguard.tools import TOOLS
+
+from .conftest import Snapshot, set_old_mtime
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def server(root: Path) -> EditguardServer:
+    (root / "app.py").write_text("def add(a, b):\n    return a + b\n")
+    return EditguardServer(Workspace([root]), log_level="WARNING")
+
+
+def text_of(result: CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+def code_of(result: CallToolResult) -> str:
+    assert result.is_error
+    return text_of(result).split(":", 1)[0]
+
+
+def error_data(result: CallToolResult) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(text_of(result).split("Error data (JSON): ", 1)[1])
+    return data
+
+
+# -- in memory ---------------------------------------------------------------------------
+
+
+async def test_the_tool_list_equals_what_editguard_tools_prints(
+    server: EditguardServer, root: Path
+) -> None:
+    printed = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "editguard", "tools"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+            cwd=root,
+        ).stdout
+    )
+    async with Client(server, raise_exceptions=True) as client:
+        listed = (await client.list_tools()).tools
+    assert [t.name for t in listed] == [t["name"] for t in printed]
+    for tool, expected in zip(listed, printed, strict=True):
+        assert tool.description == expected["description"]
+        assert tool.title == expected["title"]
+        assert tool.input_schema == expected["inputSchema"]
+        assert tool.output_schema == expected["outputSchema"]
+        assert tool.annotations is not None
+        hints = expected["annotations"]
+        assert tool.annotations.read_only_hint is hints["readOnlyHint"]
+        assert tool.annotations.destructive_hint is hints["destructiveHint"]
+        assert tool.annotations.idempotent_hint is hints["idempotentHint"]
+
+
+async def test_every_tool_succeeds_with_structured_content(
+    server: EditguardServer, root: Path
+) -> None:
+    async with Client(server, raise_exceptions=True) as client:
+        read = await client.call_tool("read_file", {"path": "app.py"})
+        assert not read.is_error
+        assert read.structured_content is not None
+        assert read.structured_content["content"] == "1│def add(a, b):\n2│    return a + b"
+        assert json.loads(text_of(read)) == read.structured_content
+        edit = await client.call_tool(
+            "edit_file",
+            {
+                "path": "app.py",
+                "expected_version": read.structured_content["version"],
+                "edits": [{"old_text": "a + b", "new_text": "b + a"}],
+            },
+        )
+        assert not edit.is_error
+        assert edit.structured_content is not None
+        assert edit.structured_content["edits_applied"][0]["lines"] == [2]
+        write = await client.call_tool("write_file", {"path": "new/x.txt", "content": "x\n"})
+        assert not write.is_error
+        assert write.structured_content is not None
+        assert write.structured_content["created"] is True
+    assert (root / "app.py").read_text() == "def add(a, b):\n    return b + a\n"
+    assert (root / "new/x.txt").read_text() == "x\n"
+
+
+CASES: dict[str, tuple[str, dict[str, Any], str]] = {
+    "read outside": ("read_file", {"path": "../secret.txt"}, "OUTSIDE_ROOT"),
+    "read missing": ("read_file", {"path": "nope.py"}, "FILE_NOT_FOUND"),
+    "read binary": ("read_file", {"path": "blob.bin"}, "BINARY_FILE"),
+    "read folder": ("read_file", {"path": "sub"}, "NOT_A_FILE"),
+    "read bad range": ("read_file", {"path": "app.py", "start_line": 9}, "INVALID_REQUEST"),
+    "read bad type": ("read_file", {"path": 3}, "INVALID_REQUEST"),
+    "edit no match": (
+        "edit_file",
+        {"path": "app.py", "edits": [{"old_text": "a * b", "new_text": "x"}]},
+        "NO_MATCH",
+    ),
+    "edit wrong count": (
+        "edit_file",
+        {"path": "app.py", "edits": [{"old_text": "a", "new_text": "x"}]},
+        "WRONG_COUNT",
+    ),
+    "edit stale": (
+        "edit_file",
+        {
+            "path": "app.py",
+            "expected_version": "0" * 16,
+            "edits": [{"old_text": "a + b", "new_text": "x"}],
+        },
+        "STALE_VERSION",
+    ),
+    "edit empty old": (
+        "edit_file",
+        {"path": "app.py", "edits": [{"old_text": "", "new_text": "x"}]},
+        "INVALID_REQUEST",
+    ),
+    "edit unknown field": (
+        "edit_file",
+        {"path": "app.py", "edits": [{"old_text": "a + b", "new_text": "x", "count": 2}]},
+        "INVALID_REQUEST",
+    ),
+    "edit too many": (
+        "edit_file",
+        {"path": "app.py", "edits": [{"old_text": "a", "new_text": "a"}] * 1001},
+        "TOO_MANY_EDITS",
+    ),
+    "edit unencodable": (
+        "edit_file",
+        {"path": "legacy.txt", "edits": [{"old_text": "caf", "new_text": "☃"}]},
+        "ENCODING_ERROR",
+    ),
+    "edit outside": (
+        "edit_file",
+        {"path": "../secret.txt", "edits": [{"old_text": "s", "new_text": "x"}]},
+        "OUTSIDE_ROOT",
+    ),
+    "write outside": ("write_file", {"path": "../secret.txt", "content": "x"}, "OUTSIDE_ROOT"),
+    "write stale": (
+        "write_file",
+        {"path": "app.py", "content": "x", "expected_version": "0" * 16},
+        "STALE_VERSION",
+    ),
+    "write unencodable": ("write_file", {"path": "legacy.txt", "content": "☃"}, "ENCODING_ERROR"),
+    "write missing content": ("write_file", {"path": "app.py"}, "INVALID_REQUEST"),
+}
+
+
+@pytest.mark.parametrize(("tool", "arguments", "code"), CASES.values(), ids=CASES.keys())
+async def test_every_failure_is_an_error_result_starting_with_its_code(
+    server: EditguardServer, root: Path, tool: str, arguments: dict[str, Any], code: str
+) -> None:
+    (root / "sub").mkdir()
+    (root / "blob.bin").write_bytes(b"\x00\x01\x02")
+    (root / "legacy.txt").write_bytes("caf\u00e9\n".encode("cp1252"))
+    (root.parent / "secret.txt").write_text("secret\n")
+    files = [p for p in root.parent.rglob("*") if p.is_file()]
+    for path in files:
+        set_old_mtime(path)
+    before = {p: Snapshot.of(p) for p in files}
+    async with Client(server, raise_exceptions=True) as client:
+        result = await client.call_tool(tool, arguments)
+    assert result.is_error
+    assert code_of(result) == code
+    assert error_data(result)["code"] == code
+    assert "Error executing tool" not in text_of(result)
+    assert {p: Snapshot.of(p) for p in files} == before
+
+
+async def test_a_malformed_call_names_the_wrong_field(server: EditguardServer) -> None:
+    async with Client(server, raise_exceptions=True) as client:
+        result = await client.call_tool(
+            "edit_file", {"path": "app.py", "edits": [{"old_text": "a + b"}]}
+        )
+    assert code_of(result) == "INVALID_REQUEST"
+    assert error_data(result)["field"] == "edits[0].new_text"
+
+
+async def test_errors_carry_their_data_for_the_model(server: EditguardServer) -> None:
+    async with Client(server, raise_exceptions=True) as client:
+        result = await client.call_tool(
+            "edit_file",
+            {
+                "path": "app.py",
+                "edits": [
+                    {"old_text": "a + b", "new_text": "b"},
+                    {"old_text": "def add(a, b):\n  return b\n", "new_text": "x"},
+                ],
+            },
+        )
+    data = error_data(result)
+    assert (data["edit_index"], data["total_edits"]) == (1, 2)
+    assert data["similar_content"][0]["start_line"] == 1
+    assert "indentation" in text_of(result)
+
+
+async def test_an_unknown_tool_is_an_invalid_request(server: EditguardServer) -> None:
+    async with Client(server, raise_exceptions=True) as client:
+        result = await client.call_tool("delete_everything", {})
+    assert code_of(result) == "INVALID_REQUEST"
+
+
+async def test_a_bug_is_an_internal_error_result_not_a_bare_failure(
+    server: EditguardServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def explode(*_args: object, **_kwargs: object) -> None:
+        raise ZeroDivisionError("injected")
+
+    monkeypatch.setattr(Workspace, "read_file", explode)
+    async with Client(server, raise_exceptions=True) as client:
+        result = await client.call_tool("read_file", {"path": "app.py"})
+    assert code_of(result) == "INTERNAL_ERROR"
+
+
+def roots_callback(*paths: Path) -> Any:
+    async def list_roots(_context: Any) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=p.as_uri()) for p in paths])
+
+    return list_roots
+
+
+async def test_client_roots_narrow_the_allowed_folders(server: EditguardServer, root: Path) -> None:
+    (root / "inner").mkdir()
+    (root / "inner/ok.txt").write_text("ok\n")
+    async with Client(
+        server,
+        mode="legacy",
+        list_roots_callback=roots_callback(root / "inner"),
+        raise_exceptions=True,
+    ) as client:
+        inside = await client.call_tool("read_file", {"path": "ok.txt"})
+        outside = await client.call_tool("read_file", {"path": str(root / "app.py")})
+    # Relative paths start at the first allowed folder: here the client's root.
+    assert not inside.is_error
+    assert code_of(outside) == "OUTSIDE_ROOT"
+
+
+async def test_client_roots_never_widen_the_allowed_folders(
+    server: EditguardServer, root: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "elsewhere.txt").write_text("no\n")
+    async with Client(
+        server, mode="legacy", list_roots_callback=roots_callback(tmp_path), raise_exceptions=True
+    ) as client:
+        inside = await client.call_tool("read_file", {"path": "app.py"})
+        outside = await client.call_tool("read_file", {"path": str(tmp_path / "elsewhere.txt")})
+    assert not inside.is_error
+    assert code_of(outside) == "OUTSIDE_ROOT"
+
+
+async def test_disjoint_client_roots_allow_nothing(server: EditguardServer, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    async with Client(
+        server, mode="legacy", list_roots_callback=roots_callback(other), raise_exceptions=True
+    ) as client:
+        result = await client.call_tool("read_file", {"path": "app.py"})
+    assert code_of(result) == "OUTSIDE_ROOT"
+
+
+def test_narrow_keeps_the_intersection_of_the_trees(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "a/b"
+    b.mkdir(parents=True)
+    assert narrow([str(a)], [str(b)]) == [str(b)]
+    assert narrow([str(b)], [str(a)]) == [str(b)]
+    assert narrow([str(a)], [str(tmp_path / "c")]) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("8080", ("127.0.0.1", 8080)),
+        ("0.0.0.0:1", ("0.0.0.0", 1)),
+        ("[::1]:9", ("::1", 9)),
+        ("localhost:80", ("localhost", 80)),
+    ],
+)
+def test_parse_address(value: str, expected: tuple[str, int]) -> None:
+    assert parse_address(value) == expected
+
+
+def test_loopback_detection() -> None:
+    assert is_loopback("127.0.0.1")
+    assert is_loopback("::1")
+    assert is_loopback("localhost")
+    assert not is_loopback("0.0.0.0")
+    assert not is_loopback("example.org")
+
+
+# -- real processes --------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class HttpServer:
+    """``editguard serve --http`` in a subprocess, ready when uvicorn says it runs."""
+
+    def __init__(self, root: Path, token: str | None = None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        argv = [
+            sys.executable,
+            "-m",
+            "editguard",
+            "serve",
+            str(root),
+            "--http",
+            f"127.0.0.1:{self.port}",
+            "--log-level",
+            "INFO",
+        ]
+        if token:
+            argv += ["--token", token]
+        self.proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+        assert self.proc.stderr is not None
+        self.log: list[str] = []
+        for line in self.proc.stderr:  # waits for the server's own word that it listens
+            self.log.append(line)
+            if "Uvicorn running on" in line:
+                break
+        else:
+            raise AssertionError("the server stopped: " + "".join(self.log))
+        # Keep reading, so that a full pipe never blocks the server.
+        self.drain = threading.Thread(target=self._drain, daemon=True)
+        self.drain.start()
+
+    def _drain(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.log.append(line)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+        self.drain.join(timeout=30)
+        assert self.proc.stderr is not None
+        self.proc.stderr.close()
+
+
+@pytest.fixture
+def http_server(root: Path) -> Iterator[HttpServer]:
+    (root / "app.py").write_text("def add(a, b):\n    return a + b\n")
+    server = HttpServer(root, token="s3cret")
+    yield server
+    server.stop()
+
+
+def authorized(token: str) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+
+
+async def test_stdio_end_to_end(root: Path) -> None:
+    (root / "app.py").write_text("x = 1\n")
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "editguard", "serve", str(root), "--log-level", "WARNING"],
+    )
+    async with Client(params) as client:
+        names = [t.name for t in (await client.list_tools()).tools]
+        assert names == [t.name for t in TOOLS]
+        result = await client.call_tool(
+            "edit_file", {"path": "app.py", "edits": [{"old_text": "1", "new_text": "2"}]}
+        )
+        assert not result.is_error
+        failed = await client.call_tool(
+            "edit_file", {"path": "app.py", "edits": [{"old_text": "1", "new_text": "2"}]}
+        )
+        assert code_of(failed) == "NO_MATCH"
+    assert (root / "app.py").read_text() == "x = 2\n"
+
+
+async def test_http_end_to_end_with_the_token(http_server: HttpServer, root: Path) -> None:
+    async with (
+        authorized("s3cret") as http,
+        Client(streamable_http_client(http_server.url, http_client=http)) as client,
+    ):
+        tools = (await client.list_tools()).tools
+        assert [t.name for t in tools] == [t.name for t in TOOLS]
+        result = await client.call_tool(
+            "edit_file", {"path": "app.py", "edits": [{"old_text": "a + b", "new_text": "a - b"}]}
+        )
+        assert not result.is_error
+    assert "a - b" in (root / "app.py").read_text()
+
+
+@pytest.mark.parametrize("token", [None, "wrong"])
+async def test_http_without_the_right_token_is_refused(
+    http_server: HttpServer, token: str | None
+) -> None:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with httpx2.AsyncClient(timeout=30) as http:
+        response = await http.post(
+            http_server.url,
+            headers=headers,
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        )
+    assert response.status_code == 401
+
+
+async def test_http_refuses_a_foreign_host_header(http_server: HttpServer) -> None:
+    async with authorized("s3cret") as http:
+        response = await http.post(
+            http_server.url,
+            headers={"Host": "evil.example:80"},
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        )
+    assert response.status_code in (400, 403, 421)
+
+
+def test_a_reachable_address_without_a_token_is_refused(root: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "editguard", "serve", str(root), "--http", "0.0.0.0:0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={k: v for k, v in __import__("os").environ.items() if k != "EDITGUARD_TOKEN"},
+    )
+    assert proc.returncode == 2
+    assert "without a token" in proc.stderr
+
+
+LINES = 16
+
+
+async def add_line(url: str, number: int) -> None:
+    async with (
+        authorized("s3cret") as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        result = await client.call_tool(
+            "edit_file",
+            {
+                "path": "list.txt",
+                "edits": [{"old_text": "# end\n", "new_text": f"line {number}\n# end\n"}],
+            },
+        )
+        assert not result.is_error, text_of(result)
+
+
+async def test_simultaneous_edits_over_http_lose_no_update(
+    http_server: HttpServer, root: Path
+) -> None:
+    (root / "list.txt").write_text("# start\n# end\n")
+    async with anyio.create_task_group() as group:
+        for number in range(LINES):
+            group.start_soon(add_line, http_server.url, number)
+    lines = (root / "list.txt").read_text().splitlines()
+    assert sorted(lines[1:-1]) == sorted(f"line {n}" for n in range(LINES))
+    assert (lines[0], lines[-1]) == ("# start", "# end")
+
+
+async def test_two_servers_on_one_folder_take_turns(root: Path) -> None:
+    (root / "list.txt").write_text("# start\n# end\n")
+    servers = [HttpServer(root, token="s3cret"), HttpServer(root, token="s3cret")]
+    try:
+        async with anyio.create_task_group() as group:
+            for number in range(LINES):
+                group.start_soon(add_line, servers[number % 2].url, number)
+    finally:
+        for server in servers:
+            server.stop()
+    lines = (root / "list.txt").read_text().splitlines()
+    assert sorted(lines[1:-1]) == sorted(f"line {n}" for n in range(LINES))
