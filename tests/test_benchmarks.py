@@ -12,7 +12,9 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
-@pytest.mark.parametrize("script", ["bench_edits.py", "bench_memory.py", "bench_errors.py"])
+@pytest.mark.parametrize(
+    "script", ["bench_edits.py", "bench_memory.py", "bench_errors.py", "bench_startup.py"]
+)
 def test_the_benchmark_runs_and_prints_its_summary(script: str) -> None:
     proc = subprocess.run(
         [sys.executable, str(BENCHMARKS / script), "--quick"],

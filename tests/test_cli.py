@@ -188,3 +188,23 @@ def test_version_flag(root: Path) -> None:
         timeout=60,
     )
     assert proc.stdout.startswith("editguard ")
+
+
+def test_call_never_imports_the_mcp_sdk(root: Path) -> None:
+    (root / "a.txt").write_text("x\n")
+    code = (
+        "import sys\n"
+        "from editguard.cli import main\n"
+        "main(['call', '--json', 'read_file', '{\"path\": \"a.txt\"}'])\n"
+        "print('MCP LOADED' if any(m == 'mcp' or m.startswith('mcp.') for m in sys.modules)"
+        " else 'MCP NOT LOADED')\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert proc.stdout.rstrip().endswith("MCP NOT LOADED")
