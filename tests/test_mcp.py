@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -19,6 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, ListRootsResult, Root, TextContent
 
 from editguard import Workspace
+from editguard.fs.lock import FileLocks
 from editguard.mcp_server import EditguardServer, is_loopback, narrow, parse_address
 from editguard.tools import TOOLS
 
@@ -448,7 +451,7 @@ def test_a_reachable_address_without_a_token_is_refused(root: Path) -> None:
         text=True,
         timeout=60,
         check=False,
-        env={k: v for k, v in __import__("os").environ.items() if k != "EDITGUARD_TOKEN"},
+        env={k: v for k, v in os.environ.items() if k != "EDITGUARD_TOKEN"},
     )
     assert proc.returncode == 2
     assert "without a token" in proc.stderr
@@ -496,3 +499,59 @@ async def test_two_servers_on_one_folder_take_turns(root: Path) -> None:
             server.stop()
     lines = (root / "list.txt").read_text().splitlines()
     assert sorted(lines[1:-1]) == sorted(f"line {n}" for n in range(LINES))
+
+
+async def test_system_refusals_are_error_results_too(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "app.py").write_text("x = 1\n")
+    small = EditguardServer(Workspace([root], max_file_bytes=3), log_level="WARNING")
+    edit = {"path": "app.py", "edits": [{"old_text": "1", "new_text": "2"}]}
+    async with Client(small, raise_exceptions=True) as client:
+        assert code_of(await client.call_tool("edit_file", edit)) == "FILE_TOO_LARGE"
+    server = EditguardServer(Workspace([root]), log_level="WARNING")
+    # Root may write anything and disks here do not fill: the refusals are injected.
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "access", lambda *_a, **_k: False)
+        async with Client(server, raise_exceptions=True) as client:
+            assert code_of(await client.call_tool("edit_file", edit)) == "PERMISSION_DENIED"
+
+    def disk_full(*_args: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "fsync", disk_full)
+        async with Client(server, raise_exceptions=True) as client:
+            assert (
+                code_of(await client.call_tool("write_file", {"path": "app.py", "content": "y\n"}))
+                == "WRITE_FAILED"
+            )
+    assert (root / "app.py").read_text() == "x = 1\n"
+
+
+async def test_a_file_held_too_long_by_another_writer_is_file_busy(root: Path) -> None:
+    (root / "app.py").write_text("x = 1\n")
+    locks = FileLocks(folder=str(root.parent / "locks"), timeout=0.2)
+    server = EditguardServer(Workspace([root], locks=locks), log_level="WARNING")
+    held, release = threading.Event(), threading.Event()
+
+    def writer_that_hangs() -> None:
+        with locks.hold(str(root / "app.py"), "app.py"):
+            held.set()
+            release.wait(timeout=60)
+
+    thread = threading.Thread(target=writer_that_hangs)
+    thread.start()
+    try:
+        assert held.wait(timeout=60)
+        async with Client(server, raise_exceptions=True) as client:
+            busy = await client.call_tool(
+                "edit_file", {"path": "app.py", "edits": [{"old_text": "1", "new_text": "2"}]}
+            )
+            other = await client.call_tool("write_file", {"path": "other.txt", "content": "ok"})
+    finally:
+        release.set()
+        thread.join(timeout=60)
+    assert code_of(busy) == "FILE_BUSY"
+    assert not other.is_error  # another file is not held up by this one's lock
+    assert (root / "app.py").read_text() == "x = 1\n"

@@ -75,7 +75,9 @@ def test_the_python_example_runs(tmp_path: Path, capsys: object) -> None:
 def test_every_tool_and_error_code_is_documented() -> None:
     for tool in TOOLS:
         assert f"### {tool.name}" in README
-        assert f"| `{tool.name}` |" in README
+        row = next(line for line in README.splitlines() if line.startswith(f"| `{tool.name}` |"))
+        example = json.loads(row.rsplit("| `", 1)[1].rstrip("` |"))
+        tool.parse(example)  # the table's example is a valid call
     for error in editguard.EditError.__subclasses__():
         assert f"`{error.code}`" in README, error.code
 
