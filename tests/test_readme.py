@@ -56,7 +56,9 @@ def test_the_tool_examples_run_as_written(tmp_path: Path) -> None:
         )
         assert proc.returncode == 0, (command, proc.stdout, proc.stderr)
         assert "error" not in json.loads(proc.stdout)
-    assert (tmp_path / "demo/app.py").read_text() == "def sub(a, b):\n    return a - b\n"
+    assert (tmp_path / "demo/app.py").read_text() == (
+        "def sub(a, b):\n    return a - b\n\ndef mul(a, b):\n    return b * a\n"
+    )
 
 
 def test_the_python_example_runs(tmp_path: Path, capsys: object) -> None:

@@ -31,9 +31,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"editguard {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    checks = argparse.ArgumentParser(add_help=False)
+    checks.add_argument(
+        "--linter",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run this linter (ruff, mypy, pylint, eslint) on a temporary copy of each edited "
+        "file, when installed; its new findings are warnings (repeatable)",
+    )
+    checks.add_argument(
+        "--blocking-linter",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="like --linter, but its new findings refuse the edit in strict mode",
+    )
 
     call = sub.add_parser(
         "call",
+        parents=[checks],
         help="run one tool with JSON arguments and print its JSON result",
         description="Run TOOL with JSON arguments (as the MCP tool takes them); print the result.",
     )
@@ -62,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser(
         "serve",
+        parents=[checks],
         help="run the MCP server (stdio; Streamable HTTP with --http)",
         description="Run the MCP server over stdio, or over Streamable HTTP at /mcp with --http.",
     )
@@ -123,7 +141,7 @@ def _serve(args: argparse.Namespace) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     try:
-        workspace = Workspace(args.roots or ["."])
+        workspace = Workspace(args.roots or ["."], linters=_linters(args))
     except ValueError as exc:
         raise _Usage(str(exc)) from None
     from editguard.mcp_server import (  # noqa: PLC0415 - the SDK loads only to serve
@@ -150,6 +168,17 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise _Usage(str(exc)) from None
     return EXIT_OK
+
+
+def _linters(args: argparse.Namespace) -> list[Any]:
+    from editguard.validate.linters import linter_named  # noqa: PLC0415
+
+    try:
+        return [linter_named(n) for n in args.linter] + [
+            linter_named(n, blocking=True) for n in args.blocking_linter
+        ]
+    except ValueError as exc:
+        raise _Usage(str(exc)) from None
 
 
 def _tools(out: TextIO) -> int:
@@ -214,7 +243,7 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
         raise _Usage(f"no tool named {args.tool!r}; the tools are: {names}") from None
     arguments = _read_arguments(args)
     try:
-        workspace = Workspace(args.roots or ["."])
+        workspace = Workspace(args.roots or ["."], linters=_linters(args))
     except ValueError as exc:
         raise _Usage(str(exc)) from None
     human = out.isatty() and not args.json

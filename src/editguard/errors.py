@@ -149,6 +149,36 @@ class WriteFailed(EditError):
     code = "WRITE_FAILED"
 
 
+class LineOutOfRange(EditError):
+    """A line number past the end of the file."""
+
+    code = "LINE_OUT_OF_RANGE"
+
+
+class OverlappingEdits(EditError):
+    """Two edits of one request touch the same lines."""
+
+    code = "OVERLAPPING_EDITS"
+
+
+class InvalidRegex(EditError):
+    """The regular expression (or a group it refers to) is invalid."""
+
+    code = "INVALID_REGEX"
+
+
+class RegexTimeout(EditError):
+    """The regular expression took too long to match (catastrophic backtracking)."""
+
+    code = "REGEX_TIMEOUT"
+
+
+class ValidationFailed(EditError):
+    """In strict mode: the edit would introduce syntax errors (or blocking linter findings)."""
+
+    code = "VALIDATION_FAILED"
+
+
 class FileBusy(EditError):
     """Another writer has held the file's lock for longer than the timeout."""
 
@@ -175,6 +205,11 @@ ALL_ERRORS: tuple[type[EditError], ...] = (
     StaleVersion,
     EncodingError,
     WriteFailed,
+    LineOutOfRange,
+    OverlappingEdits,
+    InvalidRegex,
+    RegexTimeout,
+    ValidationFailed,
     FileBusy,
     InternalError,
 )

@@ -6,9 +6,16 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 LineEnding = Literal["LF", "CRLF", "CR", "mixed", "none"]
+Mode = Literal["strict", "interactive", "verify_only"]
+
+_MODE_HELP = (
+    "What to do when the edit would introduce syntax errors (or blocking linter findings): "
+    "'strict' (default) refuses with VALIDATION_FAILED and writes nothing; 'interactive' writes "
+    "and returns the findings as warnings; 'verify_only' writes nothing and reports them."
+)
 
 _VERSION_HELP = (
     "Optional. The `version` that read_file (or your last edit) returned. If the file has "
@@ -60,6 +67,7 @@ class EditFileArgs(_Args):
         False, description="Check every edit and return the diff without writing anything."
     )
     expected_version: str | None = Field(None, description=_VERSION_HELP)
+    mode: Mode = Field("strict", description=_MODE_HELP)
 
     @field_validator("edits", mode="before")
     @classmethod
@@ -96,6 +104,27 @@ class WriteFileArgs(_Args):
         )
     )
     expected_version: str | None = Field(None, description=_VERSION_HELP)
+    mode: Mode = Field("strict", description=_MODE_HELP)
+
+
+class FindingModel(BaseModel):
+    """A problem the edit would introduce."""
+
+    source: str = Field(description="syntax (tree-sitter), python, json, toml, yaml, or a linter")
+    line: int
+    column: int
+    message: str
+    line_text: str = Field(description="The new file's text of that line.")
+    blocking: bool = Field(description="Whether it refuses the edit in strict mode.")
+    code: str | None = None
+
+
+class Validation(BaseModel):
+    """What validation of the new text found (only problems the edit introduced)."""
+
+    passed: bool = Field(description="No blocking finding.")
+    findings: list[FindingModel]
+    notes: list[str] = Field(description="Checks that were skipped, and why.")
 
 
 class AppliedEdit(BaseModel):
@@ -120,6 +149,8 @@ class EditFileResult(BaseModel):
     dry_run: bool
     would_modify: bool = Field(description="Whether the edits change the file's content.")
     written: bool = Field(description="Whether the file was written.")
+    mode: Mode
+    validation: Validation
 
 
 class ReadFileResult(BaseModel):
@@ -154,3 +185,174 @@ class WriteFileResult(BaseModel):
     diff: str
     encoding: str
     line_ending: LineEnding
+    written: bool
+    mode: Mode
+    validation: Validation
+
+
+# -- edit_lines (seed 002) -----------------------------------------------------------------
+
+_LINE_TYPES = {
+    "insert": "insert",
+    "delete": "delete",
+    "replace": "replace",
+    "replacesection": "replace_section",
+}
+
+
+class LineEditOp(_Args):
+    """One line edit; line numbers refer to the file as read."""
+
+    line_number: int = Field(
+        validation_alias=AliasChoices("line_number", "LineNumber", "lineNumber", "line"),
+        description="1-based line the edit applies to (Insert: the line to insert before).",
+    )
+    type: str = Field(
+        validation_alias=AliasChoices("type", "Type"),
+        description=(
+            "Insert (text before line_number; past the last line appends), Delete (line_number "
+            "through end_line), Replace (the whole line, or only old_text inside it), "
+            "ReplaceSection (line_number through end_line become text). Any case; "
+            "replace_section also works."
+        ),
+    )
+    text: str | None = Field(
+        None,
+        validation_alias=AliasChoices("text", "Text"),
+        description="The new line(s); \\n between lines. Empty in ReplaceSection deletes.",
+    )
+    old_text: str | None = Field(
+        None,
+        validation_alias=AliasChoices("old_text", "OldText", "oldText"),
+        description="Replace only: the exact text to replace inside line line_number.",
+    )
+    end_line: int | None = Field(
+        None,
+        validation_alias=AliasChoices("end_line", "EndLine", "endLine"),
+        description="Last line (inclusive) for Delete (default: line_number) and ReplaceSection.",
+    )
+
+    @field_validator("type")
+    @classmethod
+    def _known_type(cls, value: str) -> str:
+        key = value.replace("_", "").replace("-", "").replace(" ", "").lower()
+        if key not in _LINE_TYPES:
+            raise ValueError(
+                f"unknown type {value!r}; use Insert, Delete, Replace or ReplaceSection"
+            )
+        return _LINE_TYPES[key]
+
+
+class EditLinesArgs(_Args):
+    """Arguments of edit_lines."""
+
+    path: str = Field(description="File to edit: relative to the workspace root, or absolute.")
+    edits: list[LineEditOp] = Field(
+        validation_alias=AliasChoices("edits", "editsJson", "edits_json"),
+        description=(
+            "Line edits. Every line number refers to the file as you read it (edits do not "
+            "shift each other); edits must not overlap; all succeed or nothing is written."
+        ),
+    )
+    dry_run: bool = Field(
+        False,
+        validation_alias=AliasChoices("dry_run", "dryRun"),
+        description="Check the edits and return the diff without writing anything.",
+    )
+    expected_version: str | None = Field(
+        None,
+        description=(
+            "The version read_file returned. Strongly recommended: line numbers from a stale "
+            "read hit the wrong lines; a changed file gives STALE_VERSION instead."
+        ),
+    )
+    mode: Mode = Field("strict", description=_MODE_HELP)
+
+    @field_validator("edits", mode="before")
+    @classmethod
+    def _edits_from_json_string(cls, value: Any) -> Any:
+        return EditFileArgs._edits_from_json_string(value)
+
+
+# -- safe_edit (seed 000) ------------------------------------------------------------------
+
+
+class LineEdit(_Args):
+    """Replace lines start_line..end_line (inclusive, as read) with new_content."""
+
+    start_line: int = Field(ge=1, description="1-based first line to replace.")
+    end_line: int = Field(ge=1, description="1-based last line to replace (inclusive).")
+    new_content: str = Field(
+        description="The new lines (\\n between them). Empty deletes the range."
+    )
+
+    @model_validator(mode="after")
+    def _range(self) -> LineEdit:
+        if self.end_line < self.start_line:
+            raise ValueError(
+                f"end_line ({self.end_line}) must be >= start_line ({self.start_line})"
+            )
+        return self
+
+
+class SearchReplaceOp(_Args):
+    """A literal or regular-expression replacement over the whole file."""
+
+    search: str = Field(description="Literal text, or a regular expression if regex is true.")
+    replace: str = Field(
+        description="Replacement; with regex, \\1 and \\g<name> refer to captured groups."
+    )
+    regex: bool = Field(False, description="Treat search as a regular expression.")
+    count: int | None = Field(
+        None, ge=0, description="Replace at most this many (null or 0: all of them)."
+    )
+    flags: int | str = Field(
+        0,
+        description=(
+            "Regex flags: an int (Python re values) or names such as 'IGNORECASE|MULTILINE'."
+        ),
+    )
+
+
+class SafeEditArgs(_Args):
+    """Arguments of safe_edit: exactly one of content, line_edits, search_replace."""
+
+    path: str = Field(description="File to edit (content may also create it).")
+    mode: Mode = Field("strict", description=_MODE_HELP)
+    show_diff: bool = Field(True, description="Return the unified diff of the change.")
+    content: str | None = Field(None, description="The whole new content of the file.")
+    line_edits: list[LineEdit] | None = Field(
+        None, description="Line-range replacements; line numbers as read; no overlaps."
+    )
+    search_replace: SearchReplaceOp | None = Field(
+        None, description="One literal or regex replacement over the whole file."
+    )
+    expected_version: str | None = Field(None, description=_VERSION_HELP)
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> SafeEditArgs:
+        chosen = [m for m in (self.content, self.line_edits, self.search_replace) if m is not None]
+        if not chosen:
+            raise ValueError(
+                "At least one edit mode must be specified (content, line_edits, or search_replace)"
+            )
+        if len(chosen) > 1:
+            raise ValueError("Only one edit mode can be specified at a time")
+        return self
+
+
+class SafeEditResult(BaseModel):
+    """Result of safe_edit."""
+
+    path: str
+    edit_mode: Literal["content", "line_edits", "search_replace"]
+    mode: Mode
+    diff: str | None = Field(description="Unified diff (null when show_diff is false).")
+    replacements: int = Field(description="search_replace: how many replacements were made.")
+    created: bool
+    would_modify: bool
+    written: bool
+    version: str | None = Field(description="Version of the file after this call.")
+    previous_version: str | None
+    validation: Validation
+    warnings: list[str] = Field(description="E.g. a pattern not found in interactive mode.")

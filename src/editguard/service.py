@@ -8,13 +8,14 @@ Every check runs before the first byte is written; a failure anywhere leaves the
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
-from editguard.core.diagnosis import mismatch_error, numbered
+from editguard.core.diagnosis import mismatch_error, not_found, numbered
 from editguard.core.diff import render_diff
 from editguard.core.document import (
     CR,
@@ -25,13 +26,21 @@ from editguard.core.document import (
     normalize_newlines,
     restore_endings,
 )
+from editguard.core.formats.lines import LineKind, LineOp, compile_line_edits, compile_line_ops
+from editguard.core.formats.pattern import compile_pattern
 from editguard.core.formats.search_replace import (
     SearchReplace,
     compile_search_replace,
     validate_edits,
 )
 from editguard.core.plan import Plan, Replacement, render
-from editguard.errors import EditError, InvalidRequest, StaleVersion
+from editguard.errors import (
+    EditError,
+    InvalidRequest,
+    StaleVersion,
+    TooManyEdits,
+    ValidationFailed,
+)
 from editguard.fs.atomic import FileReader, os_error, write_atomic
 from editguard.fs.lock import SHARED, FileLocks
 from editguard.fs.sandbox import Resolved, Sandbox
@@ -39,13 +48,27 @@ from editguard.schema import (
     AppliedEdit,
     EditFileResult,
     EditOperation,
+    FindingModel,
+    LineEdit,
+    LineEditOp,
+    Mode,
     ReadFileResult,
+    SafeEditArgs,
+    SafeEditResult,
+    SearchReplaceOp,
+    Validation,
     WriteFileResult,
 )
+from editguard.validate import Linter, Report, validate
+from editguard.validate.linters import linter_named
+from editguard.validate.syntax import language_of
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_MAX_EDITS = 1000
 DEFAULT_READ_LINES = 2000
+# Above this size the syntax guard and linters are skipped (and the result says so): parsing a
+# huge file twice would cost more than the edit itself.
+VALIDATE_LIMIT = 5_000_000
 
 EditLike = SearchReplace | EditOperation | Mapping[str, Any]
 
@@ -61,6 +84,9 @@ class Workspace:
         read_lines: how many lines read_file shows when no end_line is given.
         locks: the per-file locks that writers hold (default: shared by every Workspace, and
             across processes through lock files).
+        linters: external linters to run on a temporary copy of each edited file (names of
+            known ones, e.g. ``"ruff"``, or :class:`~editguard.validate.Linter` objects); their
+            introduced findings are warnings unless the linter is blocking.
     """
 
     def __init__(
@@ -71,9 +97,13 @@ class Workspace:
         max_edits: int = DEFAULT_MAX_EDITS,
         read_lines: int = DEFAULT_READ_LINES,
         locks: FileLocks | None = None,
+        linters: Iterable[Linter | str] = (),
     ) -> None:
         self.sandbox = Sandbox(roots)
         self.locks = locks or SHARED
+        self.linters: tuple[Linter, ...] = tuple(
+            linter_named(x) if isinstance(x, str) else x for x in linters
+        )
         self.max_file_bytes = max_file_bytes
         self.max_edits = max_edits
         self.read_lines = read_lines
@@ -137,18 +167,24 @@ class Workspace:
         *,
         dry_run: bool = False,
         expected_version: str | None = None,
+        mode: Mode = "strict",
     ) -> EditFileResult:
         """Apply exact search/replace edits in sequence; all of them or none.
 
+        ``mode`` decides what a syntax error the edits would introduce does: ``strict`` refuses
+        (VALIDATION_FAILED), ``interactive`` writes and warns, ``verify_only`` never writes.
+
         Raises:
             EditError: NO_MATCH, WRONG_COUNT, INVALID_REQUEST, TOO_MANY_EDITS, STALE_VERSION,
-                ENCODING_ERROR and the file errors of read_file, plus WRITE_FAILED.
+                ENCODING_ERROR, VALIDATION_FAILED, FILE_BUSY and the file errors of read_file,
+                plus WRITE_FAILED.
         """
         specs = [_as_spec(e, i, len(edits)) for i, e in enumerate(edits)]
         validate_edits(specs, self.max_edits)
         where = self.sandbox.resolve(path)
-        with self._writer(where, dry_run):
-            return self._edit(where, specs, dry_run, expected_version)
+        no_write = dry_run or mode == "verify_only"
+        with self._writer(where, no_write):
+            return self._edit(where, specs, dry_run, expected_version, mode)
 
     def _edit(
         self,
@@ -156,6 +192,7 @@ class Workspace:
         specs: list[SearchReplace],
         dry_run: bool,
         expected_version: str | None,
+        mode: Mode,
     ) -> EditFileResult:
         doc, version = self._load(where, expected_version)
         for index, spec in enumerate(specs):
@@ -170,31 +207,218 @@ class Workspace:
                 where.display,
                 len(specs),
             )
-        plan = compiled.plan
-        modifies = plan.changes(doc.text)
-        new_version, written = self._commit(where, doc, plan, version, modifies, dry_run)
         applied = [
             AppliedEdit(
                 index=e.index, occurrences_replaced=e.occurrences_replaced, lines=list(e.lines)
             )
             for e in compiled.edits
         ]
+        return self._plan_result(where, doc, version, compiled.plan, applied, dry_run, mode)
+
+    def _plan_result(
+        self,
+        where: Resolved,
+        doc: Document,
+        version: str,
+        plan: Plan,
+        applied: list[AppliedEdit],
+        dry_run: bool,
+        mode: Mode,
+    ) -> EditFileResult:
+        """Validate, commit and describe a compiled plan (edit_file and edit_lines)."""
+        outcome = self._apply(where, doc, version, plan, dry_run, mode)
         return EditFileResult(
             path=where.real,
             diff=render_diff(doc.text, plan, where.display),
             edits_applied=applied,
             total_replacements=sum(e.occurrences_replaced for e in applied),
-            version=new_version,
+            version=outcome.version,
             previous_version=version,
             dry_run=dry_run,
-            would_modify=modifies,
-            written=written,
+            would_modify=outcome.modifies,
+            written=outcome.written,
+            mode=mode,
+            validation=outcome.validation,
         )
+
+    def _apply(
+        self, where: Resolved, doc: Document, version: str, plan: Plan, dry_run: bool, mode: Mode
+    ) -> _Outcome:
+        modifies = plan.changes(doc.text)
+        validation = self._validated(where, doc.text, plan, mode)
+        new_version, written = self._commit(
+            where, doc, plan, version, modifies, dry_run or mode == "verify_only"
+        )
+        return _Outcome(modifies, validation, new_version, written)
+
+    # -- edit_lines ----------------------------------------------------------------------
+
+    def edit_lines(
+        self,
+        path: str,
+        edits: Sequence[LineOp | LineEditOp | Mapping[str, Any]],
+        *,
+        dry_run: bool = False,
+        expected_version: str | None = None,
+        mode: Mode = "strict",
+    ) -> EditFileResult:
+        """Insert, delete and replace lines by number; every number refers to the file as read.
+
+        Raises:
+            EditError: LINE_OUT_OF_RANGE, OVERLAPPING_EDITS, INVALID_REQUEST, NO_MATCH and
+                WRONG_COUNT (old_text inside a line), STALE_VERSION, VALIDATION_FAILED, and the
+                file errors of edit_file.
+        """
+        ops = [_as_line_op(e, i, len(edits)) for i, e in enumerate(edits)]
+        if not ops:
+            raise InvalidRequest(
+                "edits is empty: send at least one line edit", data={"field": "edits"}
+            )
+        if len(ops) > self.max_edits:
+            raise TooManyEdits(
+                f"{len(ops)} edits in one call; the limit is {self.max_edits}",
+                data={"edits": len(ops), "limit": self.max_edits},
+            )
+        for index, op in enumerate(ops):
+            if op.text is not None and "\x00" in op.text:
+                raise InvalidRequest(
+                    "text contains a NUL character (\\u0000)",
+                    edit_index=index,
+                    total_edits=len(ops),
+                    data={"field": f"edits[{index}].text"},
+                )
+        where = self.sandbox.resolve(path)
+        with self._writer(where, dry_run or mode == "verify_only"):
+            doc, version = self._load(where, expected_version)
+            try:
+                compiled = compile_line_ops(doc.text, ops)
+            except EditError as exc:
+                exc.path = where.display
+                raise
+            for index, op in enumerate(ops):
+                _check_encodable(doc, op.text or "", index, len(ops), where.display)
+            applied = [
+                AppliedEdit(index=i, occurrences_replaced=1, lines=[line])
+                for i, line in enumerate(compiled.lines)
+            ]
+            return self._plan_result(where, doc, version, compiled.plan, applied, dry_run, mode)
+
+    # -- safe_edit -----------------------------------------------------------------------
+
+    def safe_edit(
+        self,
+        path: str,
+        *,
+        content: str | None = None,
+        line_edits: Sequence[LineEdit | Mapping[str, Any]] | None = None,
+        search_replace: SearchReplaceOp | Mapping[str, Any] | None = None,
+        mode: Mode = "strict",
+        show_diff: bool = True,
+        expected_version: str | None = None,
+    ) -> SafeEditResult:
+        """One of: the whole ``content``, ``line_edits``, or a ``search_replace``; validated.
+
+        Raises:
+            EditError: INVALID_REQUEST (not exactly one edit mode, bad ranges), LINE_OUT_OF_RANGE,
+                OVERLAPPING_EDITS, NO_MATCH (pattern not found, strict mode), INVALID_REGEX,
+                REGEX_TIMEOUT, VALIDATION_FAILED, STALE_VERSION and the file errors.
+        """
+        try:
+            args = SafeEditArgs.model_validate(
+                {
+                    "path": path,
+                    "content": content,
+                    "line_edits": line_edits,
+                    "search_replace": search_replace,
+                    "mode": mode,
+                    "show_diff": show_diff,
+                    "expected_version": expected_version,
+                }
+            )
+        except ValueError as exc:
+            raise InvalidRequest(
+                f"safe_edit's arguments are malformed: {exc}", data={"field": "(arguments)"}
+            ) from None
+        where = self.sandbox.resolve(path)
+        if args.content is not None:
+            with self._writer(where, mode == "verify_only"):
+                written = self._write(where, args.content, expected_version, mode)
+            return SafeEditResult(
+                path=written.path,
+                edit_mode="content",
+                mode=mode,
+                diff=written.diff if show_diff else None,
+                replacements=0,
+                created=written.created,
+                would_modify=bool(written.diff) or written.created,
+                written=written.written,
+                version=written.version or None,
+                previous_version=written.previous_version,
+                validation=written.validation,
+                warnings=[],
+            )
+        with self._writer(where, mode == "verify_only"):
+            doc, version = self._load(where, expected_version)
+            try:
+                if args.line_edits is not None:
+                    edit_mode: Literal["line_edits", "search_replace"] = "line_edits"
+                    texts = [(e.start_line, e.end_line, e.new_content) for e in args.line_edits]
+                    plan = compile_line_edits(doc.text, texts).plan
+                    count = len(texts)
+                    for index, (_, _, new) in enumerate(texts):
+                        _check_encodable(doc, new, index, len(texts), where.display)
+                else:
+                    assert args.search_replace is not None
+                    edit_mode = "search_replace"
+                    sr = args.search_replace
+                    found = compile_pattern(
+                        doc.text,
+                        sr.search,
+                        sr.replace,
+                        is_regex=sr.regex,
+                        count=sr.count,
+                        flags=sr.flags,
+                    )
+                    plan, count = found.plan, found.replacements
+                    _check_encodable(
+                        doc, "".join(r.text for r in plan.replacements), None, None, where.display
+                    )
+            except EditError as exc:
+                exc.path = where.display
+                raise
+            warnings: list[str] = []
+            if edit_mode == "search_replace" and count == 0:
+                assert args.search_replace is not None
+                if mode == "strict":
+                    raise not_found(doc.text, args.search_replace.search, where.display)
+                warnings.append(
+                    f"pattern {args.search_replace.search!r} not found; nothing was changed"
+                )
+            outcome = self._apply(where, doc, version, plan, dry_run=False, mode=mode)
+            return SafeEditResult(
+                path=where.real,
+                edit_mode=edit_mode,
+                mode=mode,
+                diff=render_diff(doc.text, plan, where.display) if show_diff else None,
+                replacements=count,
+                created=False,
+                would_modify=outcome.modifies,
+                written=outcome.written,
+                version=outcome.version,
+                previous_version=version,
+                validation=outcome.validation,
+                warnings=warnings,
+            )
 
     # -- write_file ----------------------------------------------------------------------
 
     def write_file(
-        self, path: str, content: str, *, expected_version: str | None = None
+        self,
+        path: str,
+        content: str,
+        *,
+        expected_version: str | None = None,
+        mode: Mode = "strict",
     ) -> WriteFileResult:
         """Create a file, or overwrite one whole, atomically; parent folders are created.
 
@@ -205,11 +429,11 @@ class Workspace:
                 PERMISSION_DENIED, WRITE_FAILED.
         """
         where = self.sandbox.resolve(path)
-        with self._writer(where, dry_run=False):
-            return self._write(where, content, expected_version)
+        with self._writer(where, mode == "verify_only"):
+            return self._write(where, content, expected_version, mode)
 
     def _write(
-        self, where: Resolved, content: str, expected_version: str | None
+        self, where: Resolved, content: str, expected_version: str | None, mode: Mode
     ) -> WriteFileResult:
         exists = Path(where.real).exists()
         if exists:
@@ -226,6 +450,21 @@ class Workspace:
                 )
             old, version, target, raw = Document(""), None, Document(""), content
         _check_encodable(target, raw, None, None, where.display)
+        plan = Plan((Replacement(0, len(old.text), normalize_newlines(content)),))
+        validation = self._validated(where, old.text, plan, mode)
+        if mode == "verify_only":
+            return WriteFileResult(
+                path=where.real,
+                created=False,
+                version=version or "",
+                previous_version=version,
+                diff=render_diff(old.text, plan, where.display),
+                encoding=target.encoding,
+                line_ending=eol_style(raw),
+                written=False,
+                mode=mode,
+                validation=validation,
+            )
         if not exists:
             try:
                 Path(where.real).parent.mkdir(parents=True, exist_ok=True)
@@ -237,7 +476,6 @@ class Workspace:
             display=where.display,
             base_version=version,
         )
-        plan = Plan((Replacement(0, len(old.text), normalize_newlines(content)),))
         return WriteFileResult(
             path=where.real,
             created=not exists,
@@ -246,6 +484,9 @@ class Workspace:
             diff=render_diff(old.text, plan, where.display),
             encoding=target.encoding,
             line_ending=eol_style(raw),
+            written=True,
+            mode=mode,
+            validation=validation,
         )
 
     # -- shared steps --------------------------------------------------------------------
@@ -258,6 +499,7 @@ class Workspace:
             max_edits=self.max_edits,
             read_lines=self.read_lines,
             locks=self.locks,
+            linters=self.linters,
         )
 
     def _writer(self, where: Resolved, dry_run: bool) -> AbstractContextManager[None]:
@@ -265,6 +507,31 @@ class Workspace:
         if dry_run:
             return nullcontext()
         return self.locks.hold(where.real, where.display)
+
+    def _validated(self, where: Resolved, old: str, plan: Plan, mode: Mode) -> Validation:
+        """Validate the new text; in strict mode, refuse an edit that introduces problems.
+
+        Raises:
+            ValidationFailed: strict mode and a blocking finding.
+        """
+        name = where.real
+        checked = language_of(name) is not None or any(
+            linter.applies_to(name) for linter in self.linters
+        )
+        if not checked or not plan.changes(old):
+            return Validation(passed=True, findings=[], notes=[])
+        if len(old) > VALIDATE_LIMIT:
+            note = f"validation skipped: the file is over {VALIDATE_LIMIT // 1_000_000} MB"
+            return Validation(passed=True, findings=[], notes=[note])
+        report = validate(name, old, plan.apply_to_text(old), plan, self.linters)
+        validation = Validation(
+            passed=not report.blocking,
+            findings=[FindingModel(**dataclasses.asdict(f)) for f in report.findings],
+            notes=list(report.notes),
+        )
+        if mode == "strict" and report.blocking:
+            raise validation_failed(where.display, report)
+        return validation
 
     def _load(self, where: Resolved, expected_version: str | None = None) -> tuple[Document, str]:
         reader = FileReader(where.real, where.display, self.max_file_bytes)
@@ -302,6 +569,56 @@ class Workspace:
         return write_atomic(
             where.real, render(doc, plan), display=where.display, base_version=version
         ), True
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Outcome:
+    modifies: bool
+    validation: Validation
+    version: str
+    written: bool
+
+
+def _as_line_op(edit: LineOp | LineEditOp | Mapping[str, Any], index: int, total: int) -> LineOp:
+    if isinstance(edit, LineOp):
+        return edit
+    if not isinstance(edit, LineEditOp):
+        try:
+            edit = LineEditOp.model_validate(edit)
+        except ValueError as exc:
+            raise InvalidRequest(
+                f"edit {index + 1} of {total} is malformed: {exc}",
+                edit_index=index,
+                total_edits=total,
+                data={"field": f"edits[{index}]"},
+            ) from None
+    kind = cast(LineKind, edit.type)  # LineEditOp's validator keeps only the four kinds
+    return LineOp(kind, edit.line_number, edit.text, edit.old_text, edit.end_line)
+
+
+def validation_failed(display: str, report: Report) -> ValidationFailed:
+    """The VALIDATION_FAILED error for a strict edit with blocking findings."""
+    blocking = report.blocking
+    listing = "\n".join(
+        f"  line {f.line}, column {f.column} ({f.source}): {f.message}\n  {f.line:>6}│{f.line_text}"
+        for f in blocking[:10]
+    )
+    more = f"\n  ... and {len(blocking) - 10} more" if len(blocking) > 10 else ""
+    return ValidationFailed(
+        f"the edit would introduce {len(blocking)} problem(s) in {display}; nothing was "
+        f"written:\n{listing}{more}",
+        path=display,
+        data={
+            "findings": [dataclasses.asdict(f) for f in report.findings],
+            "notes": list(report.notes),
+        },
+        suggestions=[
+            "Fix the edit so that the file stays valid (check brackets, quotes and "
+            "indentation around the lines above).",
+            "If the file is meant to stay invalid for now, send the same call with mode "
+            "'interactive' to write it with warnings.",
+        ],
+    )
 
 
 def _as_spec(edit: EditLike, index: int, total: int) -> SearchReplace:

@@ -13,8 +13,11 @@ from editguard.errors import InvalidRequest
 from editguard.schema import (
     EditFileArgs,
     EditFileResult,
+    EditLinesArgs,
     ReadFileArgs,
     ReadFileResult,
+    SafeEditArgs,
+    SafeEditResult,
     WriteFileArgs,
     WriteFileResult,
 )
@@ -82,11 +85,13 @@ def _read_file(ws: Workspace, a: ReadFileArgs) -> ReadFileResult:
 
 
 def _edit_file(ws: Workspace, a: EditFileArgs) -> EditFileResult:
-    return ws.edit_file(a.path, a.edits, dry_run=a.dry_run, expected_version=a.expected_version)
+    return ws.edit_file(
+        a.path, a.edits, dry_run=a.dry_run, expected_version=a.expected_version, mode=a.mode
+    )
 
 
 def _write_file(ws: Workspace, a: WriteFileArgs) -> WriteFileResult:
-    return ws.write_file(a.path, a.content, expected_version=a.expected_version)
+    return ws.write_file(a.path, a.content, expected_version=a.expected_version, mode=a.mode)
 
 
 READ_FILE = Tool(
@@ -152,7 +157,72 @@ WRITE_FILE = Tool(
     idempotent=True,
 )
 
-TOOLS: tuple[Tool, ...] = (READ_FILE, EDIT_FILE, WRITE_FILE)
+
+def _edit_lines(ws: Workspace, a: EditLinesArgs) -> EditFileResult:
+    return ws.edit_lines(
+        a.path, a.edits, dry_run=a.dry_run, expected_version=a.expected_version, mode=a.mode
+    )
+
+
+def _safe_edit(ws: Workspace, a: SafeEditArgs) -> SafeEditResult:
+    return ws.safe_edit(
+        a.path,
+        content=a.content,
+        line_edits=a.line_edits,
+        search_replace=a.search_replace,
+        mode=a.mode,
+        show_diff=a.show_diff,
+        expected_version=a.expected_version,
+    )
+
+
+EDIT_LINES = Tool(
+    name="edit_lines",
+    title="Edit a file by line numbers",
+    description=(
+        "Insert, delete or replace lines by number (1-based, as read_file shows them). Types: "
+        "Insert (text before line_number; past the last line appends), Delete (line_number "
+        "through end_line), Replace (the whole line, or only old_text inside it), "
+        "ReplaceSection (line_number through end_line become text; empty text deletes). Every "
+        "line number refers to the file as you read it, so edits never shift each other; "
+        "overlapping edits are refused; all succeed or nothing is written. Line numbers go stale "
+        "when the file changes: pass the version from read_file as expected_version. Prefer "
+        "edit_file when you can quote the text to change.\n"
+        'Example: {"path": "src/app.py", "expected_version": "5c0f3c6d9f0b7a1e", "edits": '
+        '[{"line_number": 3, "type": "Insert", "text": "import os"}, {"line_number": 10, '
+        '"type": "ReplaceSection", "end_line": 12, "text": "    return 0"}]}'
+    ),
+    arguments=EditLinesArgs,
+    result=EditFileResult,
+    handler=_edit_lines,
+    read_only=False,
+    destructive=True,
+    idempotent=False,
+)
+
+SAFE_EDIT = Tool(
+    name="safe_edit",
+    title="Edit a file in one of three ways, syntax-checked",
+    description=(
+        "Edit a file with exactly one of: content (the whole new file; creates it if missing), "
+        "line_edits ([{start_line, end_line, new_content}], inclusive, line numbers as read, no "
+        "overlaps; empty new_content deletes), or search_replace ({search, replace, regex, count, "
+        "flags}: literal or regular expression, \\1 and \\g<name> in replace, count null = "
+        "all). The result is syntax-checked before anything is written: mode 'strict' (default) "
+        "refuses an edit that introduces syntax errors, 'interactive' writes and warns, "
+        "'verify_only' only reports. show_diff returns the diff.\n"
+        'Example: {"path": "src/app.py", "search_replace": {"search": "print\\\\((.*)\\\\)", '
+        '"replace": "log(\\\\1)", "regex": true}}'
+    ),
+    arguments=SafeEditArgs,
+    result=SafeEditResult,
+    handler=_safe_edit,
+    read_only=False,
+    destructive=True,
+    idempotent=False,
+)
+
+TOOLS: tuple[Tool, ...] = (READ_FILE, EDIT_FILE, EDIT_LINES, SAFE_EDIT, WRITE_FILE)
 
 
 def tool_named(name: str) -> Tool:

@@ -34,7 +34,23 @@ def mismatch_error(
     return _wrong_count(mismatch, old_text, path, total_edits, after)
 
 
-def _no_match(m: CountMismatch, old: str, new: str, path: str, total: int, after: str) -> NoMatch:
+def not_found(text: str, search: str, path: str) -> NoMatch:
+    """NO_MATCH for a safe_edit search that matched nothing, with the most similar regions."""
+    mismatch = CountMismatch(0, 1, 0, text, (), False)
+    error = _no_match(mismatch, search, "", path, 1, "", what="search")
+    error.edit_index = error.total_edits = None
+    return error
+
+
+def _no_match(
+    m: CountMismatch,
+    old: str,
+    new: str,
+    path: str,
+    total: int,
+    after: str,
+    what: str = "old_text",
+) -> NoMatch:
     text = m.text
     data: dict[str, Any] = {
         "search_text": old,
@@ -53,7 +69,7 @@ def _no_match(m: CountMismatch, old: str, new: str, path: str, total: int, after
     similar = find_similar(text, old)
     data["similar_content"] = [_region_dict(r) for r in similar]
     parts = [
-        f"old_text not found in {path}{after}. {applied_note}".rstrip(),
+        f"{what} not found in {path}{after}. {applied_note}".rstrip(),
         "",
         "Searched for (between >>> and <<<):",
         f">>>{old}<<<",

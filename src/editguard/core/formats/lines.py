@@ -1,0 +1,264 @@
+"""Line edits (`edit_lines`, seed 002; `safe_edit` line_edits, seed 000) compiled to a plan.
+
+Every line number refers to the file as it was read, so one edit never shifts another's target.
+Edits must not overlap; several inserts before one line keep their order. Lines are 1-based and
+inclusive. Line endings follow the file; a file without a final newline keeps that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from editguard.core.document import LF, line_numbers, normalize_newlines
+from editguard.core.match import find_all
+from editguard.core.plan import Plan, Replacement
+from editguard.errors import InvalidRequest, LineOutOfRange, NoMatch, OverlappingEdits, WrongCount
+
+LineKind = Literal["insert", "delete", "replace", "replace_section"]
+
+
+@dataclass(frozen=True, slots=True)
+class LineOp:
+    """One line edit.
+
+    ``insert``: ``text`` before line ``line`` (past the last line appends). ``delete``: lines
+    ``line``..``end_line`` (``end_line`` defaults to ``line``). ``replace``: line ``line`` becomes
+    ``text``, or, with ``old_text``, ``old_text`` inside that line becomes ``text``.
+    ``replace_section``: lines ``line``..``end_line`` become ``text`` (empty text deletes them).
+    """
+
+    kind: LineKind
+    line: int
+    text: str | None = None
+    old_text: str | None = None
+    end_line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LinePlan:
+    """The plan, and for each edit the 1-based line of the new text where it lands."""
+
+    plan: Plan
+    lines: tuple[int, ...]
+
+
+class _Lines:
+    """Where each line of a normalized text starts and ends."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0, *(p + 1 for p in find_all(text, LF))]
+        if self.starts[-1] == len(text) and len(self.starts) > 1:
+            self.starts.pop()  # a final newline does not start a line
+        self.count = 0 if not text else len(self.starts)
+
+    def start(self, n: int) -> int:
+        return self.starts[n - 1] if n <= self.count else len(self.text)
+
+    def end(self, n: int) -> int:
+        """Where line ``n``'s content ends (its line break, or the end of the text)."""
+        stop = self.text.find(LF, self.start(n))
+        return len(self.text) if stop < 0 else stop
+
+    def after(self, n: int) -> int:
+        """Where the line after ``n`` starts (the end of the text for the last line)."""
+        return self.start(n + 1) if n < self.count else len(self.text)
+
+    def whole(self, first: int, last: int, new: str) -> Replacement:
+        """Replace lines ``first``..``last`` (with their breaks) by ``new`` as whole lines."""
+        text = self.text
+        start, stop = self.start(first), self.after(last)
+        final_break = text.endswith(LF)
+        new = normalize_newlines(new)
+        if not new:
+            if last == self.count and not final_break and first > 1:
+                start -= 1  # the previous line becomes the last one, still without a break
+            return Replacement(start, stop, "")
+        if last == self.count and not final_break:
+            return Replacement(start, stop, new.removesuffix(LF))
+        return Replacement(start, stop, new if new.endswith(LF) else new + LF)
+
+
+def compile_line_ops(text: str, ops: Sequence[LineOp]) -> LinePlan:
+    """Compile ``edit_lines`` edits against ``text`` (normalized).
+
+    Raises:
+        InvalidRequest: a field missing or inconsistent for the edit's type.
+        LineOutOfRange: a line past the end of the file.
+        OverlappingEdits: two edits touch the same line.
+        NoMatch, WrongCount: ``old_text`` is not exactly once in its line.
+    """
+    lines = _Lines(text)
+    total = len(ops)
+    spans: list[tuple[int, int, int, bool]] = []  # first, last, edit index, is an insert
+    reps: list[tuple[Replacement, int]] = []
+    for index, op in enumerate(ops):
+        if op.line < 1:
+            raise InvalidRequest(
+                f"line_number is {op.line}; lines start at 1",
+                data={"field": f"edits[{index}].line_number"},
+                edit_index=index,
+                total_edits=total,
+            )
+        if op.kind == "insert":
+            body = _required(op.text, "text", index, total)
+            reps.append((_insert(lines, op.line, body), index))
+            spans.append((op.line, op.line, index, True))
+            continue
+        last = op.end_line if op.end_line is not None else op.line
+        if op.kind == "replace_section" and op.end_line is None:
+            raise InvalidRequest(
+                "ReplaceSection needs end_line (the last line to replace)",
+                data={"field": f"edits[{index}].end_line"},
+                edit_index=index,
+                total_edits=total,
+            )
+        if last < op.line:
+            raise InvalidRequest(
+                f"end_line ({last}) must be >= line_number ({op.line})",
+                data={"field": f"edits[{index}].end_line"},
+                edit_index=index,
+                total_edits=total,
+            )
+        _check_range(lines, op.line, last, index, total)
+        spans.append((op.line, last, index, False))
+        if op.kind == "delete":
+            reps.append((lines.whole(op.line, last, ""), index))
+        elif op.kind == "replace_section":
+            reps.append((lines.whole(op.line, last, op.text or ""), index))
+        elif op.old_text is None:
+            body = _required(op.text, "text", index, total)
+            reps.append((lines.whole(op.line, op.line, body), index))
+        else:
+            body = _required(op.text, "text", index, total)
+            reps.append((_within_line(lines, op.line, op.old_text, body, index, total), index))
+    _check_overlaps(spans, total)
+    return _finish(text, reps, total)
+
+
+def compile_line_edits(text: str, edits: Sequence[tuple[int, int, str]]) -> LinePlan:
+    """Compile ``safe_edit``'s ``line_edits`` (start_line, end_line, new_content) on ``text``.
+
+    Raises:
+        InvalidRequest, LineOutOfRange, OverlappingEdits.
+    """
+    lines = _Lines(text)
+    total = len(edits)
+    spans: list[tuple[int, int, int, bool]] = []
+    reps: list[tuple[Replacement, int]] = []
+    for index, (first, last, new) in enumerate(edits):
+        if last < first:
+            raise InvalidRequest(
+                f"end_line ({last}) must be >= start_line ({first})",
+                edit_index=index,
+                total_edits=total,
+                data={"field": f"line_edits[{index}].end_line"},
+            )
+        _check_range(lines, first, last, index, total)
+        spans.append((first, last, index, False))
+        reps.append((lines.whole(first, last, new), index))
+    _check_overlaps(spans, total)
+    return _finish(text, reps, total)
+
+
+def _required(value: str | None, name: str, index: int, total: int) -> str:
+    if value is None:
+        raise InvalidRequest(
+            f"this edit type needs {name}",
+            edit_index=index,
+            total_edits=total,
+            data={"field": f"edits[{index}].{name}"},
+        )
+    return value
+
+
+def _insert(lines: _Lines, line: int, body: str) -> Replacement:
+    body = normalize_newlines(body)
+    pos = lines.start(line)
+    if line > lines.count and lines.text and not lines.text.endswith(LF):
+        return Replacement(pos, pos, LF + body.removesuffix(LF))  # append, keep no final break
+    return Replacement(pos, pos, body if body.endswith(LF) else body + LF)
+
+
+def _check_range(lines: _Lines, first: int, last: int, index: int, total: int) -> None:
+    if last > lines.count or first > lines.count:
+        bad = first if first > lines.count else last
+        raise LineOutOfRange(
+            f"line {bad} is past the end of the file, which has {lines.count} line(s)",
+            edit_index=index,
+            total_edits=total,
+            data={"line": bad, "total_lines": lines.count},
+            suggestions=["Re-read the file (read_file) for its current line numbers."],
+        )
+
+
+def _within_line(
+    lines: _Lines, line: int, old: str, new: str, index: int, total: int
+) -> Replacement:
+    start, stop = lines.start(line), lines.end(line)
+    content = lines.text[start:stop]
+    hits = find_all(content, old) if old else []
+    if not hits:
+        raise NoMatch(
+            f"line {line} does not contain old_text >>>{old}<<<; the line is:\n{line:>6}│{content}",
+            data={"line": line, "line_content": content, "search_text": old},
+            edit_index=index,
+            total_edits=total,
+            suggestions=[
+                "Copy old_text exactly from the line above, or leave old_text out to "
+                "replace the whole line."
+            ],
+        )
+    if len(hits) > 1:
+        raise WrongCount(
+            f"old_text occurs {len(hits)} times in line {line} (columns "
+            f"{', '.join(str(h + 1) for h in hits)}); it must occur once:\n{line:>6}│{content}",
+            data={"line": line, "columns": [h + 1 for h in hits], "search_text": old},
+            edit_index=index,
+            total_edits=total,
+            suggestions=["Make old_text longer so that it is unique in the line."],
+        )
+    return Replacement(start + hits[0], start + hits[0] + len(old), normalize_newlines(new))
+
+
+def _check_overlaps(spans: list[tuple[int, int, int, bool]], total: int) -> None:
+    ordered = sorted(spans)
+    for i, (first, last, index, insert) in enumerate(ordered):
+        for other_first, other_last, other, other_insert in ordered[i + 1 :]:
+            if other_first > last:
+                break
+            # An insert goes before its line: it clashes only with a range strictly around it.
+            if insert and other_insert:
+                continue
+            if insert and other_first >= first:
+                continue
+            if other_insert and other_first <= first:
+                continue
+            a, b = sorted((index, other))
+            raise OverlappingEdits(
+                f"edits {a + 1} and {b + 1} overlap: lines {_span(first, last, insert)} and "
+                f"{_span(other_first, other_last, other_insert)}; all line numbers refer to the "
+                "file as read, so merge them into one edit",
+                data={"edits": [a, b]},
+                total_edits=total,
+            )
+
+
+def _span(first: int, last: int, insert: bool) -> str:
+    if insert:
+        return f"(insert before {first})"
+    return str(first) if first == last else f"{first}-{last}"
+
+
+def _finish(text: str, reps: list[tuple[Replacement, int]], total: int) -> LinePlan:
+    ordered = sorted(reps, key=lambda item: (item[0].start, item[0].end))  # stable: keeps order
+    plan = Plan(tuple(r for r, _ in ordered))
+    old_lines = line_numbers(text, (r.start for r, _ in ordered))
+    landed = [0] * total
+    shift = 0
+    for (r, index), line in zip(ordered, old_lines, strict=True):
+        landed[index] = line + shift
+        shift += r.text.count(LF) - text.count(LF, r.start, r.end)
+    return LinePlan(plan, tuple(landed))

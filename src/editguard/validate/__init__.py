@@ -1,0 +1,35 @@
+"""Validation of the new text before anything is written: the syntax guard, the strict parsers
+of Python, JSON, TOML and YAML, and optional external linters. Only problems an edit introduces
+count."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from editguard.core.plan import Plan
+from editguard.validate.linters import Linter, lint_findings
+from editguard.validate.syntax import Finding, syntax_findings
+
+__all__ = ["Finding", "Linter", "Report", "validate"]
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What validation found: the findings (blocking or warnings) and notes on skipped checks."""
+
+    findings: tuple[Finding, ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def blocking(self) -> tuple[Finding, ...]:
+        """The findings that refuse an edit in strict mode."""
+        return tuple(f for f in self.findings if f.blocking)
+
+
+def validate(name: str, old: str, new: str, plan: Plan, linters: tuple[Linter, ...] = ()) -> Report:
+    """Check ``new`` (``old`` after ``plan``) for problems the edit introduced."""
+    if old == new:
+        return Report()
+    findings = syntax_findings(name, old, new, plan)
+    linted, notes = lint_findings(linters, name, old, new) if linters else ([], [])
+    return Report(tuple(findings + linted), tuple(notes))

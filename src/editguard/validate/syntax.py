@@ -1,0 +1,275 @@
+"""The syntax guard: errors an edit introduces, found by parsing before and after.
+
+Every language editguard knows is parsed with tree-sitter (per-language grammar wheels, loaded on
+first use, offline). Python is also compiled (tree-sitter accepts bad indentation and a module
+level ``return``); JSON, TOML and YAML also go through their own parsers. Only errors the edit
+introduced count: an error of the new text that maps (through the plan) onto an error of the same
+kind in the old text was already there and never blocks.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import json
+import re
+import tomllib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from editguard.core.document import LF
+from editguard.core.plan import Plan
+
+# extension -> (language name, grammar module, function returning the language pointer)
+_GRAMMARS: dict[str, tuple[str, str, str]] = {}
+for _exts, _lang, _module, _fn in (
+    ((".py", ".pyi", ".pyw"), "python", "tree_sitter_python", "language"),
+    ((".js", ".mjs", ".cjs", ".jsx"), "javascript", "tree_sitter_javascript", "language"),
+    ((".ts", ".mts", ".cts"), "typescript", "tree_sitter_typescript", "language_typescript"),
+    ((".tsx",), "tsx", "tree_sitter_typescript", "language_tsx"),
+    ((".json",), "json", "tree_sitter_json", "language"),
+    ((".yaml", ".yml"), "yaml", "tree_sitter_yaml", "language"),
+    ((".toml",), "toml", "tree_sitter_toml", "language"),
+    ((".go",), "go", "tree_sitter_go", "language"),
+    ((".rs",), "rust", "tree_sitter_rust", "language"),
+    ((".java",), "java", "tree_sitter_java", "language"),
+    ((".c", ".h"), "c", "tree_sitter_c", "language"),
+    ((".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"), "cpp", "tree_sitter_cpp", "language"),
+    ((".cs",), "csharp", "tree_sitter_c_sharp", "language"),
+    ((".rb",), "ruby", "tree_sitter_ruby", "language"),
+    ((".php",), "php", "tree_sitter_php", "language_php"),
+    ((".sh", ".bash"), "bash", "tree_sitter_bash", "language"),
+    ((".html", ".htm"), "html", "tree_sitter_html", "language"),
+    ((".css",), "css", "tree_sitter_css", "language"),
+):
+    for _ext in _exts:
+        _GRAMMARS[_ext] = (_lang, _module, _fn)
+
+LANGUAGES: tuple[str, ...] = tuple(sorted({lang for lang, _, _ in _GRAMMARS.values()}))
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem in the new text: where (1-based line and column), what, and who found it."""
+
+    source: str  # "syntax" (tree-sitter), "python", "json", "toml", "yaml", or a linter's name
+    line: int
+    column: int
+    message: str
+    line_text: str
+    blocking: bool = True
+    code: str | None = None
+
+
+def language_of(name: str) -> str | None:
+    """The language editguard parses a file called ``name`` as, if any."""
+    dot = name.rfind(".")
+    return (
+        _GRAMMARS[name[dot:].lower()][0] if dot >= 0 and name[dot:].lower() in _GRAMMARS else None
+    )
+
+
+@cache
+def _parser(ext: str) -> Any:
+    from tree_sitter import Language, Parser  # noqa: PLC0415 - loaded on first use
+
+    _, module, fn = _GRAMMARS[ext]
+    language = Language(getattr(importlib.import_module(module), fn)())
+    return Parser(language)
+
+
+def syntax_findings(name: str, old: str, new: str, plan: Plan) -> list[Finding]:
+    """The syntax errors ``new`` has that ``old`` did not (``plan`` turns old into new)."""
+    dot = name.rfind(".")
+    ext = name[dot:].lower() if dot >= 0 else ""
+    findings: list[Finding] = []
+    if ext in _GRAMMARS:
+        findings += _tree_sitter_findings(ext, old, new, plan)
+    strict = _STRICT.get(ext)
+    if strict is not None:
+        findings += _strict_findings(strict, old, new)
+    return findings
+
+
+# -- tree-sitter ---------------------------------------------------------------------------
+
+
+def _tree_errors(ext: str, text: str) -> list[tuple[int, int, str]]:
+    """(0-based line, 0-based character column, kind) of each outermost error node."""
+    data = text.encode("utf-8", "surrogatepass")
+    tree = _parser(ext).parse(data)
+    if not tree.root_node.has_error:
+        return []
+    out: list[tuple[int, int, str]] = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.is_missing:
+            row, col = node.start_point
+            out.append((row, col, f"missing {node.type!r}"))
+        elif node.is_error:
+            row, col = node.start_point
+            out.append((row, col, "unexpected text"))
+        elif node.has_error:
+            stack.extend(reversed(node.children))
+    # Columns come in bytes; turn them into characters of their line.
+    lines = data.split(b"\n")
+    return [
+        (row, len(lines[row][:col].decode("utf-8", "replace")), kind)
+        for row, col, kind in sorted(out)
+    ]
+
+
+def _tree_sitter_findings(ext: str, old: str, new: str, plan: Plan) -> list[Finding]:
+    after = _tree_errors(ext, new)
+    if not after:
+        return []
+    before = _tree_errors(ext, old)
+    mapping = _LineMap(old, new, plan)
+    remaining = [(row, kind) for row, _, kind in before]
+    out: list[Finding] = []
+    new_lines = new.split(LF)
+    for row, col, kind in after:
+        lo, hi = mapping.old_rows(row)
+        match = next((i for i, (r, k) in enumerate(remaining) if lo <= r <= hi and k == kind), None)
+        if match is not None:
+            remaining.pop(match)  # the same error was there before the edit
+            continue
+        message = "syntax error: " + kind + " (the parser could not read the code here)"
+        out.append(Finding("syntax", row + 1, col + 1, message, new_lines[row]))
+    return out
+
+
+class _LineMap:
+    """Maps lines of the new text to the lines of the old text they come from."""
+
+    def __init__(self, old: str, new: str, plan: Plan) -> None:
+        # Per changed block: old rows [a0, a1], new rows [b0, b1], and a fine map inside.
+        self.blocks: list[tuple[int, int, int, int, Callable[[int], tuple[int, int]]]] = []
+        shift = 0
+        old_row = 0
+        pos = 0
+        for r in plan.replacements:
+            if old[r.start : r.end] == r.text:
+                continue
+            old_row += old.count(LF, pos, r.start)
+            pos = r.start
+            a0 = old_row
+            a1 = a0 + old.count(LF, r.start, r.end)
+            b0 = a0 + shift
+            b1 = b0 + r.text.count(LF)
+            line_start = old.rfind(LF, 0, r.start) + 1
+            line_end = old.find(LF, r.end)
+            line_end = len(old) if line_end < 0 else line_end
+            before = old[line_start:line_end].split(LF)
+            after = (old[line_start : r.start] + r.text + old[r.end : line_end]).split(LF)
+            self.blocks.append((a0, a1, b0, b1, _fine_map(before, after, a0, a1)))
+            shift += (b1 - b0) - (a1 - a0)
+
+    def old_rows(self, row: int) -> tuple[int, int]:
+        shift = 0
+        for _a0, a1, b0, b1, fine in self.blocks:
+            if row < b0:
+                break
+            if row <= b1:
+                lo, hi = fine(row - b0)
+                return lo, hi
+            shift = (b1 + 1) - (a1 + 1)
+        return row - shift, row - shift
+
+
+def _fine_map(
+    before: list[str], after: list[str], a0: int, a1: int
+) -> Callable[[int], tuple[int, int]]:
+    """Inside one changed block: equal lines map to their old line, others to the block."""
+    if len(before) * len(after) > 4_000_000:
+        return lambda _i: (a0, a1)
+    same: dict[int, int] = {}
+    for tag, i1, i2, j1, _j2 in difflib.SequenceMatcher(
+        None, before, after, autojunk=False
+    ).get_opcodes():
+        if tag == "equal":
+            for k in range(i2 - i1):
+                same[j1 + k] = a0 + i1 + k
+    return lambda i: (same[i], same[i]) if i in same else (a0, a1)
+
+
+# -- strict parsers ------------------------------------------------------------------------
+
+_Checker = Callable[[str], "tuple[int, int, str] | None"]
+
+
+def _check_python(text: str) -> tuple[int, int, str] | None:
+    try:
+        compile(text, "<edited>", "exec", flags=1024, dont_inherit=True)  # ast.PyCF_ONLY_AST
+    except SyntaxError as exc:
+        return exc.lineno or 1, exc.offset or 1, f"{type(exc).__name__}: {exc.msg}"
+    except ValueError as exc:  # e.g. source code string cannot contain null bytes
+        return 1, 1, str(exc)
+    return None
+
+
+def _check_json(text: str) -> tuple[int, int, str] | None:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return exc.lineno, exc.colno, f"JSON: {exc.msg}"
+    return None
+
+
+_TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+def _check_toml(text: str) -> tuple[int, int, str] | None:
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        found = _TOML_AT.search(str(exc))
+        line, col = (int(found.group(1)), int(found.group(2))) if found else (1, 1)
+        return line, col, f"TOML: {exc}"
+    return None
+
+
+def _check_yaml(text: str) -> tuple[int, int, str] | None:
+    import yaml  # noqa: PLC0415 - only YAML files need it
+
+    try:
+        for _ in yaml.safe_load_all(text):
+            pass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        return line, col, f"YAML: {exc.problem or exc}"
+    except yaml.YAMLError as exc:
+        return 1, 1, f"YAML: {exc}"
+    return None
+
+
+# extension -> (source name, checker)
+_STRICT: dict[str, tuple[str, _Checker]] = {
+    ".py": ("python", _check_python),
+    ".pyi": ("python", _check_python),
+    ".pyw": ("python", _check_python),
+    ".json": ("json", _check_json),
+    ".toml": ("toml", _check_toml),
+    ".yaml": ("yaml", _check_yaml),
+    ".yml": ("yaml", _check_yaml),
+}
+
+
+def _strict_findings(strict: tuple[str, _Checker], old: str, new: str) -> list[Finding]:
+    source, checker = strict
+    problem = checker(new)
+    if problem is None or checker(old) is not None:
+        return []  # fine now, or already broken before the edit
+    line, col, message = problem
+    lines = new.split(LF)
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    return [Finding(source, line, col, message, text)]
+
+
+def iter_languages() -> Iterator[tuple[str, str]]:
+    """(extension, language) for every file type the syntax guard parses."""
+    yield from ((ext, lang) for ext, (lang, _, _) in sorted(_GRAMMARS.items()))
