@@ -13,7 +13,14 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 @pytest.mark.parametrize(
-    "script", ["bench_edits.py", "bench_memory.py", "bench_errors.py", "bench_startup.py"]
+    "script",
+    [
+        "bench_edits.py",
+        "bench_memory.py",
+        "bench_errors.py",
+        "bench_startup.py",
+        "bench_validate.py",
+    ],
 )
 def test_the_benchmark_runs_and_prints_its_summary(script: str) -> None:
     proc = subprocess.run(

@@ -208,3 +208,24 @@ def test_call_never_imports_the_mcp_sdk(root: Path) -> None:
         check=True,
     )
     assert proc.stdout.rstrip().endswith("MCP NOT LOADED")
+
+
+def test_the_line_and_safe_edit_tools_run_from_the_command_line(root: Path) -> None:
+    (root / "a.py").write_text("x = 1\ny = 2\n")
+    code, out, _ = run(
+        "call",
+        "edit_lines",
+        '{"path": "a.py", "editsJson": "[{\\"LineNumber\\": 2, \\"Type\\": \\"Delete\\"}]"}',
+        cwd=root,
+    )
+    assert (code, out["edits_applied"][0]["lines"]) == (0, [2])
+    code, out, _ = run(
+        "call",
+        "safe_edit",
+        '{"path": "a.py", "search_replace": {"search": "x = 1", "replace": "x = (1"}}',
+        cwd=root,
+    )
+    assert (code, out["error"]["code"]) == (1, "VALIDATION_FAILED")
+    code, out, _ = run("call", "--linter", "nonesuch", "read_file", '{"path": "a.py"}', cwd=root)
+    assert code == 2
+    assert (root / "a.py").read_text() == "x = 1\n"

@@ -108,11 +108,26 @@ async def test_every_tool_succeeds_with_structured_content(
         assert not edit.is_error
         assert edit.structured_content is not None
         assert edit.structured_content["edits_applied"][0]["lines"] == [2]
+        lines = await client.call_tool(
+            "edit_lines",
+            {"path": "app.py", "edits": [{"line_number": 1, "type": "Insert", "text": "# header"}]},
+        )
+        assert not lines.is_error, text_of(lines)
+        safe = await client.call_tool(
+            "safe_edit",
+            {
+                "path": "app.py",
+                "search_replace": {"search": "# (header)", "replace": "# \\1!", "regex": True},
+            },
+        )
+        assert not safe.is_error, text_of(safe)
+        assert safe.structured_content is not None
+        assert safe.structured_content["replacements"] == 1
         write = await client.call_tool("write_file", {"path": "new/x.txt", "content": "x\n"})
         assert not write.is_error
         assert write.structured_content is not None
         assert write.structured_content["created"] is True
-    assert (root / "app.py").read_text() == "def add(a, b):\n    return b + a\n"
+    assert (root / "app.py").read_text() == "# header!\ndef add(a, b):\n    return b + a\n"
     assert (root / "new/x.txt").read_text() == "x\n"
 
 
@@ -175,6 +190,59 @@ CASES: dict[str, tuple[str, dict[str, Any], str]] = {
     ),
     "write unencodable": ("write_file", {"path": "legacy.txt", "content": "☃"}, "ENCODING_ERROR"),
     "write missing content": ("write_file", {"path": "app.py"}, "INVALID_REQUEST"),
+    "write breaks syntax": (
+        "write_file",
+        {"path": "app.py", "content": "def (:\n"},
+        "VALIDATION_FAILED",
+    ),
+    "lines past the end": (
+        "edit_lines",
+        {"path": "app.py", "edits": [{"line_number": 9, "type": "Delete"}]},
+        "LINE_OUT_OF_RANGE",
+    ),
+    "lines overlap": (
+        "edit_lines",
+        {
+            "path": "app.py",
+            "edits": [
+                {"line_number": 1, "type": "Delete", "end_line": 2},
+                {"line_number": 2, "type": "Replace", "text": "x"},
+            ],
+        },
+        "OVERLAPPING_EDITS",
+    ),
+    "lines bad type": (
+        "edit_lines",
+        {"path": "app.py", "edits": [{"line_number": 1, "type": "Explode"}]},
+        "INVALID_REQUEST",
+    ),
+    "lines break syntax": (
+        "edit_lines",
+        {
+            "path": "app.py",
+            "edits": [{"line_number": 2, "type": "Replace", "text": "    return (a"}],
+        },
+        "VALIDATION_FAILED",
+    ),
+    "safe no mode": ("safe_edit", {"path": "app.py"}, "INVALID_REQUEST"),
+    "safe bad regex": (
+        "safe_edit",
+        {"path": "app.py", "search_replace": {"search": "(", "replace": "x", "regex": True}},
+        "INVALID_REGEX",
+    ),
+    "safe not found": (
+        "safe_edit",
+        {"path": "app.py", "search_replace": {"search": "zzz", "replace": "x"}},
+        "NO_MATCH",
+    ),
+    "safe breaks syntax": (
+        "safe_edit",
+        {
+            "path": "app.py",
+            "line_edits": [{"start_line": 1, "end_line": 1, "new_content": "def add(a, b:"}],
+        },
+        "VALIDATION_FAILED",
+    ),
 }
 
 

@@ -1,8 +1,9 @@
 """The syntax guard: errors an edit introduces, found by parsing before and after.
 
 Every language editguard knows is parsed with tree-sitter (per-language grammar wheels, loaded on
-first use, offline). Python is also compiled (tree-sitter accepts bad indentation and a module
-level ``return``); JSON, TOML and YAML also go through their own parsers. Only errors the edit
+first use, offline). Python is compiled first: code the compiler accepts is valid, and tree-sitter
+(which accepts bad indentation and a module-level ``return``) only helps explain a failure. JSON,
+TOML and YAML also go through their own parsers. Only errors the edit
 introduced count: an error of the new text that maps (through the plan) onto an error of the same
 kind in the old text was already there and never blocks.
 """
@@ -84,10 +85,14 @@ def syntax_findings(name: str, old: str, new: str, plan: Plan) -> list[Finding]:
     """The syntax errors ``new`` has that ``old`` did not (``plan`` turns old into new)."""
     dot = name.rfind(".")
     ext = name[dot:].lower() if dot >= 0 else ""
+    strict = _STRICT.get(ext)
+    if strict is not None and strict[0] == "python" and strict[1](new) is None:
+        # Python's own compiler is the authority: code it accepts is valid, whatever the
+        # grammar (which may lag behind new syntax) says. This also skips a second parse.
+        return []
     findings: list[Finding] = []
     if ext in _GRAMMARS:
         findings += _tree_sitter_findings(ext, old, new, plan)
-    strict = _STRICT.get(ext)
     if strict is not None:
         findings += _strict_findings(strict, old, new)
     return findings
@@ -203,7 +208,9 @@ _Checker = Callable[[str], "tuple[int, int, str] | None"]
 
 def _check_python(text: str) -> tuple[int, int, str] | None:
     try:
-        compile(text, "<edited>", "exec", flags=1024, dont_inherit=True)  # ast.PyCF_ONLY_AST
+        # A full compile, not just the AST: only the compiler refuses a module-level return,
+        # break outside a loop or a duplicate argument (and it is faster than building an AST).
+        compile(text, "<edited>", "exec", dont_inherit=True)
     except SyntaxError as exc:
         return exc.lineno or 1, exc.offset or 1, f"{type(exc).__name__}: {exc.msg}"
     except ValueError as exc:  # e.g. source code string cannot contain null bytes
@@ -227,7 +234,13 @@ def _check_toml(text: str) -> tuple[int, int, str] | None:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         found = _TOML_AT.search(str(exc))
-        line, col = (int(found.group(1)), int(found.group(2))) if found else (1, 1)
+        if found:
+            line, col = int(found.group(1)), int(found.group(2))
+        elif "end of document" in str(exc):
+            lines = text.rstrip(LF).split(LF)
+            line, col = len(lines), len(lines[-1]) + 1
+        else:
+            line, col = 1, 1
         return line, col, f"TOML: {exc}"
     return None
 
@@ -262,8 +275,8 @@ _STRICT: dict[str, tuple[str, _Checker]] = {
 def _strict_findings(strict: tuple[str, _Checker], old: str, new: str) -> list[Finding]:
     source, checker = strict
     problem = checker(new)
-    if problem is None or checker(old) is not None:
-        return []  # fine now, or already broken before the edit
+    if problem is None or (old.strip() and checker(old) is not None):
+        return []  # fine now, or already broken before the edit (an empty file is not broken)
     line, col, message = problem
     lines = new.split(LF)
     text = lines[line - 1] if 0 < line <= len(lines) else ""
