@@ -234,7 +234,7 @@ def test_a_missing_group_in_the_replacement_is_an_invalid_regex(
 
 
 def test_a_catastrophic_pattern_times_out_instead_of_hanging(ws: Workspace, root: Path) -> None:
-    # regex defuses the classic (a+)+$ itself; (a|aa)+$ still backtracks exponentially.
+    # Even a short line is enough for (a|aa)+$ (regex answers (a+)+$ at once on 40 a's).
     (root / "a.txt").write_text("a" * 40 + "b\n")
     snap = Snapshot.of(root / "a.txt")
     with pytest.raises(EditError) as err:
@@ -430,3 +430,26 @@ def test_all_modes_are_validated_consistently(ws: Workspace, root: Path) -> None
             attempt()
         assert err.value.code == "VALIDATION_FAILED"
     assert (root / "m.py").read_text() == "a = 1\nb = 2\n"
+
+
+needs_mypy = pytest.mark.skipif(shutil.which("mypy") is None, reason="mypy is not installed")
+
+
+@needs_mypy
+def test_mypy_reports_the_type_error_an_edit_introduces(root: Path) -> None:
+    (root / "typed.py").write_text("def double(x: int) -> int:\n    return x * 2\n")
+    ws = Workspace([root], linters=["mypy"])
+    result = ws.edit_file("typed.py", [{"old_text": "return x * 2", "new_text": 'return "x"'}])
+    assert result.written
+    (finding,) = result.validation.findings
+    assert (finding.source, finding.code, finding.line) == ("mypy", "return-value", 2)
+    assert finding.line_text == '    return "x"'
+
+
+def test_the_issues_own_example_times_out_on_a_long_line(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("a" * 5000 + "b\n")
+    snap = Snapshot.of(root / "a.txt")
+    with pytest.raises(EditError) as err:
+        ws.safe_edit("a.txt", search_replace={"search": "(a+)+$", "replace": "x", "regex": True})
+    assert err.value.code == "REGEX_TIMEOUT"
+    assert Snapshot.of(root / "a.txt") == snap
