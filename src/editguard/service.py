@@ -13,7 +13,9 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, cast
+
+from pydantic import BaseModel
 
 from editguard.core.diagnosis import mismatch_error, not_found, numbered
 from editguard.core.diff import render_diff
@@ -579,21 +581,30 @@ class _Outcome:
     written: bool
 
 
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _model_of(model: type[_M], edit: _M | Mapping[str, Any], index: int, total: int) -> _M:
+    """One edit of a Python API call as its argument model (INVALID_REQUEST if malformed)."""
+    if isinstance(edit, model):
+        return edit
+    try:
+        return model.model_validate(edit)
+    except ValueError as exc:
+        raise InvalidRequest(
+            f"edit {index + 1} of {total} is malformed: {exc}",
+            edit_index=index,
+            total_edits=total,
+            data={"field": f"edits[{index}]"},
+        ) from None
+
+
 def _as_line_op(edit: LineOp | LineEditOp | Mapping[str, Any], index: int, total: int) -> LineOp:
     if isinstance(edit, LineOp):
         return edit
-    if not isinstance(edit, LineEditOp):
-        try:
-            edit = LineEditOp.model_validate(edit)
-        except ValueError as exc:
-            raise InvalidRequest(
-                f"edit {index + 1} of {total} is malformed: {exc}",
-                edit_index=index,
-                total_edits=total,
-                data={"field": f"edits[{index}]"},
-            ) from None
-    kind = cast(LineKind, edit.type)  # LineEditOp's validator keeps only the four kinds
-    return LineOp(kind, edit.line_number, edit.text, edit.old_text, edit.end_line)
+    op = _model_of(LineEditOp, edit, index, total)
+    kind = cast(LineKind, op.type)  # LineEditOp's validator keeps only the four kinds
+    return LineOp(kind, op.line_number, op.text, op.old_text, op.end_line)
 
 
 def validation_failed(display: str, report: Report) -> ValidationFailed:
@@ -624,17 +635,7 @@ def validation_failed(display: str, report: Report) -> ValidationFailed:
 def _as_spec(edit: EditLike, index: int, total: int) -> SearchReplace:
     if isinstance(edit, SearchReplace):
         return edit
-    if isinstance(edit, EditOperation):
-        return SearchReplace(edit.old_text, edit.new_text, edit.occurrences)
-    try:
-        op = EditOperation.model_validate(edit)
-    except ValueError as exc:
-        raise InvalidRequest(
-            f"edit {index + 1} of {total} is malformed: {exc}",
-            edit_index=index,
-            total_edits=total,
-            data={"field": f"edits[{index}]"},
-        ) from None
+    op = _model_of(EditOperation, edit, index, total)
     return SearchReplace(op.old_text, op.new_text, op.occurrences)
 
 
