@@ -57,7 +57,8 @@ def test_the_tool_examples_run_as_written(tmp_path: Path) -> None:
         assert proc.returncode == 0, (command, proc.stdout, proc.stderr)
         assert "error" not in json.loads(proc.stdout)
     assert (tmp_path / "demo/app.py").read_text() == (
-        "def sub(a, b):\n    return a - b\n\ndef mul(a, b):\n    return b * a\n"
+        "def sub(a, b):\n    return a - b\n\ndef mul(a, b):\n    product = a * b\n"
+        "    return product\n"
     )
 
 

@@ -10,7 +10,10 @@ Every failure raises an :class:`EditError` subclass with a stable ``code``.
 """
 
 from editguard.errors import (
+    AmbiguousMatch,
+    AmbiguousSymbol,
     BinaryFile,
+    ChunkMismatch,
     EditError,
     EncodingError,
     FileBusy,
@@ -27,6 +30,7 @@ from editguard.errors import (
     PermissionDenied,
     RegexTimeout,
     StaleVersion,
+    SymbolNotFound,
     TooManyEdits,
     ValidationFailed,
     WriteFailed,
@@ -44,8 +48,11 @@ from editguard.service import Workspace
 __version__ = "0.1.0"
 
 __all__ = [
+    "AmbiguousMatch",
+    "AmbiguousSymbol",
     "AppliedEdit",
     "BinaryFile",
+    "ChunkMismatch",
     "EditError",
     "EditFileResult",
     "EditOperation",
@@ -65,6 +72,7 @@ __all__ = [
     "ReadFileResult",
     "RegexTimeout",
     "StaleVersion",
+    "SymbolNotFound",
     "TooManyEdits",
     "ValidationFailed",
     "Workspace",

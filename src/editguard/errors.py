@@ -173,6 +173,30 @@ class RegexTimeout(EditError):
     code = "REGEX_TIMEOUT"
 
 
+class SymbolNotFound(EditError):
+    """No definition matches the name path or position (the closest names are listed)."""
+
+    code = "SYMBOL_NOT_FOUND"
+
+
+class AmbiguousSymbol(EditError):
+    """Several definitions match the name path; each is listed."""
+
+    code = "AMBIGUOUS_SYMBOL"
+
+
+class AmbiguousMatch(EditError):
+    """A chunk fits at several places in the symbol; each position is listed."""
+
+    code = "AMBIGUOUS_MATCH"
+
+
+class ChunkMismatch(EditError):
+    """A chunk fits nowhere in the symbol: the check that failed and the lines involved."""
+
+    code = "CHUNK_MISMATCH"
+
+
 class ValidationFailed(EditError):
     """In strict mode: the edit would introduce syntax errors (or blocking linter findings)."""
 
@@ -209,6 +233,10 @@ ALL_ERRORS: tuple[type[EditError], ...] = (
     OverlappingEdits,
     InvalidRegex,
     RegexTimeout,
+    SymbolNotFound,
+    AmbiguousSymbol,
+    AmbiguousMatch,
+    ChunkMismatch,
     ValidationFailed,
     FileBusy,
     InternalError,

@@ -356,3 +356,114 @@ class SafeEditResult(BaseModel):
     previous_version: str | None
     validation: Validation
     warnings: list[str] = Field(description="E.g. a pattern not found in interactive mode.")
+
+
+# -- symbols (seeds 003 and 004) -----------------------------------------------------------
+
+_RANGE_HELP = (
+    "A symbol's range is whole lines: the definition plus its decorators, attributes or "
+    "annotations, an export keyword or template header, and the doc comments directly above it."
+)
+
+
+class ChunkModel(_Args):
+    """One change inside the symbol, located by its context lines."""
+
+    context_before: str | list[str] = Field(
+        description="Line(s) right before the change, copied from the file ('' = none)."
+    )
+    old_lines: list[str] = Field(description="The lines to replace ([] for an insertion).")
+    new_lines: list[str] = Field(description="The lines to put there ([] for a deletion).")
+    context_after: str | list[str] = Field(
+        description="Line(s) right after the change; '' means the change reaches the end of "
+        "the symbol."
+    )
+
+
+class EditSymbolArgs(_Args):
+    """Arguments of edit_symbol: the symbol, and exactly one action."""
+
+    path: str = Field(description="File that holds the symbol.")
+    symbol: str | None = Field(
+        None,
+        description=(
+            "Name path: 'Class/method' ('.' also separates; a leading '/' anchors at the top "
+            "level; 'name[1]' picks the second of several matches). Or give line and column."
+        ),
+    )
+    line: int | None = Field(None, ge=1, description="A line inside the definition (1-based).")
+    column: int | None = Field(None, ge=1, description="A column on that line (1-based).")
+    chunks: list[ChunkModel] | None = Field(
+        None,
+        description="Context chunks applied inside the symbol; each must fit exactly one place.",
+    )
+    new_body: str | None = Field(
+        None,
+        description="The symbol's whole new text, first line (and decorators) included, "
+        "written exactly as given, indentation too. " + _RANGE_HELP,
+    )
+    insert_before: str | None = Field(
+        None, description="Whole lines to insert before the symbol's range, exactly as given."
+    )
+    insert_after: str | None = Field(
+        None, description="Whole lines to insert after the symbol's range, exactly as given."
+    )
+    expected_version: str | None = Field(None, description=_VERSION_HELP)
+    mode: Mode = Field("strict", description=_MODE_HELP)
+
+    @model_validator(mode="after")
+    def _one_action(self) -> EditSymbolArgs:
+        actions = [
+            a
+            for a in (self.chunks, self.new_body, self.insert_before, self.insert_after)
+            if a is not None
+        ]
+        if len(actions) != 1:
+            raise ValueError("give exactly one of chunks, new_body, insert_before, insert_after")
+        if not self.symbol and self.line is None:
+            raise ValueError("give the symbol as a name path (symbol) or as line and column")
+        return self
+
+
+class SymbolModel(BaseModel):
+    """One definition of a file."""
+
+    name: str
+    kind: str
+    name_path: str
+    start_line: int
+    end_line: int
+    depth: int = Field(description="0 for top-level definitions.")
+
+
+class EditSymbolResult(BaseModel):
+    """Result of edit_symbol."""
+
+    path: str
+    symbol: SymbolModel = Field(description="The symbol as it was before the edit.")
+    new_start_line: int = Field(description="Where the edited range starts in the new file.")
+    new_end_line: int
+    diff: str
+    version: str
+    previous_version: str
+    would_modify: bool
+    written: bool
+    mode: Mode
+    validation: Validation
+
+
+class ListSymbolsArgs(_Args):
+    """Arguments of list_symbols."""
+
+    path: str = Field(description="Source file to list.")
+    depth: int | None = Field(
+        None, ge=1, description="How deep to list: 1 = top level only (default: everything)."
+    )
+
+
+class ListSymbolsResult(BaseModel):
+    """Result of list_symbols."""
+
+    path: str
+    symbols: list[SymbolModel] = Field(description="Every definition, in file order.")
+    version: str

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -25,9 +26,11 @@ from editguard.core.document import (
     content_version,
     decode_stream,
     eol_style,
+    line_numbers,
     normalize_newlines,
     restore_endings,
 )
+from editguard.core.formats.chunks import apply_chunks, make_chunk
 from editguard.core.formats.lines import LineKind, LineOp, compile_line_edits, compile_line_ops
 from editguard.core.formats.pattern import compile_pattern
 from editguard.core.formats.search_replace import (
@@ -48,20 +51,26 @@ from editguard.fs.lock import SHARED, FileLocks
 from editguard.fs.sandbox import Resolved, Sandbox
 from editguard.schema import (
     AppliedEdit,
+    ChunkModel,
     EditFileResult,
     EditOperation,
+    EditSymbolArgs,
+    EditSymbolResult,
     FindingModel,
     LineEdit,
     LineEditOp,
+    ListSymbolsResult,
     Mode,
     ReadFileResult,
     SafeEditArgs,
     SafeEditResult,
     SearchReplaceOp,
+    SymbolModel,
     Validation,
     WriteFileResult,
 )
-from editguard.validate import Linter, Report, validate
+from editguard.symbols import Symbol, find_symbol, symbols_of
+from editguard.validate import Finding, Linter, Report, validate
 from editguard.validate.linters import linter_named
 from editguard.validate.syntax import language_of
 
@@ -244,10 +253,17 @@ class Workspace:
         )
 
     def _apply(
-        self, where: Resolved, doc: Document, version: str, plan: Plan, dry_run: bool, mode: Mode
+        self,
+        where: Resolved,
+        doc: Document,
+        version: str,
+        plan: Plan,
+        dry_run: bool,
+        mode: Mode,
+        extra: tuple[Finding, ...] = (),
     ) -> _Outcome:
         modifies = plan.changes(doc.text)
-        validation = self._validated(where, doc.text, plan, mode)
+        validation = self._validated(where, doc.text, plan, mode, extra)
         new_version, written = self._commit(
             where, doc, plan, version, modifies, dry_run or mode == "verify_only"
         )
@@ -412,6 +428,105 @@ class Workspace:
                 warnings=warnings,
             )
 
+    # -- symbols -------------------------------------------------------------------------
+
+    def list_symbols(self, path: str, depth: int | None = None) -> ListSymbolsResult:
+        """Every definition of a source file: kind, name path and line range, in file order.
+
+        Raises:
+            EditError: INVALID_REQUEST (a file type without symbols) and the file errors.
+        """
+        where = self.sandbox.resolve(path)
+        doc, version = self._load(where)
+        found = self._symbols(where, doc.text)
+        return ListSymbolsResult(
+            path=where.real,
+            symbols=[_symbol_model(s) for s in found if depth is None or s.depth < depth],
+            version=version,
+        )
+
+    def edit_symbol(
+        self,
+        path: str,
+        symbol: str | None = None,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        chunks: Sequence[ChunkModel | Mapping[str, Any]] | None = None,
+        new_body: str | None = None,
+        insert_before: str | None = None,
+        insert_after: str | None = None,
+        expected_version: str | None = None,
+        mode: Mode = "strict",
+    ) -> EditSymbolResult:
+        """Edit one definition: context chunks inside it, a new body, or lines before/after it.
+
+        Everything outside the symbol stays identical. After the edit the syntax guard runs,
+        and every other symbol must still exist with its name path (a structure check).
+
+        Raises:
+            EditError: SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, CHUNK_MISMATCH, AMBIGUOUS_MATCH,
+                OVERLAPPING_EDITS, VALIDATION_FAILED, INVALID_REQUEST, STALE_VERSION and the
+                file errors.
+        """
+        try:
+            args = EditSymbolArgs.model_validate(
+                {
+                    "path": path,
+                    "symbol": symbol,
+                    "line": line,
+                    "column": column,
+                    "chunks": chunks,
+                    "new_body": new_body,
+                    "insert_before": insert_before,
+                    "insert_after": insert_after,
+                    "expected_version": expected_version,
+                    "mode": mode,
+                }
+            )
+        except ValueError as exc:
+            raise InvalidRequest(
+                f"edit_symbol's arguments are malformed: {exc}", data={"field": "(arguments)"}
+            ) from None
+        where = self.sandbox.resolve(path)
+        with self._writer(where, mode == "verify_only"):
+            doc, version = self._load(where, expected_version)
+            found = self._symbols(where, doc.text)
+            try:
+                target = find_symbol(
+                    found, name_path=args.symbol, line=args.line, column=args.column
+                )
+                replacement = _symbol_replacement(doc, target, args)
+            except EditError as exc:
+                exc.path = where.display
+                raise
+            _check_encodable(doc, replacement.text, None, None, where.display)
+            plan = Plan((replacement,))
+            extra = _structure_findings(where.real, doc.text, plan, found, target, args)
+            outcome = self._apply(where, doc, version, plan, False, mode, extra)
+            new_first = line_numbers(doc.text, [replacement.start])[0]
+            new_last = new_first + max(replacement.text.count("\n") - 1, 0)
+            return EditSymbolResult(
+                path=where.real,
+                symbol=_symbol_model(target),
+                new_start_line=new_first,
+                new_end_line=new_last,
+                diff=render_diff(doc.text, plan, where.display),
+                version=outcome.version,
+                previous_version=version,
+                would_modify=outcome.modifies,
+                written=outcome.written,
+                mode=mode,
+                validation=outcome.validation,
+            )
+
+    def _symbols(self, where: Resolved, text: str) -> tuple[Symbol, ...]:
+        try:
+            return symbols_of(where.real, text)
+        except EditError as exc:
+            exc.path = where.display
+            raise
+
     # -- write_file ----------------------------------------------------------------------
 
     def write_file(
@@ -510,7 +625,9 @@ class Workspace:
             return nullcontext()
         return self.locks.hold(where.real, where.display)
 
-    def _validated(self, where: Resolved, old: str, plan: Plan, mode: Mode) -> Validation:
+    def _validated(
+        self, where: Resolved, old: str, plan: Plan, mode: Mode, extra: tuple[Finding, ...] = ()
+    ) -> Validation:
         """Validate the new text; in strict mode, refuse an edit that introduces problems.
 
         Raises:
@@ -520,12 +637,13 @@ class Workspace:
         checked = language_of(name) is not None or any(
             linter.applies_to(name) for linter in self.linters
         )
-        if not checked or not plan.changes(old):
+        if (not checked and not extra) or not plan.changes(old):
             return Validation(passed=True, findings=[], notes=[])
         if len(old) > VALIDATE_LIMIT:
             note = f"validation skipped: the file is over {VALIDATE_LIMIT // 1_000_000} MB"
             return Validation(passed=True, findings=[], notes=[note])
         report = validate(name, old, plan.apply_to_text(old), plan, self.linters)
+        report = Report(report.findings + extra, report.notes)
         validation = Validation(
             passed=not report.blocking,
             findings=[FindingModel(**dataclasses.asdict(f)) for f in report.findings],
@@ -582,6 +700,121 @@ class _Outcome:
 
 
 _M = TypeVar("_M", bound=BaseModel)
+
+
+def _symbol_model(symbol: Symbol) -> SymbolModel:
+    return SymbolModel(
+        name=symbol.name,
+        kind=symbol.kind,
+        name_path=symbol.name_path,
+        start_line=symbol.start_line,
+        end_line=symbol.end_line,
+        depth=symbol.depth,
+    )
+
+
+def _as_lines(text: str, final_break: bool) -> str:
+    """``text`` as whole lines: normalized, with a final break unless the file has none."""
+    text = normalize_newlines(text)
+    if not text:
+        return ""
+    return text if text.endswith("\n") or not final_break else text + "\n"
+
+
+def _symbol_replacement(doc: Document, target: Symbol, args: EditSymbolArgs) -> Replacement:
+    text = doc.text
+    body = text[target.start : target.end]
+    at_end_without_break = target.end == len(text) and not text.endswith("\n")
+    if args.chunks is not None:
+        newline = doc.newline
+        chunks = [
+            make_chunk(
+                c.context_before,
+                c.old_lines,
+                c.new_lines,
+                c.context_after,
+                index=i,
+                newline=newline,
+            )
+            for i, c in enumerate(args.chunks)
+        ]
+        new = apply_chunks(body, chunks, target.start_line, target.name_path)
+        return Replacement(target.start, target.end, new)
+    if args.new_body is not None:
+        new = _as_lines(args.new_body, not at_end_without_break)
+        if at_end_without_break:
+            new = new.removesuffix("\n")
+        return Replacement(target.start, target.end, new)
+    if args.insert_before is not None:
+        return Replacement(target.start, target.start, _as_lines(args.insert_before, True))
+    inserted = _as_lines(args.insert_after or "", True)
+    if at_end_without_break:
+        return Replacement(target.end, target.end, "\n" + inserted.removesuffix("\n"))
+    return Replacement(target.end, target.end, inserted)
+
+
+def _structure_findings(
+    name: str,
+    old: str,
+    plan: Plan,
+    before: tuple[Symbol, ...],
+    target: Symbol,
+    args: EditSymbolArgs,
+) -> tuple[Finding, ...]:
+    """Every other symbol must still exist with its name path after the edit."""
+    replaced = args.chunks is not None or args.new_body is not None
+    prefix = target.name_path + "/"
+    kept = Counter(
+        s.name_path
+        for s in before
+        if not (replaced and (s is target or s.name_path.startswith(prefix)))
+    )
+    new_text = plan.apply_to_text(old)
+    try:
+        new_symbols = symbols_of(name, new_text)
+    except EditError:
+        return ()
+    after = Counter(s.name_path for s in new_symbols)
+    missing = kept - after
+    lines = new_text.split("\n")
+    out = []
+    parent = target.name_path.rpartition("/")[0]
+    replacement = plan.replacements[0]
+    if replaced and parent and replacement.text.strip():
+        first = line_numbers(new_text, [replacement.start])[0]
+        last = first + replacement.text.count("\n")
+        still = [
+            s
+            for s in new_symbols
+            if first <= s.start_line <= last
+            and s.depth == target.depth
+            and s.name_path.rpartition("/")[0] == parent
+        ]
+        if not still:
+            out.append(
+                Finding(
+                    "structure",
+                    first,
+                    1,
+                    f"after the edit, the edited symbol is no longer inside {parent} (a dedent "
+                    "moves a method out of its class); keep its indentation",
+                    lines[first - 1] if first <= len(lines) else "",
+                )
+            )
+    for path in sorted(missing):
+        origin = next(s for s in before if s.name_path == path)
+        row = min(origin.start_line, len(lines))
+        out.append(
+            Finding(
+                "structure",
+                row,
+                1,
+                f"after the edit, {path} ({origin.kind}) no longer exists under that name path; "
+                "check the indentation and brackets of the edited lines",
+                lines[row - 1] if row else "",
+            )
+        )
+    return tuple(out)
 
 
 def _model_of(model: type[_M], edit: _M | Mapping[str, Any], index: int, total: int) -> _M:

@@ -14,6 +14,10 @@ from editguard.schema import (
     EditFileArgs,
     EditFileResult,
     EditLinesArgs,
+    EditSymbolArgs,
+    EditSymbolResult,
+    ListSymbolsArgs,
+    ListSymbolsResult,
     ReadFileArgs,
     ReadFileResult,
     SafeEditArgs,
@@ -222,7 +226,86 @@ SAFE_EDIT = Tool(
     idempotent=False,
 )
 
-TOOLS: tuple[Tool, ...] = (READ_FILE, EDIT_FILE, EDIT_LINES, SAFE_EDIT, WRITE_FILE)
+
+def _list_symbols(ws: Workspace, a: ListSymbolsArgs) -> ListSymbolsResult:
+    return ws.list_symbols(a.path, a.depth)
+
+
+def _edit_symbol(ws: Workspace, a: EditSymbolArgs) -> EditSymbolResult:
+    return ws.edit_symbol(
+        a.path,
+        a.symbol,
+        line=a.line,
+        column=a.column,
+        chunks=a.chunks,
+        new_body=a.new_body,
+        insert_before=a.insert_before,
+        insert_after=a.insert_after,
+        expected_version=a.expected_version,
+        mode=a.mode,
+    )
+
+
+_SYMBOL_RANGE = (
+    "A symbol's range is whole lines: the definition with its decorators, attributes or "
+    "annotations, an export keyword or template header, and the doc comments directly above "
+    "it. Languages: Python, JavaScript, TypeScript, TSX, Go, Rust, Java, C, C++, C#, Ruby, PHP."
+)
+
+LIST_SYMBOLS = Tool(
+    name="list_symbols",
+    title="List the definitions of a source file",
+    description=(
+        "List every definition of a source file (classes, functions, methods, structs, "
+        "interfaces ...) with its kind, name path (e.g. 'Parser/parse') and line range, in file "
+        "order. Use it before edit_symbol to find the name path; depth 1 lists only top-level "
+        "definitions. " + _SYMBOL_RANGE + "\n"
+        'Example: {"path": "src/app.py", "depth": 2}'
+    ),
+    arguments=ListSymbolsArgs,
+    result=ListSymbolsResult,
+    handler=_list_symbols,
+    read_only=True,
+    destructive=False,
+    idempotent=True,
+)
+
+EDIT_SYMBOL = Tool(
+    name="edit_symbol",
+    title="Edit one definition by name",
+    description=(
+        "Edit one function, method or class, named by its name path ('Class/method'; '.' also "
+        "separates; a leading '/' anchors at the top level; 'name[1]' picks the second match) or "
+        "by line and column. Exactly one action: chunks (cheapest for small changes in a large "
+        "symbol: [{context_before, old_lines, new_lines, context_after}], lines compared "
+        "without trailing whitespace; context may be a string or a list, '' = none; an empty "
+        "context_after means the chunk ends where the symbol ends; each chunk must fit exactly "
+        "one place), new_body (the whole new text of the symbol, first line included, exactly "
+        "as given), insert_before or insert_after (whole lines next to the symbol). Everything "
+        "outside the symbol stays identical; the result is syntax-checked and every other "
+        "symbol must still exist (mode 'strict' refuses otherwise). " + _SYMBOL_RANGE + "\n"
+        'Example: {"path": "src/app.py", "symbol": "Parser/parse", "chunks": [{"context_before":'
+        ' "    def parse(self, text):", "old_lines": ["        return self._run(text)"], '
+        '"new_lines": ["        text = text.strip()", "        return self._run(text)"], '
+        '"context_after": ""}]}'
+    ),
+    arguments=EditSymbolArgs,
+    result=EditSymbolResult,
+    handler=_edit_symbol,
+    read_only=False,
+    destructive=True,
+    idempotent=False,
+)
+
+TOOLS: tuple[Tool, ...] = (
+    READ_FILE,
+    EDIT_FILE,
+    EDIT_LINES,
+    SAFE_EDIT,
+    WRITE_FILE,
+    LIST_SYMBOLS,
+    EDIT_SYMBOL,
+)
 
 
 def tool_named(name: str) -> Tool:

@@ -1,0 +1,220 @@
+"""Context chunks inside one symbol (``edit_symbol``; seeds 003 and 004): the new symbol text.
+
+A chunk is ``context_before`` / ``old_lines`` / ``new_lines`` / ``context_after``, each a list of
+lines (a context may be one string; an empty string is no context). Lines are compared after
+``rstrip``. Candidates are found by ``context_before`` and settled by seed 004's seven checks:
+
+1. ``context_after`` follows the old lines;   2. ``old_lines`` match;
+3. an insertion (no old lines) has context to place it;   4. a deletion (no new lines) matches
+exactly;   5. the chunk stays inside the symbol;   6. an empty ``context_after`` means the chunk
+ends where the symbol ends;   7. line endings written into a chunk match the file's.
+
+Unlike the seed, which takes the first candidate that passes, we never guess: a chunk that fits
+at several places is AMBIGUOUS_MATCH, one that fits nowhere is CHUNK_MISMATCH naming the check
+that failed at each candidate. Every chunk is validated against the original body before
+anything changes; chunks are then applied from the bottom up.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from editguard.core.document import CR, CRLF, LF
+from editguard.errors import AmbiguousMatch, ChunkMismatch, InvalidRequest, OverlappingEdits
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One change inside a symbol, its lines without line breaks."""
+
+    context_before: tuple[str, ...]
+    old_lines: tuple[str, ...]
+    new_lines: tuple[str, ...]
+    context_after: tuple[str, ...]
+
+
+def _lines_of(value: str | Sequence[str], field: str, index: int, newline: str) -> tuple[str, ...]:
+    """A context or line list as lines; line breaks written inside must be the file's (check 7)."""
+    items = ([value] if value else []) if isinstance(value, str) else list(value)
+    out: list[str] = []
+    for item in items:
+        if CR in item or LF in item:
+            used = CRLF if CRLF in item else (CR if CR in item else LF)
+            if used != newline:
+                raise ChunkMismatch(
+                    f"chunk {index + 1}: check 7 (line endings) failed: {field} holds "
+                    f"{used!r} line breaks but the file uses {newline!r}",
+                    edit_index=index,
+                    data={"check": 7, "field": f"chunks[{index}].{field}"},
+                    suggestions=["Send each line as its own list item, without line breaks."],
+                )
+            out.extend(item.replace(CRLF, LF).replace(CR, LF).split(LF))
+        else:
+            out.append(item)
+    return tuple(out)
+
+
+def make_chunk(
+    context_before: str | Sequence[str],
+    old_lines: Sequence[str],
+    new_lines: Sequence[str],
+    context_after: str | Sequence[str],
+    *,
+    index: int,
+    newline: str,
+) -> Chunk:
+    """A chunk from the request's fields (raising check 7 failures)."""
+    return Chunk(
+        _lines_of(context_before, "context_before", index, newline),
+        _lines_of(old_lines, "old_lines", index, newline),
+        _lines_of(new_lines, "new_lines", index, newline),
+        _lines_of(context_after, "context_after", index, newline),
+    )
+
+
+def _same(actual: Sequence[str], expected: Sequence[str]) -> bool:
+    return len(actual) == len(expected) and all(
+        a.rstrip() == e.rstrip() for a, e in zip(actual, expected, strict=True)
+    )
+
+
+def _failure(lines: list[str], chunk: Chunk, position: int) -> tuple[int, str] | None:
+    """The first of checks 1-6 that fails with the chunk placed after ``position``, if any."""
+    start = position + 1
+    end = start + len(chunk.old_lines)
+    if end > len(lines):
+        return 5, f"old_lines would run past the end of the symbol (line {len(lines)})"
+    if not _same(lines[start:end], chunk.old_lines):
+        return 2, "old_lines differ from the symbol's lines there"
+    if end + len(chunk.context_after) > len(lines):
+        return 1, "context_after would run past the end of the symbol"
+    if not _same(lines[end : end + len(chunk.context_after)], chunk.context_after):
+        return 1, "context_after differs from the lines that follow old_lines"
+    if not chunk.old_lines and not chunk.context_before and not chunk.context_after:
+        return 3, "an insertion needs context_before or context_after to place it"
+    if not chunk.new_lines and list(lines[start:end]) != list(chunk.old_lines):
+        return 4, "a deletion must match old_lines exactly, trailing whitespace included"
+    if not chunk.context_after and end != len(lines):
+        return 6, "context_after is empty, which means the end of the symbol, but lines follow"
+    return None
+
+
+def apply_chunks(body: str, chunks: Sequence[Chunk], first_line: int, symbol: str) -> str:
+    """The symbol's new text (``body`` is its whole lines, normalized) after ``chunks``.
+
+    ``first_line`` is the symbol's first line in the file, used in messages.
+
+    Raises:
+        InvalidRequest: no chunks.
+        ChunkMismatch: a chunk fits nowhere (the failed check at each candidate is named).
+        AmbiguousMatch: a chunk fits at several places.
+        OverlappingEdits: two chunks change the same lines.
+    """
+    if not chunks:
+        raise InvalidRequest("chunks is empty: send at least one chunk", data={"field": "chunks"})
+    final_break = body.endswith(LF)
+    lines = (body[:-1] if final_break else body).split(LF)
+    placed: list[tuple[int, int, int]] = []  # start, end (lines of the body), chunk index
+    for index, chunk in enumerate(chunks):
+        size = len(chunk.context_before)
+        candidates = [
+            p
+            for p in range(size - 1, len(lines))
+            if _same(lines[p - size + 1 : p + 1], chunk.context_before)
+        ]
+        if not candidates:
+            raise _not_found(lines, chunk, index, len(chunks), first_line, symbol)
+        fitting = []
+        failures = []
+        for p in candidates:
+            failed = _failure(lines, chunk, p)
+            if failed is None:
+                fitting.append(p)
+            else:
+                failures.append((p, failed))
+        if len(fitting) > 1:
+            where = [first_line + p + 1 for p in fitting]
+            raise AmbiguousMatch(
+                f"chunk {index + 1} of {len(chunks)} fits at {len(fitting)} places in {symbol} "
+                f"(old_lines would start at lines {', '.join(map(str, where))}); add context "
+                "lines to make it unique",
+                edit_index=index,
+                total_edits=len(chunks),
+                data={"lines": where},
+            )
+        if not fitting:
+            raise _mismatch(lines, chunk, failures, index, len(chunks), first_line, symbol)
+        placed.append((fitting[0] + 1, fitting[0] + 1 + len(chunk.old_lines), index))
+    ordered = sorted(placed)
+    for (s1, e1, i1), (s2, _e2, i2) in itertools.pairwise(ordered):
+        if e1 > s2 or (s1 == s2 and e1 > s1):
+            a, b = sorted((i1, i2))
+            raise OverlappingEdits(
+                f"chunks {a + 1} and {b + 1} change the same lines of {symbol} (from line "
+                f"{first_line + s2}); merge them into one chunk",
+                data={"edits": [a, b]},
+                total_edits=len(chunks),
+            )
+    working = list(lines)
+    for start, end, index in sorted(placed, key=lambda item: (item[0], item[2]), reverse=True):
+        working[start:end] = list(chunks[index].new_lines)
+    return LF.join(working) + (LF if final_break and working else "")
+
+
+def _numbered(lines: list[str], first_line: int, lo: int, hi: int) -> str:
+    lo, hi = max(0, lo), min(len(lines), hi)
+    width = len(str(first_line + hi))
+    return LF.join(f"{first_line + i:>{width}}│{lines[i]}" for i in range(lo, hi))
+
+
+def _not_found(
+    lines: list[str], chunk: Chunk, index: int, total: int, first_line: int, symbol: str
+) -> ChunkMismatch:
+    shown = _numbered(lines, first_line, 0, 60)
+    return ChunkMismatch(
+        f"chunk {index + 1} of {total}: context_before >>>{LF.join(chunk.context_before)}<<< is "
+        f"not in {symbol} (lines compared without trailing whitespace). The symbol's lines:\n"
+        f"{shown}" + ("\n..." if len(lines) > 60 else ""),
+        edit_index=index,
+        total_edits=total,
+        data={"check": 0, "symbol": symbol},
+        suggestions=["Copy context_before exactly from the lines above (without the numbers)."],
+    )
+
+
+def _mismatch(
+    lines: list[str],
+    chunk: Chunk,
+    failures: list[tuple[int, tuple[int, str]]],
+    index: int,
+    total: int,
+    first_line: int,
+    symbol: str,
+) -> ChunkMismatch:
+    parts = []
+    for p, (check, reason) in failures[:5]:
+        parts.append(
+            f"at line {first_line + p + 1}: check {check} failed: {reason}:\n"
+            + _numbered(
+                lines,
+                first_line,
+                p + 1 - len(chunk.context_before),
+                p + 2 + len(chunk.old_lines) + len(chunk.context_after),
+            )
+        )
+    more = f"\n... and {len(failures) - 5} more candidates" if len(failures) > 5 else ""
+    return ChunkMismatch(
+        f"chunk {index + 1} of {total} fits nowhere in {symbol}; context_before was found "
+        f"{len(failures)} time(s):\n" + "\n".join(parts) + more,
+        edit_index=index,
+        total_edits=total,
+        data={
+            "check": failures[0][1][0],
+            "candidates": [
+                {"line": first_line + p + 1, "check": c, "reason": r} for p, (c, r) in failures
+            ],
+        },
+        suggestions=["Copy old_lines and context_after exactly from the numbered lines above."],
+    )

@@ -1,0 +1,459 @@
+"""Finding definitions in a parse tree, and resolving a name path or a position to one of them."""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from editguard.core.document import LF
+from editguard.errors import AmbiguousSymbol, InvalidRequest, SymbolNotFound
+from editguard.validate.syntax import _GRAMMARS, _parser
+
+# language -> node type -> kind. A node of such a type is a definition.
+_DEFINITIONS: dict[str, dict[str, str]] = {
+    "python": {"function_definition": "function", "class_definition": "class"},
+    "javascript": {
+        "function_declaration": "function",
+        "generator_function_declaration": "function",
+        "class_declaration": "class",
+        "method_definition": "method",
+    },
+    "go": {"function_declaration": "function", "method_declaration": "method", "type_spec": "type"},
+    "rust": {
+        "function_item": "function",
+        "struct_item": "struct",
+        "enum_item": "enum",
+        "trait_item": "trait",
+        "impl_item": "impl",
+        "mod_item": "module",
+        "union_item": "union",
+        "macro_definition": "macro",
+        "function_signature_item": "function",
+    },
+    "java": {
+        "class_declaration": "class",
+        "interface_declaration": "interface",
+        "enum_declaration": "enum",
+        "record_declaration": "record",
+        "annotation_type_declaration": "annotation",
+        "method_declaration": "method",
+        "constructor_declaration": "constructor",
+    },
+    "c": {
+        "function_definition": "function",
+        "struct_specifier": "struct",
+        "enum_specifier": "enum",
+        "union_specifier": "union",
+    },
+    "csharp": {
+        "class_declaration": "class",
+        "interface_declaration": "interface",
+        "struct_declaration": "struct",
+        "enum_declaration": "enum",
+        "record_declaration": "record",
+        "method_declaration": "method",
+        "constructor_declaration": "constructor",
+        "property_declaration": "property",
+        "namespace_declaration": "namespace",
+        "delegate_declaration": "delegate",
+        "destructor_declaration": "destructor",
+        "operator_declaration": "operator",
+    },
+    "ruby": {
+        "method": "method",
+        "singleton_method": "method",
+        "class": "class",
+        "module": "module",
+    },
+    "php": {
+        "function_definition": "function",
+        "class_declaration": "class",
+        "interface_declaration": "interface",
+        "trait_declaration": "trait",
+        "method_declaration": "method",
+        "enum_declaration": "enum",
+    },
+}
+_DEFINITIONS["typescript"] = {
+    **_DEFINITIONS["javascript"],
+    "abstract_class_declaration": "class",
+    "interface_declaration": "interface",
+    "type_alias_declaration": "type",
+    "enum_declaration": "enum",
+    "method_signature": "method",
+    "abstract_method_signature": "method",
+    "function_signature": "function",
+    "internal_module": "namespace",
+    "module": "namespace",
+}
+_DEFINITIONS["tsx"] = _DEFINITIONS["typescript"]
+_DEFINITIONS["cpp"] = {
+    **_DEFINITIONS["c"],
+    "class_specifier": "class",
+    "namespace_definition": "namespace",
+}
+# Wrappers whose range belongs to the definition inside them.
+_WRAPPERS = {"decorated_definition", "export_statement", "template_declaration"}
+# Sibling nodes directly above a definition that belong to it.
+_LEADING = {
+    "comment",
+    "line_comment",
+    "block_comment",
+    "attribute_item",
+    "attribute",
+    "decorator",
+    "marker_annotation",
+    "annotation",
+}
+# Arrow functions and function expressions bound to a name: const f = () => {...}
+_BOUND_FUNCTIONS = {"arrow_function", "function", "function_expression", "generator_function"}
+_NAME_FIELDS = ("name", "declarator", "type")
+_NAMES = {
+    "identifier",
+    "type_identifier",
+    "field_identifier",
+    "property_identifier",
+    "constant",
+    "name",
+    "namespace_identifier",
+    "qualified_identifier",
+    "destructor_name",
+    "operator_name",
+    "scoped_identifier",
+    "scoped_type_identifier",
+    "private_property_identifier",
+    "qualified_name",
+    "simple_identifier",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """One definition: what it is, where (1-based inclusive lines; character offsets of the
+    whole lines in the normalized text), and its name path from the top of the file."""
+
+    name: str
+    kind: str
+    name_path: str
+    start_line: int
+    end_line: int
+    start: int
+    end: int
+    depth: int
+    children: tuple[Symbol, ...] = field(default=(), repr=False, compare=False)
+
+
+def symbols_supported(name: str) -> bool:
+    """Whether symbols can be located in a file called ``name``."""
+    entry = _GRAMMARS.get(_ext(name))
+    return entry is not None and entry[0] in _DEFINITIONS
+
+
+def _ext(name: str) -> str:
+    dot = name.rfind(".")
+    return name[dot:].lower() if dot >= 0 else ""
+
+
+_CACHE: OrderedDict[tuple[str, int, str], tuple[Symbol, ...]] = OrderedDict()
+_CACHE_SIZE = 32
+
+
+def symbols_of(name: str, text: str) -> tuple[Symbol, ...]:
+    """Every definition of ``text`` (normalized) in file order, as a flat tuple.
+
+    Parses are cached by file type and content, so a read, an edit and a check of one version
+    parse it once.
+
+    Raises:
+        InvalidRequest: editguard does not locate symbols in this file type.
+    """
+    ext = _ext(name)
+    if not symbols_supported(name):
+        raise InvalidRequest(
+            f"symbols are not supported for {name}; they are for "
+            + ", ".join(
+                sorted({lang for lang, _, _ in _GRAMMARS.values() if lang in _DEFINITIONS})
+            ),
+            data={"field": "path"},
+        )
+    key = (ext, hash(text), text[:64])
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    found = tuple(_flatten(_collect(ext, text)))
+    _CACHE[key] = found
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return found
+
+
+def _flatten(symbols: list[Symbol]) -> list[Symbol]:
+    out: list[Symbol] = []
+    for symbol in symbols:
+        out.append(symbol)
+        out.extend(_flatten(list(symbol.children)))
+    return out
+
+
+class _Text:
+    """Byte rows of the text and the character offset of each line start."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.data = text.encode("utf-8", "surrogatepass")
+        self.line_starts = [0]
+        pos = text.find(LF)
+        while pos >= 0:
+            self.line_starts.append(pos + 1)
+            pos = text.find(LF, pos + 1)
+
+    def line_end(self, row: int) -> int:
+        """Character offset just after line ``row`` (0-based), its break included."""
+        return self.line_starts[row + 1] if row + 1 < len(self.line_starts) else len(self.text)
+
+    def node_text(self, node: Any) -> str:
+        return str(self.data[node.start_byte : node.end_byte].decode("utf-8", "replace"))
+
+
+def _collect(ext: str, text: str) -> list[Symbol]:
+    lang = _GRAMMARS[ext][0]
+    table = _DEFINITIONS[lang]
+    tree = _parser(ext).parse(text.encode("utf-8", "surrogatepass"))
+    source = _Text(text)
+    return _walk(tree.root_node, table, source, (), 0)
+
+
+_CLASS_LIKE = {"class", "struct", "interface", "trait", "impl", "record", "enum", "module"}
+
+
+def _walk(
+    node: Any,
+    table: dict[str, str],
+    src: _Text,
+    path: tuple[str, ...],
+    depth: int,
+    parent_kind: str = "",
+) -> list[Symbol]:
+    out: list[Symbol] = []
+    for child in node.named_children:
+        definition = _definition_in(child, table)
+        if definition is None:
+            out.extend(_walk(child, table, src, path, depth, parent_kind))
+            continue
+        target, kind = definition
+        if kind == "function" and parent_kind in _CLASS_LIKE:
+            kind = "method"
+        name = _name_of(target, src)
+        if not name:
+            out.extend(_walk(child, table, src, path, depth, parent_kind))
+            continue
+        own_path = (*path, name)
+        first = _first_row(child)
+        last = child.end_point[0] - (1 if child.end_point[1] == 0 and child.end_point[0] > 0 else 0)
+        children = _walk(target, table, src, own_path, depth + 1, kind)
+        out.append(
+            Symbol(
+                name=name,
+                kind=kind,
+                name_path="/".join(own_path),
+                start_line=first + 1,
+                end_line=last + 1,
+                start=src.line_starts[first],
+                end=src.line_end(last),
+                depth=depth,
+                children=tuple(children),
+            )
+        )
+    return out
+
+
+def _definition_in(node: Any, table: dict[str, str]) -> tuple[Any, str] | None:
+    """The definition ``node`` is, or wraps (decorators, export, template): (node, kind)."""
+    if node.type in table:
+        return node, table[node.type]
+    if node.type in _WRAPPERS:
+        for child in node.named_children:
+            inner = _definition_in(child, table)
+            if inner is not None:
+                return inner
+        return None
+    if node.type in ("lexical_declaration", "variable_declaration"):
+        for declarator in node.named_children:
+            value = declarator.child_by_field_name("value")
+            if (
+                declarator.type == "variable_declarator"
+                and value is not None
+                and value.type in _BOUND_FUNCTIONS
+            ):
+                return declarator, "function"
+    return None
+
+
+def _first_row(node: Any) -> int:
+    """The first line of a definition, with the attributes and doc comments right above it."""
+    row = node.start_point[0]
+    sibling = node.prev_named_sibling
+    while sibling is not None and sibling.type in _LEADING and sibling.end_point[0] >= row - 1:
+        if (
+            sibling.type in ("comment", "line_comment", "block_comment")
+            and sibling.end_point[0] == sibling.start_point[0]
+            and sibling.prev_named_sibling is not None
+            and sibling.prev_named_sibling.end_point[0] == sibling.start_point[0]
+        ):
+            break  # a trailing comment of the line above belongs to that line
+        row = sibling.start_point[0]
+        sibling = sibling.prev_named_sibling
+    return int(row)
+
+
+def _name_of(node: Any, src: _Text) -> str:
+    if node.type == "impl_item":  # impl Trait for Type / impl Type: named after the type
+        target = node.child_by_field_name("type")
+        return _plain(src.node_text(target)) if target is not None else ""
+    if node.type == "method_declaration" and node.child_by_field_name("receiver") is not None:
+        return _plain(src.node_text(node.child_by_field_name("name")))
+    for name_field in _NAME_FIELDS:
+        found = node.child_by_field_name(name_field)
+        if found is None:
+            continue
+        name = _innermost_name(found, src)
+        if name:
+            return name
+    return ""
+
+
+def _innermost_name(node: Any, src: _Text) -> str:
+    """The identifier inside a (possibly nested) declarator: ``*f(int)`` -> ``f``."""
+    current = node
+    for _ in range(8):
+        if current.type in _NAMES:
+            return _plain(src.node_text(current))
+        inner = current.child_by_field_name("declarator") or current.child_by_field_name("name")
+        if inner is None:
+            named = [c for c in current.named_children if c.type in _NAMES]
+            return _plain(src.node_text(named[0])) if named else ""
+        current = inner
+    return ""
+
+
+def _plain(name: str) -> str:
+    """A qualified name's last part (``Foo::bar`` -> ``bar``), without generics."""
+    name = re.split(r"::|\\\\", name)[-1]
+    return name.split("<", 1)[0].strip()
+
+
+# -- resolving ---------------------------------------------------------------------------------
+
+_INDEX = re.compile(r"^(?P<path>.*?)\[(?P<index>\d+)\]$")
+
+
+def find_symbol(
+    symbols: tuple[Symbol, ...],
+    *,
+    name_path: str | None = None,
+    line: int | None = None,
+    column: int | None = None,
+) -> Symbol:
+    """The symbol a name path (``Class/method``, ``.`` also separates, a leading ``/`` anchors at
+    the top level, ``name[1]`` picks the second match) or a position inside it designates.
+
+    Raises:
+        SymbolNotFound: nothing matches (the closest names are listed).
+        AmbiguousSymbol: several symbols match and no index picks one.
+        InvalidRequest: neither a name path nor a line is given.
+    """
+    if name_path:
+        return _by_path(symbols, name_path)
+    if line is not None:
+        return _by_position(symbols, line, column or 1)
+    raise InvalidRequest(
+        "give the symbol as a name path (symbol) or as line and column", data={"field": "symbol"}
+    )
+
+
+def _by_path(symbols: tuple[Symbol, ...], raw: str) -> Symbol:
+    wanted = raw.strip()
+    index: int | None = None
+    picked = _INDEX.match(wanted)
+    if picked:
+        wanted, index = picked.group("path"), int(picked.group("index"))
+    anchored = wanted.startswith("/")
+    parts = [p for p in re.split(r"[/.]", wanted.strip("/")) if p]
+    if not parts:
+        raise InvalidRequest("the symbol's name path is empty", data={"field": "symbol"})
+
+    def matches(symbol: Symbol) -> bool:
+        own = symbol.name_path.split("/")
+        if anchored:
+            return own == parts
+        return own[-len(parts) :] == parts
+
+    found = [s for s in symbols if matches(s)]
+    if index is not None:
+        if index < len(found):
+            return found[index]
+        raise SymbolNotFound(
+            f"{raw}: there are only {len(found)} symbol(s) named {'/'.join(parts)}",
+            data={"symbol": raw, "candidates": [_brief(s) for s in found]},
+        )
+    if len(found) == 1:
+        return found[0]
+    if found:
+        listing = "\n".join(
+            f"  {wanted}[{i}] is {s.name_path}  ({s.kind}, lines {s.start_line}-{s.end_line})"
+            for i, s in enumerate(found)
+        )
+        raise AmbiguousSymbol(
+            f"{raw} matches {len(found)} symbols; name the one you mean with a longer name path "
+            f"or an index:\n{listing}",
+            data={"symbol": raw, "candidates": [_brief(s) for s in found]},
+        )
+    raise _not_found(symbols, raw, parts)
+
+
+def _by_position(symbols: tuple[Symbol, ...], line: int, column: int) -> Symbol:
+    inside = [s for s in symbols if s.start_line <= line <= s.end_line]
+    if not inside:
+        raise SymbolNotFound(
+            f"no definition contains line {line}, column {column}",
+            data={
+                "line": line,
+                "column": column,
+                "candidates": [_brief(s) for s in _nearest(symbols, line)],
+            },
+        )
+    return max(inside, key=lambda s: (s.depth, s.start_line))  # the innermost
+
+
+def _nearest(symbols: tuple[Symbol, ...], line: int) -> list[Symbol]:
+    return sorted(symbols, key=lambda s: min(abs(s.start_line - line), abs(s.end_line - line)))[:5]
+
+
+def _not_found(symbols: tuple[Symbol, ...], raw: str, parts: list[str]) -> SymbolNotFound:
+    choices = [s.name_path for s in symbols]
+    close = process.extract("/".join(parts), choices, scorer=fuzz.WRatio, limit=5)
+    nearest = [symbols[i] for _, score, i in close if score >= 50]
+    listing = (
+        "\n".join(
+            f"  {s.name_path}  ({s.kind}, lines {s.start_line}-{s.end_line})" for s in nearest
+        )
+        or "  (no similar names)"
+    )
+    return SymbolNotFound(
+        f"no symbol matches {raw}; the closest names are:\n{listing}",
+        data={"symbol": raw, "candidates": [_brief(s) for s in nearest]},
+        suggestions=["Use list_symbols to see every name path in the file."],
+    )
+
+
+def _brief(symbol: Symbol) -> dict[str, Any]:
+    return {
+        "name_path": symbol.name_path,
+        "kind": symbol.kind,
+        "start_line": symbol.start_line,
+        "end_line": symbol.end_line,
+    }
