@@ -1,0 +1,495 @@
+"""edit_symbol and list_symbols: seed 004's test plan and seed 003's stages, on real files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from editguard import EditError, Workspace
+from editguard.core.formats.chunks import Chunk, apply_chunks, make_chunk
+from editguard.mcp_server import EditguardServer
+
+from .conftest import Snapshot, set_old_mtime
+
+BODY = """    def process(self, data):
+        result = transform(data)
+        if result:
+            log(result)
+        return result
+"""
+
+
+def chunk(before: Any, old: list[str], new: list[str], after: Any) -> Chunk:
+    return make_chunk(before, old, new, after, index=0, newline="\n")
+
+
+def apply(body: str, *chunks: Chunk) -> str:
+    return apply_chunks(body, list(chunks), 10, "Worker/process")
+
+
+# -- stage 1: one chunk ----------------------------------------------------------------------
+
+
+def test_a_single_replacement() -> None:
+    out = apply(
+        BODY,
+        chunk(
+            "    def process(self, data):",
+            ["        result = transform(data)"],
+            ["        result = transform(data, strict=True)"],
+            "        if result:",
+        ),
+    )
+    assert out == BODY.replace("transform(data)", "transform(data, strict=True)")
+
+
+def test_an_insertion_between_context_lines() -> None:
+    out = apply(
+        BODY, chunk("        if result:", [], ["            count += 1"], "            log(result)")
+    )
+    assert "        if result:\n            count += 1\n            log(result)" in out
+
+
+def test_a_deletion() -> None:
+    out = apply(
+        BODY, chunk("        if result:", ["            log(result)"], [], "        return result")
+    )
+    assert "log" not in out
+
+
+def test_a_chunk_at_the_start_of_the_symbol() -> None:
+    out = apply(
+        BODY,
+        chunk(
+            "",
+            ["    def process(self, data):"],
+            ["    def process(self, data, *, strict=False):"],
+            "        result = transform(data)",
+        ),
+    )
+    assert out.startswith("    def process(self, data, *, strict=False):\n")
+
+
+def test_an_empty_context_after_reaches_the_end_of_the_symbol() -> None:
+    out = apply(
+        BODY,
+        chunk(
+            "            log(result)",
+            ["        return result"],
+            ["        return result or None"],
+            "",
+        ),
+    )
+    assert out.endswith("        return result or None\n")
+
+
+def test_lines_are_compared_without_trailing_whitespace() -> None:
+    body = "def f():   \n    x = 1\t\n    return x\n"
+    out = apply(body, chunk("def f():", ["    x = 1"], ["    x = 2"], "    return x"))
+    assert out == "def f():   \n    x = 2\n    return x\n"
+
+
+@pytest.mark.parametrize(
+    "context",
+    ["    def process(self, data):", ["    def process(self, data):"]],
+    ids=["string context", "list context"],
+)
+def test_context_as_a_string_or_a_list(context: Any) -> None:
+    out = apply(
+        BODY,
+        chunk(
+            context,
+            ["        result = transform(data)"],
+            ["        result = 1"],
+            ["        if result:"],
+        ),
+    )
+    assert "result = 1" in out
+
+
+# -- stage 2: each check alone -----------------------------------------------------------------
+
+CHECKS: dict[str, tuple[Chunk, int]] = {
+    "1 context_after differs": (
+        chunk(
+            "        if result:",
+            ["            log(result)"],
+            ["            pass"],
+            "        return nothing",
+        ),
+        1,
+    ),
+    "2 old_lines differ": (
+        chunk(
+            "    def process(self, data):",
+            ["        result = transform(other)"],
+            ["        x"],
+            "        if result:",
+        ),
+        2,
+    ),
+    "3 an insertion without any context": (chunk("", [], ["    x = 1"], ""), 3),
+    "4 a deletion that is not exact": (
+        chunk("        if result:", ["            log(result)   "], [], "        return result"),
+        4,
+    ),
+    "5 old_lines run past the symbol": (
+        chunk("        return result", ["        extra"], ["        x"], ""),
+        5,
+    ),
+    "6 empty context_after but lines follow": (
+        chunk("        if result:", ["            log(result)"], ["            pass"], ""),
+        6,
+    ),
+}
+
+
+@pytest.mark.parametrize(("bad", "check"), CHECKS.values(), ids=CHECKS.keys())
+def test_each_check_fails_alone_and_is_named(bad: Chunk, check: int) -> None:
+    with pytest.raises(EditError) as err:
+        apply(BODY, bad)
+    assert err.value.code == "CHUNK_MISMATCH"
+    assert err.value.data["check"] == check
+    assert f"check {check} failed" in err.value.message
+
+
+def test_check_7_refuses_line_endings_that_differ_from_the_file() -> None:
+    with pytest.raises(EditError) as err:
+        make_chunk("a\r\nb", [], ["x"], "", index=2, newline="\n")
+    assert (err.value.code, err.value.data["check"], err.value.edit_index) == (
+        "CHUNK_MISMATCH",
+        7,
+        2,
+    )
+    same = make_chunk("a\r\nb", [], ["x"], "", index=0, newline="\r\n")
+    assert same.context_before == ("a", "b")
+
+
+def test_context_before_not_found_shows_the_symbol_lines() -> None:
+    with pytest.raises(EditError) as err:
+        apply(BODY, chunk("    def procces(self, data):", [], ["x"], "        result ="))
+    assert err.value.data["check"] == 0
+    assert "10│    def process(self, data):" in err.value.message
+
+
+def test_several_candidates_settled_by_the_other_checks() -> None:
+    body = "def f():\n    if a:\n        x = 1\n    if a:\n        y = 2\n    return 0\n"
+    out = apply(body, chunk("    if a:", ["        y = 2"], ["        y = 3"], "    return 0"))
+    assert out == body.replace("y = 2", "y = 3")
+
+
+def test_a_chunk_that_fits_twice_is_ambiguous_not_guessed() -> None:
+    body = "def f():\n    if a:\n        x = 1\n    y()\n    if a:\n        x = 1\n    y()\n"
+    with pytest.raises(EditError) as err:
+        apply(body, chunk("    if a:", ["        x = 1"], ["        x = 2"], "    y()"))
+    assert err.value.code == "AMBIGUOUS_MATCH"
+    assert err.value.data["lines"] == [12, 15]
+
+
+# -- stage 3: several chunks ------------------------------------------------------------------
+
+
+def test_overlapping_chunks_are_refused() -> None:
+    with pytest.raises(EditError) as err:
+        apply(
+            BODY,
+            chunk(
+                "        result = transform(data)",
+                ["        if result:"],
+                ["        if 1:"],
+                "            log(result)",
+            ),
+            chunk(
+                "        result = transform(data)",
+                ["        if result:", "            log(result)"],
+                ["x"],
+                "        return result",
+            ),
+        )
+    assert err.value.code == "OVERLAPPING_EDITS"
+
+
+def big_symbol(lines: int) -> str:
+    body = ["    def handle(self, request):"]
+    body += [f"        step_{i} = self.step({i}, request)" for i in range(lines)]
+    body.append("        return step_0")
+    return "\n".join(body) + "\n"
+
+
+def test_five_and_more_chunks_in_a_symbol_of_over_200_lines() -> None:
+    body = big_symbol(240)
+    targets = [7, 50, 99, 150, 180, 239]
+    chunks = [
+        chunk(
+            f"        step_{i - 1} = self.step({i - 1}, request)",
+            [f"        step_{i} = self.step({i}, request)"],
+            [f"        step_{i} = self.step({i}, request, retry=True)"],
+            f"        step_{i + 1} = self.step({i + 1}, request)"
+            if i < 239
+            else "        return step_0",
+        )
+        for i in targets
+    ]
+    out = apply(body, *reversed(chunks))  # the order of the request does not matter
+    for i in targets:
+        assert f"step_{i} = self.step({i}, request, retry=True)" in out
+    assert out.count("retry=True") == len(targets)
+    assert out.count("\n") == body.count("\n")
+
+
+# -- the tool on real files --------------------------------------------------------------------
+
+SOURCE = '''"""Module."""
+import os
+
+
+class Worker:
+    """Does work."""
+
+    @staticmethod
+    def helper():
+        return 1
+
+    def process(self, data):
+        result = transform(data)
+        if result:
+            log(result)
+        return result
+
+    class Config:
+        def process(self):
+            return None
+
+
+def process(data):
+    return data
+'''
+
+
+@pytest.fixture
+def module(root: Path) -> Path:
+    path = root / "work.py"
+    path.write_text(SOURCE)
+    set_old_mtime(path)
+    return path
+
+
+def test_list_symbols_in_file_order_with_depth(ws: Workspace, module: Path) -> None:
+    listed = ws.list_symbols("work.py")
+    assert [(s.name_path, s.kind, s.start_line, s.end_line) for s in listed.symbols] == [
+        ("Worker", "class", 5, 20),
+        ("Worker/helper", "method", 8, 10),
+        ("Worker/process", "method", 12, 16),
+        ("Worker/Config", "class", 18, 20),
+        ("Worker/Config/process", "method", 19, 20),
+        ("process", "function", 23, 24),
+    ]
+    assert [s.name_path for s in ws.list_symbols("work.py", depth=1).symbols] == [
+        "Worker",
+        "process",
+    ]
+
+
+def test_chunks_edit_only_the_symbol_and_keep_every_other_byte(ws: Workspace, module: Path) -> None:
+    result = ws.edit_symbol(
+        "work.py",
+        "Worker/process",
+        chunks=[
+            {
+                "context_before": "        if result:",
+                "old_lines": ["            log(result)"],
+                "new_lines": ["            log.info(result)"],
+                "context_after": "        return result",
+            }
+        ],
+    )
+    assert module.read_text() == SOURCE.replace(
+        "            log(result)", "            log.info(result)"
+    )
+    assert (result.symbol.start_line, result.new_start_line, result.new_end_line) == (12, 12, 16)
+    assert result.written
+
+
+@pytest.mark.parametrize(
+    ("symbol", "line"),
+    [
+        ("Worker/process", 12),
+        ("Worker.process", 12),
+        ("/process", 23),
+        ("process[1]", 19),
+        ("Config/process", 19),
+    ],
+)
+def test_name_path_forms(ws: Workspace, module: Path, symbol: str, line: int) -> None:
+    result = ws.edit_symbol("work.py", symbol, insert_before="# marked", mode="interactive")
+    assert result.symbol.start_line == line
+
+
+def test_a_position_inside_picks_the_innermost_symbol(ws: Workspace, module: Path) -> None:
+    result = ws.edit_symbol(
+        "work.py",
+        line=20,
+        column=13,
+        new_body=("        def process(self):\n            return 'config'\n"),
+    )
+    assert result.symbol.name_path == "Worker/Config/process"
+    assert "return 'config'" in module.read_text()
+
+
+def test_an_ambiguous_name_lists_every_match(ws: Workspace, module: Path) -> None:
+    snap = Snapshot.of(module)
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol("work.py", "process", new_body="x")
+    assert err.value.code == "AMBIGUOUS_SYMBOL"
+    assert [c["name_path"] for c in err.value.data["candidates"]] == [
+        "Worker/process",
+        "Worker/Config/process",
+        "process",
+    ]
+    assert Snapshot.of(module) == snap
+
+
+def test_an_unknown_name_lists_the_closest(ws: Workspace, module: Path) -> None:
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol("work.py", "Worker/proces", new_body="x")
+    assert err.value.code == "SYMBOL_NOT_FOUND"
+    assert err.value.data["candidates"][0]["name_path"] == "Worker/process"
+
+
+def test_new_body_replaces_the_whole_range_decorators_included(ws: Workspace, module: Path) -> None:
+    ws.edit_symbol(
+        "work.py", "helper", new_body=("    @classmethod\n    def helper(cls):\n        return 2\n")
+    )
+    assert (
+        "    @classmethod\n    def helper(cls):\n        return 2\n\n    def process"
+        in module.read_text()
+    )
+    assert "staticmethod" not in module.read_text()
+
+
+def test_insert_before_and_after_add_whole_lines(ws: Workspace, module: Path) -> None:
+    ws.edit_symbol("work.py", "/process", insert_after="\n\ndef other():\n    return 0")
+    ws.edit_symbol("work.py", "/process", insert_before="# the entry point")
+    text = module.read_text()
+    assert text.endswith(
+        "# the entry point\ndef process(data):\n    return data\n\n\ndef other():\n    return 0\n"
+    )
+
+
+def test_a_dedent_out_of_the_class_is_refused_by_the_structure_check(
+    ws: Workspace, module: Path
+) -> None:
+    snap = Snapshot.of(module)
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol("work.py", "helper", new_body="def helper():\n    return 1\n")
+    assert err.value.code == "VALIDATION_FAILED"
+    sources = {f["source"] for f in err.value.data["findings"]}
+    assert sources == {"structure"}
+    assert Snapshot.of(module) == snap
+
+
+def test_atomic_when_the_third_chunk_fails(ws: Workspace, module: Path) -> None:
+    snap = Snapshot.of(module)
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol(
+            "work.py",
+            "Worker/process",
+            chunks=[
+                {
+                    "context_before": "",
+                    "old_lines": ["    def process(self, data):"],
+                    "new_lines": ["    def process(self, data, x=0):"],
+                    "context_after": "        result = transform(data)",
+                },
+                {
+                    "context_before": "        if result:",
+                    "old_lines": ["            log(result)"],
+                    "new_lines": ["            pass"],
+                    "context_after": "        return result",
+                },
+                {
+                    "context_before": "        return result",
+                    "old_lines": ["nothing"],
+                    "new_lines": [],
+                    "context_after": "",
+                },
+            ],
+        )
+    assert (err.value.code, err.value.edit_index) == ("CHUNK_MISMATCH", 2)
+    assert Snapshot.of(module) == snap
+
+
+@pytest.mark.parametrize("eol", ["\r\n", "\r", "\n"], ids=["CRLF", "CR", "LF"])
+def test_line_endings_are_kept(ws: Workspace, root: Path, eol: str) -> None:
+    data = SOURCE.replace("\n", eol).encode()
+    (root / "e.py").write_bytes(data)
+    ws.edit_symbol(
+        "e.py",
+        "Worker/process",
+        chunks=[
+            {
+                "context_before": ["        if result:"],
+                "old_lines": ["            log(result)"],
+                "new_lines": ["            log(result)", "            count(result)"],
+                "context_after": ["        return result"],
+            }
+        ],
+    )
+    expected = SOURCE.replace(
+        "            log(result)\n", "            log(result)\n            count(result)\n"
+    )
+    assert (root / "e.py").read_bytes() == expected.replace("\n", eol).encode()
+
+
+def test_a_file_type_without_symbols_is_an_invalid_request(ws: Workspace, root: Path) -> None:
+    (root / "notes.txt").write_text("hello\n")
+    with pytest.raises(EditError) as err:
+        ws.list_symbols("notes.txt")
+    assert err.value.code == "INVALID_REQUEST"
+
+
+def test_exactly_one_action(ws: Workspace, module: Path) -> None:
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol("work.py", "helper", new_body="x", insert_before="y")
+    assert err.value.code == "INVALID_REQUEST"
+
+
+@pytest.mark.anyio
+async def test_through_the_mcp_server(module: Path, root: Path) -> None:
+    server = EditguardServer(Workspace([root]), log_level="WARNING")
+    async with Client(server, raise_exceptions=True) as client:
+        listed = await client.call_tool("list_symbols", {"path": "work.py", "depth": 1})
+        assert listed.structured_content is not None
+        assert [s["name_path"] for s in listed.structured_content["symbols"]] == [
+            "Worker",
+            "process",
+        ]
+        edited = await client.call_tool(
+            "edit_symbol",
+            {
+                "path": "work.py",
+                "symbol": "/process",
+                "chunks": [
+                    {
+                        "context_before": "def process(data):",
+                        "old_lines": ["    return data"],
+                        "new_lines": ["    return list(data)"],
+                        "context_after": "",
+                    }
+                ],
+            },
+        )
+        assert not edited.is_error
+        missing = await client.call_tool(
+            "edit_symbol", {"path": "work.py", "symbol": "nope", "new_body": "x"}
+        )
+        assert missing.is_error
+    assert module.read_text().endswith("def process(data):\n    return list(data)\n")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
