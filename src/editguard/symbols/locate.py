@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any
 
 from rapidfuzz import fuzz, process
@@ -219,78 +220,77 @@ class _Text:
         return str(self.data[node.start_byte : node.end_byte].decode("utf-8", "replace"))
 
 
-def _collect(ext: str, text: str) -> list[Symbol]:
-    lang = _GRAMMARS[ext][0]
-    table = _DEFINITIONS[lang]
-    tree = _parser(ext).parse(text.encode("utf-8", "surrogatepass"))
-    source = _Text(text)
-    return _walk(tree.root_node, table, source, (), 0)
-
-
 _CLASS_LIKE = {"class", "struct", "interface", "trait", "impl", "record", "enum", "module"}
 
 
-def _walk(
-    node: Any,
-    table: dict[str, str],
-    src: _Text,
-    path: tuple[str, ...],
-    depth: int,
-    parent_kind: str = "",
-) -> list[Symbol]:
-    out: list[Symbol] = []
-    for child in node.named_children:
-        definition = _definition_in(child, table)
-        if definition is None:
-            out.extend(_walk(child, table, src, path, depth, parent_kind))
-            continue
-        target, kind = definition
-        if kind == "function" and parent_kind in _CLASS_LIKE:
-            kind = "method"
-        name = _name_of(target, src)
+@cache
+def _query(ext: str) -> Any:
+    """One query that captures every definition node of the language (it runs in C)."""
+    from tree_sitter import Query  # noqa: PLC0415 - loaded on first use
+
+    lang = _GRAMMARS[ext][0]
+    language = _parser(ext).language
+    kinds = [k for k in _DEFINITIONS[lang] if language.id_for_node_kind(k, True) is not None]
+    patterns = [f"({k}) @definition" for k in kinds]
+    bound = [k for k in _BOUND_FUNCTIONS if language.id_for_node_kind(k, True) is not None]
+    if bound and language.id_for_node_kind("variable_declarator", True) is not None:
+        values = " ".join(f"({k})" for k in bound)
+        patterns.append(f"(variable_declarator value: [{values}]) @definition")
+    return Query(language, "\n".join(patterns))
+
+
+def _collect(ext: str, text: str) -> list[Symbol]:
+    from tree_sitter import QueryCursor  # noqa: PLC0415
+
+    table = _DEFINITIONS[_GRAMMARS[ext][0]]
+    tree = _parser(ext).parse(text.encode("utf-8", "surrogatepass"))
+    src = _Text(text)
+    nodes = list(QueryCursor(_query(ext)).captures(tree.root_node).get("definition", []))
+    nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
+    roots: list[Symbol] = []
+    kids: dict[int, list[Symbol]] = {}
+    # Open definitions, innermost last: (end byte, path, kind, the list its children go to).
+    stack: list[tuple[int, tuple[str, ...], str, list[Symbol]]] = []
+    for node in nodes:
+        while stack and node.start_byte >= stack[-1][0]:
+            stack.pop()
+        name = _name_of(node, src)
         if not name:
-            out.extend(_walk(child, table, src, path, depth, parent_kind))
             continue
-        own_path = (*path, name)
-        first = _first_row(child)
-        last = child.end_point[0] - (1 if child.end_point[1] == 0 and child.end_point[0] > 0 else 0)
-        children = _walk(target, table, src, own_path, depth + 1, kind)
-        out.append(
-            Symbol(
-                name=name,
-                kind=kind,
-                name_path="/".join(own_path),
-                start_line=first + 1,
-                end_line=last + 1,
-                start=src.line_starts[first],
-                end=src.line_end(last),
-                depth=depth,
-                children=tuple(children),
-            )
+        kind = "function" if node.type == "variable_declarator" else table[node.type]
+        if kind == "function" and stack and stack[-1][2] in _CLASS_LIKE:
+            kind = "method"
+        # A bound function's range is its whole declaration (const f = ...), with wrappers.
+        outer: Any = node.parent if node.type == "variable_declarator" and node.parent else node
+        while outer.parent is not None and outer.parent.type in _WRAPPERS:
+            outer = outer.parent
+        path = (*stack[-1][1], name) if stack else (name,)
+        first = _first_row(outer)
+        end_row, end_col = outer.end_point
+        last = end_row - 1 if end_col == 0 and end_row > first else end_row
+        symbol = Symbol(
+            name=name,
+            kind=kind,
+            name_path="/".join(path),
+            start_line=first + 1,
+            end_line=last + 1,
+            start=src.line_starts[first],
+            end=src.line_end(last),
+            depth=len(path) - 1,
         )
-    return out
+        (stack[-1][3] if stack else roots).append(symbol)
+        children: list[Symbol] = []
+        kids[id(symbol)] = children
+        stack.append((node.end_byte, path, kind, children))
+    return [_with_children(sym, kids) for sym in roots]
 
 
-def _definition_in(node: Any, table: dict[str, str]) -> tuple[Any, str] | None:
-    """The definition ``node`` is, or wraps (decorators, export, template): (node, kind)."""
-    if node.type in table:
-        return node, table[node.type]
-    if node.type in _WRAPPERS:
-        for child in node.named_children:
-            inner = _definition_in(child, table)
-            if inner is not None:
-                return inner
-        return None
-    if node.type in ("lexical_declaration", "variable_declaration"):
-        for declarator in node.named_children:
-            value = declarator.child_by_field_name("value")
-            if (
-                declarator.type == "variable_declarator"
-                and value is not None
-                and value.type in _BOUND_FUNCTIONS
-            ):
-                return declarator, "function"
-    return None
+def _with_children(symbol: Symbol, kids: dict[int, list[Symbol]]) -> Symbol:
+    """Symbols are frozen: give each its children once they are all known."""
+    children = kids.get(id(symbol), [])
+    if not children:
+        return symbol
+    return replace(symbol, children=tuple(_with_children(c, kids) for c in children))
 
 
 def _first_row(node: Any) -> int:
