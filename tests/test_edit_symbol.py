@@ -493,3 +493,20 @@ async def test_through_the_mcp_server(module: Path, root: Path) -> None:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def test_threads_parsing_at_once_get_the_answers_one_thread_gets() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from editguard.symbols import symbols_of
+
+    texts = [
+        SOURCE.replace("Worker", f"Worker{i}") + f"\n\ndef extra_{i}():\n    pass\n"
+        for i in range(24)
+    ]
+    alone = [[s.name_path for s in symbols_of("m.py", t)] for t in texts]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        together = list(
+            pool.map(lambda t: [s.name_path for s in symbols_of("m.py", t + " ")], texts)
+        )
+    assert together == alone

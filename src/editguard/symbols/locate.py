@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -12,7 +13,7 @@ from rapidfuzz import fuzz, process
 
 from editguard.core.document import LF
 from editguard.errors import AmbiguousSymbol, InvalidRequest, SymbolNotFound
-from editguard.validate.syntax import _GRAMMARS, _parser
+from editguard.validate.syntax import _GRAMMARS, _language, _parser
 
 # language -> node type -> kind. A node of such a type is a definition.
 _DEFINITIONS: dict[str, dict[str, str]] = {
@@ -159,15 +160,15 @@ def _ext(name: str) -> str:
     return name[dot:].lower() if dot >= 0 else ""
 
 
-_CACHE: OrderedDict[tuple[str, int, str], tuple[Symbol, ...]] = OrderedDict()
+# Parses by content: a read, an edit and its checks of one version parse it once. The text is
+# kept with its symbols and compared on a hit, so a hash collision can never mix two files.
+_CACHE: OrderedDict[tuple[str, int], tuple[str, tuple[Symbol, ...]]] = OrderedDict()
 _CACHE_SIZE = 32
+_CACHE_LOCK = threading.Lock()
 
 
 def symbols_of(name: str, text: str) -> tuple[Symbol, ...]:
     """Every definition of ``text`` (normalized) in file order, as a flat tuple.
-
-    Parses are cached by file type and content, so a read, an edit and a check of one version
-    parse it once.
 
     Raises:
         InvalidRequest: editguard does not locate symbols in this file type.
@@ -181,14 +182,18 @@ def symbols_of(name: str, text: str) -> tuple[Symbol, ...]:
             ),
             data={"field": "path"},
         )
-    key = (ext, hash(text), text[:64])
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        return _CACHE[key]
+    key = (ext, hash(text))
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None and hit[0] == text:
+            _CACHE.move_to_end(key)
+            return hit[1]
     found = tuple(_flatten(_collect(ext, text)))
-    _CACHE[key] = found
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    with _CACHE_LOCK:
+        _CACHE[key] = (text, found)
+        _CACHE.move_to_end(key)
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
     return found
 
 
@@ -229,7 +234,7 @@ def _query(ext: str) -> Any:
     from tree_sitter import Query  # noqa: PLC0415 - loaded on first use
 
     lang = _GRAMMARS[ext][0]
-    language = _parser(ext).language
+    language = _language(ext)
     kinds = [k for k in _DEFINITIONS[lang] if language.id_for_node_kind(k, True) is not None]
     patterns = [f"({k}) @definition" for k in kinds]
     bound = [k for k in _BOUND_FUNCTIONS if language.id_for_node_kind(k, True) is not None]

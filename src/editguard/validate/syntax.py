@@ -14,6 +14,7 @@ import difflib
 import importlib
 import json
 import re
+import threading
 import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -73,12 +74,25 @@ def language_of(name: str) -> str | None:
 
 
 @cache
-def _parser(ext: str) -> Any:
-    from tree_sitter import Language, Parser  # noqa: PLC0415 - loaded on first use
+def _language(ext: str) -> Any:
+    from tree_sitter import Language  # noqa: PLC0415 - loaded on first use
 
     _, module, fn = _GRAMMARS[ext]
-    language = Language(getattr(importlib.import_module(module), fn)())
-    return Parser(language)
+    return Language(getattr(importlib.import_module(module), fn)())
+
+
+_PARSERS = threading.local()
+
+
+def _parser(ext: str) -> Any:
+    """This thread's parser for ``ext`` (a tree-sitter parser must not be shared by threads:
+    the MCP server runs calls on several worker threads)."""
+    from tree_sitter import Parser  # noqa: PLC0415
+
+    parsers: dict[str, Any] = _PARSERS.__dict__.setdefault("by_ext", {})
+    if ext not in parsers:
+        parsers[ext] = Parser(_language(ext))
+    return parsers[ext]
 
 
 def syntax_findings(name: str, old: str, new: str, plan: Plan) -> list[Finding]:
