@@ -20,6 +20,8 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         "bench_errors.py",
         "bench_startup.py",
         "bench_validate.py",
+        "bench_symbols.py",
+        "bench_tokens.py",
     ],
 )
 def test_the_benchmark_runs_and_prints_its_summary(script: str) -> None:
