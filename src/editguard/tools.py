@@ -276,8 +276,9 @@ EDIT_SYMBOL = Tool(
     description=(
         "Edit one function, method or class, named by its name path ('Class/method'; '.' also "
         "separates; a leading '/' anchors at the top level; 'name[1]' picks the second match) or "
-        "by line and column. Exactly one action: chunks (cheapest for small changes in a large "
-        "symbol: [{context_before, old_lines, new_lines, context_after}], lines compared "
+        "by line and column. Exactly one action: chunks (the cheapest for small changes in a "
+        "symbol of 20+ lines; for a short symbol new_body costs fewer tokens): "
+        "[{context_before, old_lines, new_lines, context_after}], lines compared "
         "without trailing whitespace; context may be a string or a list, '' = none; an empty "
         "context_after means the chunk ends where the symbol ends; each chunk must fit exactly "
         "one place), new_body (the whole new text of the symbol, first line included, exactly "
