@@ -33,6 +33,7 @@ _DEFINITIONS: dict[str, dict[str, str]] = {
         "impl_item": "impl",
         "mod_item": "module",
         "union_item": "union",
+        "type_item": "type",
         "macro_definition": "macro",
         "function_signature_item": "function",
     },
@@ -50,6 +51,7 @@ _DEFINITIONS: dict[str, dict[str, str]] = {
         "struct_specifier": "struct",
         "enum_specifier": "enum",
         "union_specifier": "union",
+        "type_definition": "type",
     },
     "csharp": {
         "class_declaration": "class",
@@ -113,7 +115,15 @@ _LEADING = {
 }
 # Arrow functions and function expressions bound to a name: const f = () => {...}
 _BOUND_FUNCTIONS = {"arrow_function", "function", "function_expression", "generator_function"}
-_NAME_FIELDS = ("name", "declarator", "type")
+_NAME_FIELDS = ("name", "declarator")
+# Specifiers that name a type are definitions only with a body: `struct point *p` is a use.
+_NEED_BODY = {"struct_specifier", "enum_specifier", "union_specifier", "class_specifier"}
+# C/C++ declarations that wrap a type definition: `struct S {...};`.
+_DECLARATIONS = {"field_declaration", "declaration"}
+# Comments that mark editor regions, not documentation.
+_REGION_MARKER = re.compile(
+    r"<\/?editor-fold|#\s*(end)?region\b|//\s*(end)?region\b", re.IGNORECASE
+)
 _NAMES = {
     "identifier",
     "type_identifier",
@@ -130,6 +140,7 @@ _NAMES = {
     "private_property_identifier",
     "qualified_name",
     "simple_identifier",
+    "computed_property_name",
 }
 
 
@@ -225,7 +236,8 @@ class _Text:
         return str(self.data[node.start_byte : node.end_byte].decode("utf-8", "replace"))
 
 
-_CLASS_LIKE = {"class", "struct", "interface", "trait", "impl", "record", "enum", "module"}
+# Functions defined directly in these are methods (a Rust or Ruby module holds functions).
+_CLASS_LIKE = {"class", "struct", "interface", "trait", "impl", "record", "enum"}
 
 
 @cache
@@ -236,7 +248,9 @@ def _query(ext: str) -> Any:
     lang = _GRAMMARS[ext][0]
     language = _language(ext)
     kinds = [k for k in _DEFINITIONS[lang] if language.id_for_node_kind(k, True) is not None]
-    patterns = [f"({k}) @definition" for k in kinds]
+    patterns = [
+        f"({k} body: (_)) @definition" if k in _NEED_BODY else f"({k}) @definition" for k in kinds
+    ]
     bound = [k for k in _BOUND_FUNCTIONS if language.id_for_node_kind(k, True) is not None]
     if bound and language.id_for_node_kind("variable_declarator", True) is not None:
         values = " ".join(f"({k})" for k in bound)
@@ -259,17 +273,20 @@ def _collect(ext: str, text: str) -> list[Symbol]:
     for node in nodes:
         while stack and node.start_byte >= stack[-1][0]:
             stack.pop()
-        name = _name_of(node, src)
+        scope, name = _name_of(node, src)
         if not name:
             continue
         kind = "function" if node.type == "variable_declarator" else table[node.type]
-        if kind == "function" and stack and stack[-1][2] in _CLASS_LIKE:
-            kind = "method"
+        if node.type == "type_definition":  # typedef struct {...} name: a struct by its name
+            named = node.child_by_field_name("type")
+            if named is not None and named.type in _NEED_BODY and named.child_by_field_name("body"):
+                kind = table.get(named.type, kind)
+        if kind == "function" and (scope or (stack and stack[-1][2] in _CLASS_LIKE)):
+            kind = "method"  # in a class, or defined for one outside it (C++ `S::f`)
         # A bound function's range is its whole declaration (const f = ...), with wrappers.
         outer: Any = node.parent if node.type == "variable_declarator" and node.parent else node
-        while outer.parent is not None and outer.parent.type in _WRAPPERS:
-            outer = outer.parent
-        path = (*stack[-1][1], name) if stack else (name,)
+        outer = _outermost(outer, table)
+        path = (*(stack[-1][1] if stack else ()), *scope, name)
         first = _first_row(outer)
         end_row, end_col = outer.end_point
         last = end_row - 1 if end_col == 0 and end_row > first else end_row
@@ -298,6 +315,23 @@ def _with_children(symbol: Symbol, kids: dict[int, list[Symbol]]) -> Symbol:
     return replace(symbol, children=tuple(_with_children(c, kids) for c in children))
 
 
+def _outermost(node: Any, table: dict[str, str]) -> Any:
+    """The node whose range the definition takes: wrappers (decorators, export, template), a
+    Go type_declaration with this one spec, and nodes that begin where it begins (a C++ class
+    declared inside a field_declaration)."""
+    while node.parent is not None and node.parent.parent is not None:
+        parent = node.parent
+        wraps = parent.type in _WRAPPERS
+        single_spec = parent.type == "type_declaration" and parent.named_child_count == 1
+        # `class B {...};` inside a class, or `struct S {...};`: the declaration around it
+        # (not any parent that happens to start there, such as a block of statements).
+        same_start = parent.start_byte == node.start_byte and parent.type in _DECLARATIONS
+        if not (wraps or single_spec or same_start):
+            break
+        node = parent
+    return node
+
+
 def _first_row(node: Any) -> int:
     """The first line of a definition, with the attributes and doc comments right above it."""
     row = node.start_point[0]
@@ -310,37 +344,62 @@ def _first_row(node: Any) -> int:
             and sibling.prev_named_sibling.end_point[0] == sibling.start_point[0]
         ):
             break  # a trailing comment of the line above belongs to that line
+        if sibling.type in ("comment", "line_comment", "block_comment") and _REGION_MARKER.search(
+            sibling.text.decode("utf-8", "replace") if sibling.text else ""
+        ):
+            break  # an editor region marker is not the definition's documentation
         row = sibling.start_point[0]
         sibling = sibling.prev_named_sibling
     return int(row)
 
 
-def _name_of(node: Any, src: _Text) -> str:
+def _name_of(node: Any, src: _Text) -> tuple[tuple[str, ...], str]:
+    """(scope, name): the scope holds the type a method is defined for outside its class
+    (C++ ``S::f``, a Go receiver ``(s *S) f``), so that it nests under that type."""
     if node.type == "impl_item":  # impl Trait for Type / impl Type: named after the type
         target = node.child_by_field_name("type")
-        return _plain(src.node_text(target)) if target is not None else ""
-    if node.type == "method_declaration" and node.child_by_field_name("receiver") is not None:
-        return _plain(src.node_text(node.child_by_field_name("name")))
+        return (), _plain(src.node_text(target)) if target is not None else ""
+    receiver = node.child_by_field_name("receiver") if node.type == "method_declaration" else None
+    if receiver is not None:
+        kinds = [n for n in _descendants(receiver) if n.type == "type_identifier"]
+        scope = (src.node_text(kinds[0]),) if kinds else ()
+        return scope, _plain(src.node_text(node.child_by_field_name("name")))
     for name_field in _NAME_FIELDS:
         found = node.child_by_field_name(name_field)
         if found is None:
             continue
-        name = _innermost_name(found, src)
-        if name:
-            return name
-    return ""
+        raw = _innermost_name(found, src)
+        if raw:
+            parts = [p.split("<", 1)[0].strip() for p in raw.split("::")]
+            return tuple(p for p in parts[:-1] if p), parts[-1]
+    return (), ""
+
+
+def _descendants(node: Any) -> list[Any]:
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(reversed(current.named_children))
+    return out
 
 
 def _innermost_name(node: Any, src: _Text) -> str:
-    """The identifier inside a (possibly nested) declarator: ``*f(int)`` -> ``f``."""
+    """The (possibly qualified) identifier inside nested declarators: ``&S::f(int)`` -> ``S::f``."""
     current = node
-    for _ in range(8):
+    for _ in range(10):
         if current.type in _NAMES:
-            return _plain(src.node_text(current))
+            return src.node_text(current).strip()
         inner = current.child_by_field_name("declarator") or current.child_by_field_name("name")
         if inner is None:
-            named = [c for c in current.named_children if c.type in _NAMES]
-            return _plain(src.node_text(named[0])) if named else ""
+            named = current.named_children
+            names = [c for c in named if c.type in _NAMES]
+            if names:
+                return src.node_text(names[0]).strip()
+            nested = [c for c in named if c.type.endswith("declarator")]
+            if not nested:
+                return ""
+            inner = nested[0]
         current = inner
     return ""
 
@@ -387,7 +446,9 @@ def _by_path(symbols: tuple[Symbol, ...], raw: str) -> Symbol:
     if picked:
         wanted, index = picked.group("path"), int(picked.group("index"))
     anchored = wanted.startswith("/")
-    parts = [p for p in re.split(r"[/.]", wanted.strip("/")) if p]
+    # "/" separates when present (names may hold dots: C# namespaces, [Symbol.iterator]).
+    separator = "/" if "/" in wanted.strip("/") or "/" in wanted else "."
+    parts = [p for p in wanted.strip("/").split(separator) if p]
     if not parts:
         raise InvalidRequest("the symbol's name path is empty", data={"field": "symbol"})
 
