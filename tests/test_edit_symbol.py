@@ -510,3 +510,70 @@ def test_threads_parsing_at_once_get_the_answers_one_thread_gets() -> None:
             pool.map(lambda t: [s.name_path for s in symbols_of("m.py", t + " ")], texts)
         )
     assert together == alone
+
+
+def test_mixed_context_formats_in_one_operation() -> None:
+    out = apply(
+        BODY,
+        chunk(
+            "    def process(self, data):",
+            ["        result = transform(data)"],
+            ["        result = transform(data) or {}"],
+            ["        if result:"],
+        ),
+        chunk(
+            ["        if result:"],
+            ["            log(result)"],
+            ["            log.debug(result)"],
+            "        return result",
+        ),
+    )
+    assert "transform(data) or {}" in out
+    assert "log.debug(result)" in out
+
+
+def test_twenty_four_chunks_with_long_context_in_one_symbol() -> None:
+    body = big_symbol(300)
+    chunks = [
+        chunk(
+            [
+                f"        step_{i - 2} = self.step({i - 2}, request)",
+                f"        step_{i - 1} = self.step({i - 1}, request)",
+            ],
+            [f"        step_{i} = self.step({i}, request)"],
+            [f"        step_{i} = self.step({i}, request)  # checked"],
+            [
+                f"        step_{i + 1} = self.step({i + 1}, request)",
+                f"        step_{i + 2} = self.step({i + 2}, request)",
+            ],
+        )
+        for i in range(5, 293, 12)
+    ]
+    assert len(chunks) == 24
+    out = apply(body, *chunks)
+    assert out.count("# checked") == 24
+
+
+def test_a_stale_version_is_refused(ws: Workspace, module: Path) -> None:
+    version = ws.read_file("work.py").version
+    module.write_text(SOURCE + "\n# changed elsewhere\n")
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol("work.py", "helper", insert_before="# x", expected_version=version)
+    assert err.value.code == "STALE_VERSION"
+
+
+def test_a_disk_failure_during_a_symbol_edit_leaves_the_file(
+    ws: Workspace, module: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+    import os
+
+    def disk_full(*_args: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", disk_full)  # a full disk cannot be produced otherwise
+    snap = Snapshot.of(module)
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol("work.py", "helper", insert_before="# x")
+    assert err.value.code == "WRITE_FAILED"
+    assert Snapshot.of(module) == snap
