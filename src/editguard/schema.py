@@ -4,9 +4,19 @@ and the MCP server. Field descriptions are written for the model that fills them
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from editguard.errors import InvalidRequest
 
 LineEnding = Literal["LF", "CRLF", "CR", "mixed", "none"]
 Mode = Literal["strict", "interactive", "verify_only"]
@@ -467,3 +477,32 @@ class ListSymbolsResult(BaseModel):
     path: str
     symbols: list[SymbolModel] = Field(description="Every definition, in file order.")
     version: str
+
+
+def invalid_request(tool: str, exc: ValidationError) -> InvalidRequest:
+    """An INVALID_REQUEST that names each wrong field the way a model wrote it."""
+    problems = []
+    for err in exc.errors(include_url=False):
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
+        problems.append({"field": where or "(arguments)", "problem": err["msg"]})
+    listing = "; ".join(f"{p['field']}: {p['problem']}" for p in problems)
+    return InvalidRequest(
+        f"the arguments of {tool} are malformed: {listing}",
+        data={"field": problems[0]["field"], "problems": problems},
+        suggestions=[f"Send the arguments exactly as {tool}'s input schema describes."],
+    )
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def arguments_of(model: type[M], tool: str, values: dict[str, Any]) -> M:
+    """Validate a Python API call's keyword arguments with the tool's argument model.
+
+    Raises:
+        InvalidRequest: naming each wrong field, as the CLI and the MCP server do.
+    """
+    try:
+        return model.model_validate(values)
+    except ValidationError as exc:
+        raise invalid_request(tool, exc) from None

@@ -68,6 +68,7 @@ from editguard.schema import (
     SymbolModel,
     Validation,
     WriteFileResult,
+    arguments_of,
 )
 from editguard.symbols import Symbol, find_symbol, symbols_of
 from editguard.validate import Finding, Linter, Report, validate
@@ -341,22 +342,19 @@ class Workspace:
                 OVERLAPPING_EDITS, NO_MATCH (pattern not found, strict mode), INVALID_REGEX,
                 REGEX_TIMEOUT, VALIDATION_FAILED, STALE_VERSION and the file errors.
         """
-        try:
-            args = SafeEditArgs.model_validate(
-                {
-                    "path": path,
-                    "content": content,
-                    "line_edits": line_edits,
-                    "search_replace": search_replace,
-                    "mode": mode,
-                    "show_diff": show_diff,
-                    "expected_version": expected_version,
-                }
-            )
-        except ValueError as exc:
-            raise InvalidRequest(
-                f"safe_edit's arguments are malformed: {exc}", data={"field": "(arguments)"}
-            ) from None
+        args = arguments_of(
+            SafeEditArgs,
+            "safe_edit",
+            {
+                "path": path,
+                "content": content,
+                "line_edits": line_edits,
+                "search_replace": search_replace,
+                "mode": mode,
+                "show_diff": show_diff,
+                "expected_version": expected_version,
+            },
+        )
         where = self.sandbox.resolve(path)
         if args.content is not None:
             with self._writer(where, mode == "verify_only"):
@@ -469,25 +467,22 @@ class Workspace:
                 OVERLAPPING_EDITS, VALIDATION_FAILED, INVALID_REQUEST, STALE_VERSION and the
                 file errors.
         """
-        try:
-            args = EditSymbolArgs.model_validate(
-                {
-                    "path": path,
-                    "symbol": symbol,
-                    "line": line,
-                    "column": column,
-                    "chunks": chunks,
-                    "new_body": new_body,
-                    "insert_before": insert_before,
-                    "insert_after": insert_after,
-                    "expected_version": expected_version,
-                    "mode": mode,
-                }
-            )
-        except ValueError as exc:
-            raise InvalidRequest(
-                f"edit_symbol's arguments are malformed: {exc}", data={"field": "(arguments)"}
-            ) from None
+        args = arguments_of(
+            EditSymbolArgs,
+            "edit_symbol",
+            {
+                "path": path,
+                "symbol": symbol,
+                "line": line,
+                "column": column,
+                "chunks": chunks,
+                "new_body": new_body,
+                "insert_before": insert_before,
+                "insert_after": insert_after,
+                "expected_version": expected_version,
+                "mode": mode,
+            },
+        )
         where = self.sandbox.resolve(path)
         with self._writer(where, mode == "verify_only"):
             doc, version = self._load(where, expected_version)

@@ -9,7 +9,6 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from editguard.errors import InvalidRequest
 from editguard.schema import (
     EditFileArgs,
     EditFileResult,
@@ -24,6 +23,7 @@ from editguard.schema import (
     SafeEditResult,
     WriteFileArgs,
     WriteFileResult,
+    invalid_request,
 )
 from editguard.service import Workspace
 
@@ -68,20 +68,6 @@ class Tool:
             EditError: any error of the tool, with its code.
         """
         return self.handler(workspace, self.parse(arguments))
-
-
-def invalid_request(tool: str, exc: ValidationError) -> InvalidRequest:
-    """An INVALID_REQUEST that names each wrong field the way a model wrote it."""
-    problems = []
-    for err in exc.errors(include_url=False):
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
-        problems.append({"field": where or "(arguments)", "problem": err["msg"]})
-    listing = "; ".join(f"{p['field']}: {p['problem']}" for p in problems)
-    return InvalidRequest(
-        f"the arguments of {tool} are malformed: {listing}",
-        data={"field": problems[0]["field"], "problems": problems},
-        suggestions=[f"Send the arguments exactly as {tool}'s input schema describes."],
-    )
 
 
 def _read_file(ws: Workspace, a: ReadFileArgs) -> ReadFileResult:
