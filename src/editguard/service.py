@@ -766,7 +766,7 @@ def _structure_findings(
     )
     new_text = plan.apply_to_text(old)
     try:
-        new_symbols = symbols_of(name, new_text)
+        new_symbols = symbols_of(name, new_text, (old, plan))
     except EditError:
         return ()
     after = Counter(s.name_path for s in new_symbols)

@@ -12,8 +12,9 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from editguard.core.document import LF
+from editguard.core.plan import Plan
 from editguard.errors import AmbiguousSymbol, InvalidRequest, SymbolNotFound
-from editguard.validate.syntax import _GRAMMARS, _language, _parser
+from editguard.validate.syntax import _GRAMMARS, _language, parse
 
 # language -> node type -> kind. A node of such a type is a definition.
 _DEFINITIONS: dict[str, dict[str, str]] = {
@@ -178,7 +179,7 @@ _CACHE_SIZE = 32
 _CACHE_LOCK = threading.Lock()
 
 
-def symbols_of(name: str, text: str) -> tuple[Symbol, ...]:
+def symbols_of(name: str, text: str, base: tuple[str, Plan] | None = None) -> tuple[Symbol, ...]:
     """Every definition of ``text`` (normalized) in file order, as a flat tuple.
 
     Raises:
@@ -199,7 +200,7 @@ def symbols_of(name: str, text: str) -> tuple[Symbol, ...]:
         if hit is not None and hit[0] == text:
             _CACHE.move_to_end(key)
             return hit[1]
-    found = tuple(_flatten(_collect(ext, text)))
+    found = tuple(_flatten(_collect(ext, text, base)))
     with _CACHE_LOCK:
         _CACHE[key] = (text, found)
         _CACHE.move_to_end(key)
@@ -258,11 +259,11 @@ def _query(ext: str) -> Any:
     return Query(language, "\n".join(patterns))
 
 
-def _collect(ext: str, text: str) -> list[Symbol]:
+def _collect(ext: str, text: str, base: tuple[str, Plan] | None = None) -> list[Symbol]:
     from tree_sitter import QueryCursor  # noqa: PLC0415
 
     table = _DEFINITIONS[_GRAMMARS[ext][0]]
-    tree = _parser(ext).parse(text.encode("utf-8", "surrogatepass"))
+    tree = parse(ext, text, base)
     src = _Text(text)
     nodes = list(QueryCursor(_query(ext)).captures(tree.root_node).get("definition", []))
     nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))

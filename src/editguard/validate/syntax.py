@@ -16,6 +16,7 @@ import json
 import re
 import threading
 import tomllib
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -95,6 +96,90 @@ def _parser(ext: str) -> Any:
     return parsers[ext]
 
 
+# Parse trees by content, shared by the symbol locator and the syntax guard: an edit parses its
+# new text once. The text is kept with its tree and compared on a hit.
+_TREES: OrderedDict[tuple[str, int], tuple[str, Any]] = OrderedDict()
+_TREES_SIZE = 8
+_TREES_LOCK = threading.Lock()
+_TREE_LIMIT = 5_000_000  # larger texts are parsed but not kept
+
+
+def parse(ext: str, text: str, base: tuple[str, Plan] | None = None) -> Any:
+    """The tree-sitter tree of ``text`` (cached by content).
+
+    With ``base = (old, plan)`` where ``plan`` turns ``old`` into ``text`` and ``old``'s tree is
+    cached, the new tree is reparsed incrementally from the old one (a small edit of a
+    5,000-line file then costs a few milliseconds instead of a full parse).
+    """
+    key = (ext, hash(text))
+    with _TREES_LOCK:
+        hit = _TREES.get(key)
+        if hit is not None and hit[0] == text:
+            _TREES.move_to_end(key)
+            return hit[1]
+    previous = None
+    if base is not None:
+        old, plan = base
+        with _TREES_LOCK:
+            old_hit = _TREES.get((ext, hash(old)))
+        if old_hit is not None and old_hit[0] == old and plan.replacements:
+            previous = old_hit[1].copy()  # the cached tree itself stays as it is
+            _edit_tree(previous, old, plan)
+    data = text.encode("utf-8", "surrogatepass")
+    tree = _parser(ext).parse(data, previous) if previous is not None else _parser(ext).parse(data)
+    if len(text) <= _TREE_LIMIT:
+        with _TREES_LOCK:
+            _TREES[key] = (text, tree)
+            _TREES.move_to_end(key)
+            while len(_TREES) > _TREES_SIZE:
+                _TREES.popitem(last=False)
+    return tree
+
+
+def _edit_tree(tree: Any, old: str, plan: Plan) -> None:
+    """Tell ``tree`` (of ``old``) about every replacement of ``plan``, last one first, so that
+    the positions of the earlier ones stay valid."""
+    places = sorted({p for r in plan.replacements for p in (r.start, r.end)})
+    where = dict(zip(places, _byte_points(old, places), strict=True))
+    for r in reversed(plan.replacements):
+        start_byte, start_row, start_col = where[r.start]
+        end_byte, end_row, end_col = where[r.end]
+        added = r.text.encode("utf-8", "surrogatepass")
+        breaks = r.text.count(LF)
+        tail = len(added) - (added.rfind(b"\n") + 1) if breaks else start_col + len(added)
+        tree.edit(
+            start_byte=start_byte,
+            old_end_byte=end_byte,
+            new_end_byte=start_byte + len(added),
+            start_point=(start_row, start_col),
+            old_end_point=(end_row, end_col),
+            new_end_point=(start_row + breaks, tail),
+        )
+
+
+def _byte_points(text: str, positions: list[int]) -> list[tuple[int, int, int]]:
+    """(byte offset, row, byte column) of sorted character ``positions``, in one pass."""
+    out: list[tuple[int, int, int]] = []
+    byte = row = last = 0
+    line_start_byte = 0
+    for pos in positions:
+        piece = text[last:pos]
+        size = len(piece) if piece.isascii() else len(piece.encode("utf-8", "surrogatepass"))
+        nl = piece.rfind(LF)
+        if nl >= 0:
+            row += piece.count(LF)
+            after = piece[nl + 1 :]
+            line_start_byte = (
+                byte
+                + size
+                - (len(after) if after.isascii() else len(after.encode("utf-8", "surrogatepass")))
+            )
+        byte += size
+        last = pos
+        out.append((byte, row, byte - line_start_byte))
+    return out
+
+
 def syntax_findings(name: str, old: str, new: str, plan: Plan) -> list[Finding]:
     """The syntax errors ``new`` has that ``old`` did not (``plan`` turns old into new)."""
     dot = name.rfind(".")
@@ -115,10 +200,12 @@ def syntax_findings(name: str, old: str, new: str, plan: Plan) -> list[Finding]:
 # -- tree-sitter ---------------------------------------------------------------------------
 
 
-def _tree_errors(ext: str, text: str) -> list[tuple[int, int, str]]:
+def _tree_errors(
+    ext: str, text: str, base: tuple[str, Plan] | None = None
+) -> list[tuple[int, int, str]]:
     """(0-based line, 0-based character column, kind) of each outermost error node."""
     data = text.encode("utf-8", "surrogatepass")
-    tree = _parser(ext).parse(data)
+    tree = parse(ext, text, base)
     if not tree.root_node.has_error:
         return []
     out: list[tuple[int, int, str]] = []
@@ -142,7 +229,7 @@ def _tree_errors(ext: str, text: str) -> list[tuple[int, int, str]]:
 
 
 def _tree_sitter_findings(ext: str, old: str, new: str, plan: Plan) -> list[Finding]:
-    after = _tree_errors(ext, new)
+    after = _tree_errors(ext, new, (old, plan))
     if not after:
         return []
     before = _tree_errors(ext, old)
