@@ -54,3 +54,14 @@ def test_an_incremental_reparse_equals_a_fresh_parse(case: tuple[str, Plan], ext
     fresh = _parser(ext).parse(new.encode("utf-8"))
     assert str(incremental.root_node) == str(fresh.root_node)
     assert incremental.root_node.end_byte == len(new.encode("utf-8"))
+
+
+def test_threads_sharing_one_cached_text_each_get_a_tree_of_their_own() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    text = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(400))
+    first = parse(".py", text)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        trees = list(pool.map(lambda _: parse(".py", text), range(16)))
+    assert len({id(t) for t in [first, *trees]}) == 17
+    assert {str(t.root_node) for t in trees} == {str(first.root_node)}

@@ -107,6 +107,7 @@ _TREE_LIMIT = 5_000_000  # larger texts are parsed but not kept
 def parse(ext: str, text: str, base: tuple[str, Plan] | None = None) -> Any:
     """The tree-sitter tree of ``text`` (cached by content).
 
+    Every caller gets its own tree object (trees are not thread-safe; copies share their nodes).
     With ``base = (old, plan)`` where ``plan`` turns ``old`` into ``text`` and ``old``'s tree is
     cached, the new tree is reparsed incrementally from the old one (a small edit of a
     5,000-line file then costs a few milliseconds instead of a full parse).
@@ -116,7 +117,8 @@ def parse(ext: str, text: str, base: tuple[str, Plan] | None = None) -> Any:
         hit = _TREES.get(key)
         if hit is not None and hit[0] == text:
             _TREES.move_to_end(key)
-            return hit[1]
+            # A tree must not be used by two threads at once; a copy is cheap (shared nodes).
+            return hit[1].copy()
     previous = None
     if base is not None:
         old, plan = base
@@ -129,7 +131,7 @@ def parse(ext: str, text: str, base: tuple[str, Plan] | None = None) -> Any:
     tree = _parser(ext).parse(data, previous) if previous is not None else _parser(ext).parse(data)
     if len(text) <= _TREE_LIMIT:
         with _TREES_LOCK:
-            _TREES[key] = (text, tree)
+            _TREES[key] = (text, tree.copy())
             _TREES.move_to_end(key)
             while len(_TREES) > _TREES_SIZE:
                 _TREES.popitem(last=False)
