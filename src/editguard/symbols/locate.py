@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -267,10 +267,10 @@ def _collect(ext: str, text: str, base: tuple[str, Plan] | None = None) -> list[
     src = _Text(text)
     nodes = list(QueryCursor(_query(ext)).captures(tree.root_node).get("definition", []))
     nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
-    roots: list[Symbol] = []
-    kids: dict[int, list[Symbol]] = {}
-    # Open definitions, innermost last: (end byte, path, kind, the list its children go to).
-    stack: list[tuple[int, tuple[str, ...], str, list[Symbol]]] = []
+    # Each definition as a record, in file order: (fields of its Symbol, index of its parent).
+    records: list[tuple[dict[str, Any], int]] = []
+    # Open definitions, innermost last: (end byte, path, kind, record index).
+    stack: list[tuple[int, tuple[str, ...], str, int]] = []
     for node in nodes:
         while stack and node.start_byte >= stack[-1][0]:
             stack.pop()
@@ -291,29 +291,27 @@ def _collect(ext: str, text: str, base: tuple[str, Plan] | None = None) -> list[
         first = _first_row(outer)
         end_row, end_col = outer.end_point
         last = end_row - 1 if end_col == 0 and end_row > first else end_row
-        symbol = Symbol(
-            name=name,
-            kind=kind,
-            name_path="/".join(path),
-            start_line=first + 1,
-            end_line=last + 1,
-            start=src.line_starts[first],
-            end=src.line_end(last),
-            depth=len(path) - 1,
-        )
-        (stack[-1][3] if stack else roots).append(symbol)
-        children: list[Symbol] = []
-        kids[id(symbol)] = children
-        stack.append((node.end_byte, path, kind, children))
-    return [_with_children(sym, kids) for sym in roots]
-
-
-def _with_children(symbol: Symbol, kids: dict[int, list[Symbol]]) -> Symbol:
-    """Symbols are frozen: give each its children once they are all known."""
-    children = kids.get(id(symbol), [])
-    if not children:
-        return symbol
-    return replace(symbol, children=tuple(_with_children(c, kids) for c in children))
+        fields = {
+            "name": name,
+            "kind": kind,
+            "name_path": "/".join(path),
+            "start_line": first + 1,
+            "end_line": last + 1,
+            "start": src.line_starts[first],
+            "end": src.line_end(last),
+            "depth": len(path) - 1,
+        }
+        records.append((fields, stack[-1][3] if stack else -1))
+        stack.append((node.end_byte, path, kind, len(records) - 1))
+    # Build each Symbol once, children first (they come after their parent in file order).
+    children: list[list[Symbol]] = [[] for _ in records]
+    roots: list[Symbol] = []
+    for index in range(len(records) - 1, -1, -1):
+        fields, parent = records[index]
+        symbol = Symbol(**fields, children=tuple(reversed(children[index])))
+        (children[parent] if parent >= 0 else roots).append(symbol)
+    roots.reverse()
+    return roots
 
 
 def _outermost(node: Any, table: dict[str, str]) -> Any:
