@@ -22,6 +22,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         "bench_validate.py",
         "bench_symbols.py",
         "bench_tokens.py",
+        "bench_real_code.py",
     ],
 )
 def test_the_benchmark_runs_and_prints_its_summary(script: str) -> None:
