@@ -46,6 +46,16 @@ def test_call_edits_a_file_and_prints_the_json_result(root: Path) -> None:
     assert (root / "a.py").read_text() == "x = 2\n"
 
 
+def test_flags_may_come_between_the_tool_and_its_json(root: Path) -> None:
+    (root / "a.py").write_text("x = 1\n")
+    code, out, err = run("call", "read_file", "--json", '{"path": "a.py"}', cwd=root)
+    assert (code, err) == (0, "")
+    assert out["content"] == "1│x = 1"
+    code, _, err = run("call", "read_file", "--bogus", cwd=root)
+    assert code == 2
+    assert "unrecognized arguments: --bogus" in err
+
+
 def test_a_tool_error_exits_1_and_still_prints_the_json_error(root: Path) -> None:
     (root / "a.py").write_text("x = 1\n")
     code, out, _ = run(

@@ -116,7 +116,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``editguard`` console script; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if (
+        args.command == "call"
+        and args.arguments is None
+        and len(extra) == 1
+        and (extra[0] == "-" or not extra[0].startswith("-"))
+    ):
+        # `call TOOL --json '{...}'`: argparse gives the optional JSON its slot before the
+        # flag, so the JSON after it comes back unrecognized. It is the JSON argument.
+        args.arguments, extra = extra[0], []
+    if extra:
+        parser.error("unrecognized arguments: " + " ".join(extra))
     if args.command == "tools":
         return _tools(sys.stdout)
     try:
@@ -243,7 +255,8 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
         raise _Usage(f"no tool named {args.tool!r}; the tools are: {names}") from None
     arguments = _read_arguments(args)
     try:
-        workspace = Workspace(args.roots or ["."], linters=_linters(args))
+        # One call, then the process ends: nothing to parse ahead for.
+        workspace = Workspace(args.roots or ["."], linters=_linters(args), prewarm=False)
     except ValueError as exc:
         raise _Usage(str(exc)) from None
     human = out.isatty() and not args.json
