@@ -18,6 +18,7 @@ from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel
 
+from editguard import prewarm
 from editguard.core.diagnosis import mismatch_error, not_found, numbered
 from editguard.core.diff import render_diff
 from editguard.core.document import (
@@ -99,6 +100,9 @@ class Workspace:
         linters: external linters to run on a temporary copy of each edited file (names of
             known ones, e.g. ``"ruff"``, or :class:`~editguard.validate.Linter` objects); their
             introduced findings are warnings unless the linter is blocking.
+        prewarm: parse a source file in a background thread after it is read or written, so
+            that the next edit finds its symbols and parse tree cached (a long-lived process
+            wants this; a one-shot command does not).
     """
 
     def __init__(
@@ -110,8 +114,10 @@ class Workspace:
         read_lines: int = DEFAULT_READ_LINES,
         locks: FileLocks | None = None,
         linters: Iterable[Linter | str] = (),
+        prewarm: bool = True,
     ) -> None:
         self.sandbox = Sandbox(roots)
+        self.prewarm = prewarm
         self.locks = locks or SHARED
         self.linters: tuple[Linter, ...] = tuple(
             linter_named(x) if isinstance(x, str) else x for x in linters
@@ -138,6 +144,7 @@ class Workspace:
         """
         where = self.sandbox.resolve(path)
         doc, version = self._load(where)
+        self._warm(where, doc.text)
         total = doc.line_count
         first = start_line or 1
         if end_line is not None and end_line < first:
@@ -268,6 +275,8 @@ class Workspace:
         new_version, written = self._commit(
             where, doc, plan, version, modifies, dry_run or mode == "verify_only"
         )
+        if written:
+            self._warm(where, plan.apply_to_text(doc.text))
         return _Outcome(modifies, validation, new_version, written)
 
     # -- edit_lines ----------------------------------------------------------------------
@@ -588,6 +597,7 @@ class Workspace:
             display=where.display,
             base_version=version,
         )
+        self._warm(where, plan.apply_to_text(old.text))
         return WriteFileResult(
             path=where.real,
             created=not exists,
@@ -612,7 +622,13 @@ class Workspace:
             read_lines=self.read_lines,
             locks=self.locks,
             linters=self.linters,
+            prewarm=self.prewarm,
         )
+
+    def _warm(self, where: Resolved, text: str) -> None:
+        """Parse the file's current text in the background, for the edit that may follow."""
+        if self.prewarm:
+            prewarm.SHARED.schedule(where.real, text)
 
     def _writer(self, where: Resolved, dry_run: bool) -> AbstractContextManager[None]:
         """The file's lock for a call that may write it (none for a dry run)."""

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import accumulate
 from typing import Any
 
 from rapidfuzz import fuzz, process
 
 from editguard.core.document import LF
+from editguard.core.memo import ContentMemo
 from editguard.core.plan import Plan
 from editguard.errors import AmbiguousSymbol, InvalidRequest, SymbolNotFound
 from editguard.validate.syntax import _GRAMMARS, _language, parse
@@ -172,11 +172,9 @@ def _ext(name: str) -> str:
     return name[dot:].lower() if dot >= 0 else ""
 
 
-# Parses by content: a read, an edit and its checks of one version parse it once. The text is
-# kept with its symbols and compared on a hit, so a hash collision can never mix two files.
-_CACHE: OrderedDict[tuple[str, int], tuple[str, tuple[Symbol, ...]]] = OrderedDict()
-_CACHE_SIZE = 32
-_CACHE_LOCK = threading.Lock()
+# Symbols by content: a read, an edit and its checks of one version find them once, and a
+# lookup started in the background after a read serves the edit that follows.
+_CACHE: ContentMemo[tuple[Symbol, ...]] = ContentMemo(size=32)
 
 
 def symbols_of(name: str, text: str, base: tuple[str, Plan] | None = None) -> tuple[Symbol, ...]:
@@ -194,19 +192,7 @@ def symbols_of(name: str, text: str, base: tuple[str, Plan] | None = None) -> tu
             ),
             data={"field": "path"},
         )
-    key = (ext, hash(text))
-    with _CACHE_LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None and hit[0] == text:
-            _CACHE.move_to_end(key)
-            return hit[1]
-    found = tuple(_flatten(_collect(ext, text, base)))
-    with _CACHE_LOCK:
-        _CACHE[key] = (text, found)
-        _CACHE.move_to_end(key)
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return found
+    return _CACHE.get(ext, text, lambda: tuple(_flatten(_collect(ext, text, base))))
 
 
 def _flatten(symbols: list[Symbol]) -> list[Symbol]:
@@ -223,11 +209,7 @@ class _Text:
     def __init__(self, text: str) -> None:
         self.text = text
         self.data = text.encode("utf-8", "surrogatepass")
-        self.line_starts = [0]
-        pos = text.find(LF)
-        while pos >= 0:
-            self.line_starts.append(pos + 1)
-            pos = text.find(LF, pos + 1)
+        self.line_starts = [0, *accumulate(len(line) + 1 for line in text.split(LF))][:-1]
 
     def line_end(self, row: int) -> int:
         """Character offset just after line ``row`` (0-based), its break included."""

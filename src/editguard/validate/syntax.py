@@ -16,13 +16,13 @@ import json
 import re
 import threading
 import tomllib
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from editguard.core.document import LF
+from editguard.core.memo import ContentMemo
 from editguard.core.plan import Plan
 
 # extension -> (language name, grammar module, function returning the language pointer)
@@ -74,6 +74,13 @@ def language_of(name: str) -> str | None:
     )
 
 
+def grammar_ext(name: str) -> str | None:
+    """The (lowercase) extension of ``name`` if a tree-sitter grammar reads it, else None."""
+    dot = name.rfind(".")
+    ext = name[dot:].lower() if dot >= 0 else ""
+    return ext if ext in _GRAMMARS else None
+
+
 @cache
 def _language(ext: str) -> Any:
     from tree_sitter import Language  # noqa: PLC0415 - loaded on first use
@@ -97,11 +104,8 @@ def _parser(ext: str) -> Any:
 
 
 # Parse trees by content, shared by the symbol locator and the syntax guard: an edit parses its
-# new text once. The text is kept with its tree and compared on a hit.
-_TREES: OrderedDict[tuple[str, int], tuple[str, Any]] = OrderedDict()
-_TREES_SIZE = 8
-_TREES_LOCK = threading.Lock()
-_TREE_LIMIT = 5_000_000  # larger texts are parsed but not kept
+# new text once, and a parse started in the background after a read serves the edit that follows.
+_TREES: ContentMemo[Any] = ContentMemo(size=8, limit=5_000_000)  # larger texts are not kept
 
 
 def parse(ext: str, text: str, base: tuple[str, Plan] | None = None) -> Any:
@@ -112,30 +116,21 @@ def parse(ext: str, text: str, base: tuple[str, Plan] | None = None) -> Any:
     cached, the new tree is reparsed incrementally from the old one (a small edit of a
     5,000-line file then costs a few milliseconds instead of a full parse).
     """
-    key = (ext, hash(text))
-    with _TREES_LOCK:
-        hit = _TREES.get(key)
-        if hit is not None and hit[0] == text:
-            _TREES.move_to_end(key)
-            # A tree must not be used by two threads at once; a copy is cheap (shared nodes).
-            return hit[1].copy()
-    previous = None
-    if base is not None:
-        old, plan = base
-        with _TREES_LOCK:
-            old_hit = _TREES.get((ext, hash(old)))
-        if old_hit is not None and old_hit[0] == old and plan.replacements:
-            previous = old_hit[1].copy()  # the cached tree itself stays as it is
-            _edit_tree(previous, old, plan)
-    data = text.encode("utf-8", "surrogatepass")
-    tree = _parser(ext).parse(data, previous) if previous is not None else _parser(ext).parse(data)
-    if len(text) <= _TREE_LIMIT:
-        with _TREES_LOCK:
-            _TREES[key] = (text, tree.copy())
-            _TREES.move_to_end(key)
-            while len(_TREES) > _TREES_SIZE:
-                _TREES.popitem(last=False)
-    return tree
+
+    def make() -> Any:
+        previous = None
+        if base is not None:
+            old, plan = base
+            old_tree = _TREES.peek(ext, old)
+            if old_tree is not None and plan.replacements:
+                previous = old_tree.copy()  # the cached tree itself stays as it is
+                _edit_tree(previous, old, plan)
+        data = text.encode("utf-8", "surrogatepass")
+        parser = _parser(ext)
+        return parser.parse(data, previous) if previous is not None else parser.parse(data)
+
+    # A tree must not be used by two threads at once; a copy is cheap (shared nodes).
+    return _TREES.get(ext, text, make).copy()
 
 
 def _edit_tree(tree: Any, old: str, plan: Plan) -> None:
@@ -202,12 +197,8 @@ def syntax_findings(name: str, old: str, new: str, plan: Plan) -> list[Finding]:
 # -- tree-sitter ---------------------------------------------------------------------------
 
 
-def _tree_errors(
-    ext: str, text: str, base: tuple[str, Plan] | None = None
-) -> list[tuple[int, int, str]]:
+def _tree_errors(tree: Any, text: str) -> list[tuple[int, int, str]]:
     """(0-based line, 0-based character column, kind) of each outermost error node."""
-    data = text.encode("utf-8", "surrogatepass")
-    tree = parse(ext, text, base)
     if not tree.root_node.has_error:
         return []
     out: list[tuple[int, int, str]] = []
@@ -223,7 +214,7 @@ def _tree_errors(
         elif node.has_error:
             stack.extend(reversed(node.children))
     # Columns come in bytes; turn them into characters of their line.
-    lines = data.split(b"\n")
+    lines = text.encode("utf-8", "surrogatepass").split(b"\n")
     return [
         (row, len(lines[row][:col].decode("utf-8", "replace")), kind)
         for row, col, kind in sorted(out)
@@ -231,10 +222,14 @@ def _tree_errors(
 
 
 def _tree_sitter_findings(ext: str, old: str, new: str, plan: Plan) -> list[Finding]:
-    after = _tree_errors(ext, new, (old, plan))
+    # The old text's tree first: it is usually cached already (by a read, or by the symbol
+    # lookup of edit_symbol), and then the new tree is a small incremental reparse of it. Cold,
+    # this is one full parse either way, and never two when the file already had errors.
+    old_tree = parse(ext, old)
+    after = _tree_errors(parse(ext, new, (old, plan)), new)
     if not after:
         return []
-    before = _tree_errors(ext, old)
+    before = _tree_errors(old_tree, old)
     mapping = _LineMap(old, new, plan)
     remaining = [(row, kind) for row, _, kind in before]
     out: list[Finding] = []
