@@ -182,15 +182,16 @@ def syntax_findings(name: str, old: str, new: str, plan: Plan) -> list[Finding]:
     dot = name.rfind(".")
     ext = name[dot:].lower() if dot >= 0 else ""
     strict = _STRICT.get(ext)
-    if strict is not None and strict[0] == "python" and strict[1](new) is None:
+    problem = strict[1](new) if strict is not None else None
+    if strict is not None and strict[0] == "python" and problem is None:
         # Python's own compiler is the authority: code it accepts is valid, whatever the
         # grammar (which may lag behind new syntax) says. This also skips a second parse.
         return []
     findings: list[Finding] = []
     if ext in _GRAMMARS:
         findings += _tree_sitter_findings(ext, old, new, plan)
-    if strict is not None:
-        findings += _strict_findings(strict, old, new)
+    if strict is not None and problem is not None:
+        findings += _strict_findings(strict, old, new, problem)
     return findings
 
 
@@ -370,11 +371,13 @@ _STRICT: dict[str, tuple[str, _Checker]] = {
 }
 
 
-def _strict_findings(strict: tuple[str, _Checker], old: str, new: str) -> list[Finding]:
+def _strict_findings(
+    strict: tuple[str, _Checker], old: str, new: str, problem: tuple[int, int, str]
+) -> list[Finding]:
+    """The strict parser's ``problem`` with ``new``, unless ``old`` was already broken."""
     source, checker = strict
-    problem = checker(new)
-    if problem is None or (old.strip() and checker(old) is not None):
-        return []  # fine now, or already broken before the edit (an empty file is not broken)
+    if old.strip() and checker(old) is not None:
+        return []  # already broken before the edit (an empty file is not broken)
     line, col, message = problem
     lines = new.split(LF)
     text = lines[line - 1] if 0 < line <= len(lines) else ""
