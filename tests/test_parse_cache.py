@@ -150,6 +150,7 @@ class _ParseLog:
     """Records, for each tree-sitter parse, whether it started from an old tree (incremental)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        assert prewarm.SHARED.wait_idle(timeout=60)  # nothing left over from earlier tests
         self.calls: list[bool] = []
         real = syntax._parser
 
