@@ -253,6 +253,7 @@ def _collect(ext: str, text: str, base: tuple[str, Plan] | None = None) -> list[
     records: list[tuple[dict[str, Any], int]] = []
     # Open definitions, innermost last: (end byte, path, kind, record index).
     stack: list[tuple[int, tuple[str, ...], str, int]] = []
+    siblings = _Siblings()
     for node in nodes:
         while stack and node.start_byte >= stack[-1][0]:
             stack.pop()
@@ -270,7 +271,7 @@ def _collect(ext: str, text: str, base: tuple[str, Plan] | None = None) -> list[
         outer: Any = node.parent if node.type == "variable_declarator" and node.parent else node
         outer = _outermost(outer, table)
         path = (*(stack[-1][1] if stack else ()), *scope, name)
-        first = _first_row(outer)
+        first = _first_row(outer, siblings)
         end_row, end_col = outer.end_point
         last = end_row - 1 if end_col == 0 and end_row > first else end_row
         fields = {
@@ -313,16 +314,41 @@ def _outermost(node: Any, table: dict[str, str]) -> Any:
     return node
 
 
-def _first_row(node: Any) -> int:
+class _Siblings:
+    """Previous named siblings without tree-sitter's ``prev_named_sibling``, which walks from
+    the parent's first child on every call (quadratic in a file of many top-level items)."""
+
+    def __init__(self) -> None:
+        self._where: dict[int, tuple[list[Any], int]] = {}
+
+    def previous(self, node: Any) -> Any:
+        """The named sibling right before ``node``, or None."""
+        where = self._where.get(node.id)
+        if where is None:
+            parent = node.parent
+            if parent is None:
+                return None
+            kids = parent.named_children
+            for i, kid in enumerate(kids):
+                self._where[kid.id] = (kids, i)
+            where = self._where.get(node.id)
+            if where is None:  # not a named child (cannot happen for a definition)
+                return node.prev_named_sibling
+        kids, i = where
+        return kids[i - 1] if i > 0 else None
+
+
+def _first_row(node: Any, siblings: _Siblings) -> int:
     """The first line of a definition, with the attributes and doc comments right above it."""
     row = node.start_point[0]
-    sibling = node.prev_named_sibling
+    sibling = siblings.previous(node)
     while sibling is not None and sibling.type in _LEADING and sibling.end_point[0] >= row - 1:
+        before = siblings.previous(sibling)
         if (
             sibling.type in ("comment", "line_comment", "block_comment")
             and sibling.end_point[0] == sibling.start_point[0]
-            and sibling.prev_named_sibling is not None
-            and sibling.prev_named_sibling.end_point[0] == sibling.start_point[0]
+            and before is not None
+            and before.end_point[0] == sibling.start_point[0]
         ):
             break  # a trailing comment of the line above belongs to that line
         if sibling.type in ("comment", "line_comment", "block_comment") and _REGION_MARKER.search(
@@ -330,7 +356,7 @@ def _first_row(node: Any) -> int:
         ):
             break  # an editor region marker is not the definition's documentation
         row = sibling.start_point[0]
-        sibling = sibling.prev_named_sibling
+        sibling = before
     return int(row)
 
 
