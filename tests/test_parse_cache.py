@@ -56,6 +56,7 @@ def texts_and_plans(draw: st.DrawFn) -> tuple[str, Plan]:
 def test_an_incremental_reparse_equals_a_fresh_parse(case: tuple[str, Plan], ext: str) -> None:
     old, plan = case
     new = plan.apply_to_text(old)
+    assert len(new) == len(old) + plan.size_change()
     parse(ext, old)  # cached, so that the next call reparses incrementally from it
     syntax._TREES.discard(ext, new)  # make sure the incremental path runs
     incremental = parse(ext, new, (old, plan))

@@ -40,9 +40,15 @@ class Prewarmer:
         self._busy = False
         self._thread: threading.Thread | None = None
 
+    @staticmethod
+    def wants(name: str, size: int) -> bool:
+        """Whether a text of ``size`` characters in the file ``name`` is worth parsing ahead
+        (ask before building a text only for :meth:`schedule`)."""
+        return size <= WARM_LIMIT and grammar_ext(name) is not None
+
     def schedule(self, name: str, text: str) -> None:
         """Parse ``text`` (the normalized content of the file ``name``) in the background."""
-        if len(text) > WARM_LIMIT or grammar_ext(name) is None:
+        if not self.wants(name, len(text)):
             return
         with self._wake:
             self._queue.append((name, text))

@@ -144,7 +144,7 @@ class Workspace:
         """
         where = self.sandbox.resolve(path)
         doc, version = self._load(where)
-        self._warm(where, doc.text)
+        self._warm(where, doc.text, None)
         total = doc.line_count
         first = start_line or 1
         if end_line is not None and end_line < first:
@@ -276,7 +276,7 @@ class Workspace:
             where, doc, plan, version, modifies, dry_run or mode == "verify_only"
         )
         if written:
-            self._warm(where, plan.apply_to_text(doc.text))
+            self._warm(where, doc.text, plan)
         return _Outcome(modifies, validation, new_version, written)
 
     # -- edit_lines ----------------------------------------------------------------------
@@ -597,7 +597,7 @@ class Workspace:
             display=where.display,
             base_version=version,
         )
-        self._warm(where, plan.apply_to_text(old.text))
+        self._warm(where, old.text, plan)
         return WriteFileResult(
             path=where.real,
             created=not exists,
@@ -625,10 +625,14 @@ class Workspace:
             prewarm=self.prewarm,
         )
 
-    def _warm(self, where: Resolved, text: str) -> None:
-        """Parse the file's current text in the background, for the edit that may follow."""
-        if self.prewarm:
-            prewarm.SHARED.schedule(where.real, text)
+    def _warm(self, where: Resolved, text: str, plan: Plan | None) -> None:
+        """Parse the file's text (``text``, after ``plan`` if given) in the background, for the
+        edit that may follow. The new text is built only when it will be parsed."""
+        if not self.prewarm:
+            return
+        size = len(text) + (plan.size_change() if plan is not None else 0)
+        if prewarm.Prewarmer.wants(where.real, size):
+            prewarm.SHARED.schedule(where.real, plan.apply_to_text(text) if plan else text)
 
     def _writer(self, where: Resolved, dry_run: bool) -> AbstractContextManager[None]:
         """The file's lock for a call that may write it (none for a dry run)."""

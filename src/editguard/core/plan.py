@@ -59,6 +59,10 @@ class Plan:
         """Whether applying the plan to ``text`` changes it."""
         return any(text[r.start : r.end] != r.text for r in self.replacements)
 
+    def size_change(self) -> int:
+        """How many characters the plan adds to a text (negative when it removes more)."""
+        return sum(len(r.text) - (r.end - r.start) for r in self.replacements)
+
     def apply_to_text(self, text: str) -> str:
         """The normalized text after the plan (for callers that need the whole new text)."""
         parts: list[str] = []
