@@ -212,6 +212,35 @@ def test_overlapping_chunks_are_refused() -> None:
     assert err.value.code == "OVERLAPPING_EDITS"
 
 
+@pytest.mark.parametrize("order", [(0, 1, 2), (2, 1, 0), (1, 0, 2), (2, 0, 1)])
+def test_chunks_at_one_place_land_in_request_order_whatever_it_is(
+    order: tuple[int, int, int],
+) -> None:
+    replace = chunk(
+        "        result = transform(data)",
+        ["        if result:", "            log(result)"],
+        ["        if result is not None:", "            log(result)"],
+        "        return result",
+    )
+    first = chunk(
+        "        result = transform(data)", [], ["        count(result)"], "        if result:"
+    )
+    second = chunk(
+        "        result = transform(data)", [], ["        audit(result)"], "        if result:"
+    )
+    given = [replace, first, second]
+    new = apply(BODY, *(given[i] for i in order))
+    inserted = [line for i in order if i for line in given[i].new_lines]
+    assert new == (
+        "    def process(self, data):\n"
+        "        result = transform(data)\n"
+        + "".join(line + "\n" for line in inserted)
+        + "        if result is not None:\n"
+        "            log(result)\n"
+        "        return result\n"
+    )
+
+
 def big_symbol(lines: int) -> str:
     body = ["    def handle(self, request):"]
     body += [f"        step_{i} = self.step({i}, request)" for i in range(lines)]

@@ -158,7 +158,10 @@ def apply_chunks(body: str, chunks: Sequence[Chunk], first_line: int, symbol: st
                 total_edits=len(chunks),
             )
     working = list(lines)
-    for start, end, index in sorted(placed, key=lambda item: (item[0], item[2]), reverse=True):
+    # From the last position to the first, so earlier positions stay valid. At one position, a
+    # replacement goes before insertions (they then land in front of its new lines), and
+    # insertions go last to first (they end up in request order).
+    for start, end, index in sorted(placed, reverse=True):
         working[start:end] = list(chunks[index].new_lines)
     return LF.join(working) + (LF if final_break and working else "")
 
