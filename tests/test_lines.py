@@ -298,3 +298,144 @@ def test_no_edit_touches_lines_outside_its_range(case: tuple[str, int, int, str]
     assert after[: first - 1] == lines[: first - 1]
     kept = len(lines) - last  # the lines after the range, and the empty piece a final \n leaves
     assert after[len(after) - kept :] == lines[last:]
+
+
+# -- batches, with and without a final newline (a model of the rules) -----------------------
+
+
+def _expected_lines(lines: list[str], ops: list[LineOp]) -> list[str]:
+    """The rules, written plainly: numbers as read, inserts before their line in request
+    order, a range replaced or removed whole, Replace keeps exactly one line per text line."""
+    inserts: dict[int, list[str]] = {}
+    ranges: dict[int, tuple[int, list[str]]] = {}
+    for op in ops:
+        if op.kind == "insert":
+            inserts.setdefault(min(op.line, len(lines) + 1), []).extend((op.text or "").split("\n"))
+            continue
+        last = op.end_line or op.line
+        if op.kind == "delete":
+            ranges[op.line] = (last, [])
+        elif op.kind == "replace_section":
+            ranges[op.line] = (last, op.text.split("\n") if op.text else [])
+        else:
+            ranges[op.line] = (last, (op.text or "").split("\n"))
+    out: list[str] = []
+    n = 1
+    while n <= len(lines) + 1:
+        out += inserts.get(n, [])
+        if n > len(lines):
+            break
+        if n in ranges:
+            last, new = ranges[n]
+            out += new
+            n = last + 1
+        else:
+            out.append(lines[n - 1])
+            n += 1
+    return out
+
+
+@st.composite
+def batches(draw: st.DrawFn) -> tuple[list[str], bool, list[LineOp]]:
+    words = st.sampled_from(["a", "b c", "", "d"])
+    lines = draw(st.lists(words, max_size=6))
+    final = draw(st.booleans())
+    if lines and not final:
+        assume(lines[-1] != "")  # "x\n" without a final newline would be read as ["x"]
+    ops: list[LineOp] = []
+    used: set[int] = set()
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["insert", "delete", "replace", "replace_section"]))
+        texts = st.sampled_from(["X", "Y\nZ", ""] if kind != "insert" else ["X", "Y\nZ"])
+        if kind == "insert":
+            ops.append(LineOp("insert", draw(st.integers(1, len(lines) + 2)), draw(texts)))
+            continue
+        if not lines:
+            continue
+        first = draw(st.integers(1, len(lines)))
+        last = first if kind == "replace" else draw(st.integers(first, len(lines)))
+        if used & set(range(first, last + 1)):
+            continue
+        used |= set(range(first, last + 1))
+        text = None if kind == "delete" else draw(texts)
+        ops.append(LineOp(kind, first, text, end_line=None if kind == "replace" else last))
+    return lines, final, ops
+
+
+@settings(max_examples=2000)
+@given(batches())
+def test_a_batch_of_line_edits_follows_the_rules_with_or_without_a_final_newline(
+    case: tuple[list[str], bool, list[LineOp]],
+) -> None:
+    lines, final, ops = case
+    text = "\n".join(lines) + ("\n" if final and lines else "")
+    inside = [
+        (i, o)
+        for i in ops
+        if i.kind == "insert"
+        for o in ops
+        if o.kind != "insert" and o.line < i.line <= (o.end_line or o.line)
+    ]
+    assume(not inside)  # an insert strictly inside a replaced range is refused (tested above)
+    expected = _expected_lines(lines, ops)
+    if not final and expected and expected[-1] == "":
+        # Ends with an empty line, without a final newline: the same bytes as one line fewer
+        # with a final newline, which is what we compare.
+        expected, final = expected[:-1], True
+    want = "\n".join(expected) + ("\n" if expected and (final or not lines) else "")
+    got = compile_line_ops(text, ops).plan.apply_to_text(text)
+    assert got == want
+
+
+@settings(max_examples=1000)
+@given(batches())
+def test_safe_edit_line_edits_follow_the_same_rules(
+    case: tuple[list[str], bool, list[LineOp]],
+) -> None:
+    lines, final, ops = case
+    sections = [
+        LineOp("replace_section", o.line, o.text or "", end_line=o.end_line or o.line)
+        for o in ops
+        if o.kind != "insert"
+    ]
+    assume(sections)
+    text = "\n".join(lines) + ("\n" if final and lines else "")
+    expected = _expected_lines(lines, sections)
+    if not final and expected and expected[-1] == "":
+        expected, final = expected[:-1], True
+    want = "\n".join(expected) + ("\n" if expected and final else "")
+    edits = [(o.line, o.end_line or o.line, o.text or "") for o in sections]
+    assert compile_line_edits(text, edits).plan.apply_to_text(text) == want
+
+
+def test_the_last_line_deleted_with_the_one_before_edited_in_a_file_without_final_newline(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "b.py").write_bytes(b"x = 1\ny = 2")
+    ws.edit_lines(
+        "b.py",
+        [
+            {"line_number": 1, "type": "Replace", "text": "x = 10"},
+            {"line_number": 2, "type": "Delete"},
+        ],
+    )
+    assert (root / "b.py").read_bytes() == b"x = 10"
+    (root / "c.py").write_bytes(b"x = 1\ny = 2")
+    ws.safe_edit(
+        "c.py",
+        line_edits=[
+            {"start_line": 1, "end_line": 1, "new_content": "x = 10"},
+            {"start_line": 2, "end_line": 2, "new_content": ""},
+        ],
+    )
+    assert (root / "c.py").read_bytes() == b"x = 10"
+    (root / "d.txt").write_bytes(b"a\r\nb")
+    ws.edit_lines(
+        "d.txt",
+        [
+            {"line_number": 1, "type": "Delete"},
+            {"line_number": 2, "type": "Delete"},
+            {"line_number": 3, "type": "Insert", "text": "new"},
+        ],
+    )
+    assert (root / "d.txt").read_bytes() == b"new"

@@ -229,7 +229,10 @@ class LineEditOp(_Args):
     text: str | None = Field(
         None,
         validation_alias=AliasChoices("text", "Text"),
-        description="The new line(s); \\n between lines. Empty in ReplaceSection deletes.",
+        description=(
+            "The new line(s); \\n between lines. Empty: ReplaceSection deletes the lines, "
+            "Replace leaves an empty line."
+        ),
     )
     old_text: str | None = Field(
         None,

@@ -68,17 +68,10 @@ class _Lines:
 
     def whole(self, first: int, last: int, new: str) -> Replacement:
         """Replace lines ``first``..``last`` (with their breaks) by ``new`` as whole lines."""
-        text = self.text
-        start, stop = self.start(first), self.after(last)
-        final_break = text.endswith(LF)
         new = normalize_newlines(new)
-        if not new:
-            if last == self.count and not final_break and first > 1:
-                start -= 1  # the previous line becomes the last one, still without a break
-            return Replacement(start, stop, "")
-        if last == self.count and not final_break:
-            return Replacement(start, stop, new.removesuffix(LF))
-        return Replacement(start, stop, new if new.endswith(LF) else new + LF)
+        if new and not new.endswith(LF):
+            new += LF
+        return Replacement(self.start(first), self.after(last), new)
 
 
 def compile_line_ops(text: str, ops: Sequence[LineOp]) -> LinePlan:
@@ -90,7 +83,7 @@ def compile_line_ops(text: str, ops: Sequence[LineOp]) -> LinePlan:
         OverlappingEdits: two edits touch the same line.
         NoMatch, WrongCount: ``old_text`` is not exactly once in its line.
     """
-    lines = _Lines(text)
+    lines = _Lines(_whole_lines(text))
     total = len(ops)
     spans: list[tuple[int, int, int, bool]] = []  # first, last, edit index, is an insert
     reps: list[tuple[Replacement, int]] = []
@@ -130,7 +123,8 @@ def compile_line_ops(text: str, ops: Sequence[LineOp]) -> LinePlan:
             reps.append((lines.whole(op.line, last, op.text or ""), index))
         elif op.old_text is None:
             body = _required(op.text, "text", index, total)
-            reps.append((lines.whole(op.line, op.line, body), index))
+            # Replace keeps the line: an empty text leaves it empty (Delete removes it).
+            reps.append((lines.whole(op.line, op.line, body or LF), index))
         else:
             body = _required(op.text, "text", index, total)
             reps.append((_within_line(lines, op.line, op.old_text, body, index, total), index))
@@ -144,7 +138,7 @@ def compile_line_edits(text: str, edits: Sequence[tuple[int, int, str]]) -> Line
     Raises:
         InvalidRequest, LineOutOfRange, OverlappingEdits.
     """
-    lines = _Lines(text)
+    lines = _Lines(_whole_lines(text))
     total = len(edits)
     spans: list[tuple[int, int, int, bool]] = []
     reps: list[tuple[Replacement, int]] = []
@@ -177,8 +171,6 @@ def _required(value: str | None, name: str, index: int, total: int) -> str:
 def _insert(lines: _Lines, line: int, body: str) -> Replacement:
     body = normalize_newlines(body)
     pos = lines.start(line)
-    if line > lines.count and lines.text and not lines.text.endswith(LF):
-        return Replacement(pos, pos, LF + body.removesuffix(LF))  # append, keep no final break
     return Replacement(pos, pos, body if body.endswith(LF) else body + LF)
 
 
@@ -252,13 +244,60 @@ def _span(first: int, last: int, insert: bool) -> str:
     return str(first) if first == last else f"{first}-{last}"
 
 
+def _whole_lines(text: str) -> str:
+    """``text`` with a final line break: every line, the last too, then ends with one, so that
+    each edit works on whole lines. :func:`_finish` takes the added break away again."""
+    return text + LF if text and not text.endswith(LF) else text
+
+
 def _finish(text: str, reps: list[tuple[Replacement, int]], total: int) -> LinePlan:
+    """The plan on ``text`` from replacements compiled on ``_whole_lines(text)``."""
     ordered = sorted(reps, key=lambda item: (item[0].start, item[0].end))  # stable: keeps order
-    plan = Plan(tuple(r for r, _ in ordered))
-    old_lines = line_numbers(text, (r.start for r, _ in ordered))
+    virtual = _whole_lines(text)
+    old_lines = line_numbers(virtual, (r.start for r, _ in ordered))
     landed = [0] * total
     shift = 0
     for (r, index), line in zip(ordered, old_lines, strict=True):
         landed[index] = line + shift
-        shift += r.text.count(LF) - text.count(LF, r.start, r.end)
-    return LinePlan(plan, tuple(landed))
+        shift += r.text.count(LF) - virtual.count(LF, r.start, r.end)
+    replacements = [r for r, _ in ordered]
+    if virtual != text:
+        replacements = _without_added_break(len(text), replacements)
+    return LinePlan(Plan(tuple(replacements)), tuple(landed))
+
+
+def _without_added_break(n: int, reps: list[Replacement]) -> list[Replacement]:
+    """Replacements on a text of ``n`` characters without a final break, from ``reps`` compiled
+    on that text plus one added break (at ``n``), so that the result still has no final break.
+
+    The edited virtual text ends with a break (it holds whole lines); the real result is that
+    text without its last character. Which piece of the result holds it decides what changes:
+    the added break itself (nothing to take away), a replacement's text (cut it off), or a
+    break of the file (delete it: the line before becomes the last one).
+    """
+    reps = list(reps)
+    covered = any(r.start <= n < r.end for r in reps)
+    end = n + 1  # the end of the virtual text
+    last_piece: int | None = None  # index of the replacement that ends the result, if one does
+    gap_end: int | None = None  # or the end of the untouched stretch that does
+    for i in range(len(reps) - 1, -1, -1):
+        if reps[i].end < end:
+            gap_end = end
+            break
+        if reps[i].text:
+            last_piece = i
+            break
+        end = reps[i].start
+    else:
+        gap_end = end if end > 0 else None
+    if last_piece is not None:
+        r = reps[last_piece]
+        reps[last_piece] = Replacement(r.start, r.end, r.text.removesuffix(LF))
+        if not covered:  # appended after the added break, which the real text lacks
+            first = next(i for i, x in enumerate(reps) if x.start > n)
+            x = reps[first]
+            reps[first] = Replacement(x.start, x.end, LF + x.text)
+    elif gap_end is not None and gap_end - 1 < n:
+        reps.append(Replacement(gap_end - 1, gap_end, ""))  # the break before deleted lines
+        reps.sort(key=lambda r: (r.start, r.end))
+    return [Replacement(min(r.start, n), min(r.end, n), r.text) for r in reps]
