@@ -368,6 +368,25 @@ def test_a_position_inside_picks_the_innermost_symbol(ws: Workspace, module: Pat
     assert "return 'config'" in module.read_text()
 
 
+@pytest.mark.parametrize(
+    ("column", "expected"),
+    [(None, "A"), (1, "A"), (12, "A/f"), (28, "A"), (31, "B"), (45, "B/g"), (80, "B")],
+)
+def test_the_column_picks_between_definitions_that_share_a_line(
+    ws: Workspace, root: Path, column: int | None, expected: str
+) -> None:
+    line = "class A { f() { return 1; } } class B { g() { return 2; } }"
+    (root / "one.ts").write_text("let before = 0;\n" + line + "\n")
+    result = ws.edit_symbol("one.ts", line=2, column=column, insert_before="// note")
+    assert result.symbol.name_path == expected
+    assert (root / "one.ts").read_text().splitlines()[1] == "// note"
+
+
+def test_a_column_in_the_indentation_still_finds_the_method(ws: Workspace, module: Path) -> None:
+    result = ws.edit_symbol("work.py", line=20, column=1, insert_after="")
+    assert result.symbol.name_path == "Worker/Config/process"
+
+
 def test_an_ambiguous_name_lists_every_match(ws: Workspace, module: Path) -> None:
     snap = Snapshot.of(module)
     with pytest.raises(EditError) as err:

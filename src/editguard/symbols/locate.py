@@ -159,6 +159,12 @@ class Symbol:
     end: int
     depth: int
     children: tuple[Symbol, ...] = field(default=(), repr=False, compare=False)
+    # Where the definition begins and ends as (line, column), 1-based, both inclusive. A
+    # definition with only blanks before it on its first line begins at column 1, and one with
+    # only blanks after it ends at the end of its last line: columns tell apart only the
+    # definitions that share a line (`class A { f() {} } class B { g() {} }`).
+    begin: tuple[int, int] = field(default=(0, 0), compare=False)
+    finish: tuple[int, int] = field(default=(0, 0), compare=False)
 
 
 def symbols_supported(name: str) -> bool:
@@ -284,6 +290,7 @@ def _collect(ext: str, text: str, base: tuple[str, Plan] | None = None) -> list[
             "end": src.line_end(last),
             "depth": len(path) - 1,
         }
+        fields["begin"], fields["finish"] = _columns(outer, src, first, last)
         records.append((fields, stack[-1][3] if stack else -1))
         stack.append((node.end_byte, path, kind, len(records) - 1))
     # Build each Symbol once, children first (they come after their parent in file order).
@@ -295,6 +302,31 @@ def _collect(ext: str, text: str, base: tuple[str, Plan] | None = None) -> list[
         (children[parent] if parent >= 0 else roots).append(symbol)
     roots.reverse()
     return roots
+
+
+_LINE_END = 1 << 30  # a column past any line's end
+
+
+def _columns(
+    node: Any, src: _Text, first: int, last: int
+) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(begin, finish) of a definition node whose symbol covers rows ``first``..``last``."""
+    data = src.data
+    row, col = node.start_point
+    before = data[node.start_byte - col : node.start_byte]
+    if row > first or not before.strip():
+        begin = (first + 1, 1)
+    else:
+        begin = (row + 1, len(before.decode("utf-8", "replace")) + 1)
+    end_row, end_col = node.end_point
+    stop = data.find(b"\n", node.end_byte)
+    after = data[node.end_byte : stop if stop >= 0 else len(data)]
+    if end_row > last or not after.strip():
+        finish = (last + 1, _LINE_END)
+    else:
+        head = data[node.end_byte - end_col : node.end_byte]
+        finish = (end_row + 1, len(head.decode("utf-8", "replace")))
+    return begin, finish
 
 
 def _outermost(node: Any, table: dict[str, str]) -> Any:
@@ -499,7 +531,9 @@ def _by_position(symbols: tuple[Symbol, ...], line: int, column: int) -> Symbol:
                 "candidates": [_brief(s) for s in _nearest(symbols, line)],
             },
         )
-    return max(inside, key=lambda s: (s.depth, s.start_line))  # the innermost
+    # Where definitions share the line, the column picks those it falls inside.
+    exact = [s for s in inside if s.begin <= (line, column) <= s.finish]
+    return max(exact or inside, key=lambda s: (s.depth, s.start_line))  # the innermost
 
 
 def _nearest(symbols: tuple[Symbol, ...], line: int) -> list[Symbol]:
