@@ -807,6 +807,49 @@ def test_a_file_already_broken_still_accepts_an_unrelated_edit(
     assert path.read_bytes() == replace_once(broken, *sample.valid).encode()
 
 
+# Error recovery can report an old error somewhere else after an unrelated edit: an unclosed
+# bracket swallows what follows differently, a missing ';' moves onto an inserted line.
+MOVED_ERRORS = {
+    "python, unclosed bracket above": (
+        "p.py",
+        "def a():\n    return (1\n\n\ndef b():\n    return 2\n",
+        "    return 2",
+        "    y = 5\n    return 2",
+    ),
+    "c++, a macro the grammar cannot read": (
+        "h.cpp",
+        (Path(__file__).parent / "symbol_samples" / "cpp" / "chrono.h.txt").read_text(),
+        "template <typename type>\nclass duration_caster {",
+        "// note\ntemplate <typename type>\nclass duration_caster {",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", MOVED_ERRORS.values(), ids=MOVED_ERRORS.keys())
+def test_an_old_error_that_moves_does_not_block_an_unrelated_edit(
+    ws: Workspace, root: Path, case: tuple[str, str, str, str]
+) -> None:
+    name, text, old, new = case
+    assert text.count(old) == 1
+    (root / name).write_text(text)
+    result = ws.edit_file(name, [edit(old, new)], mode="strict")
+    assert result.written
+    assert result.validation.findings == []
+
+
+@pytest.mark.parametrize("case", MOVED_ERRORS.values(), ids=MOVED_ERRORS.keys())
+def test_a_new_error_in_a_file_already_broken_is_still_refused(
+    ws: Workspace, root: Path, case: tuple[str, str, str, str]
+) -> None:
+    name, text, old, _new = case
+    (root / name).write_text(text)
+    broken = "x = = 1\n" if name.endswith(".py") else "int x = ;\n"
+    with pytest.raises(EditError) as err:
+        ws.edit_file(name, [edit(old, broken + old)], mode="strict")
+    assert err.value.code == "VALIDATION_FAILED"
+    assert (root / name).read_text() == text
+
+
 # -- the strict parsers -------------------------------------------------------------------
 
 

@@ -233,13 +233,28 @@ def _tree_sitter_findings(ext: str, old: str, new: str, plan: Plan) -> list[Find
     before = _tree_errors(old_tree, old)
     mapping = _LineMap(old, new, plan)
     remaining = [(row, kind) for row, _, kind in before]
-    out: list[Finding] = []
-    new_lines = new.split(LF)
+    unmatched: list[tuple[int, int, str, int]] = []
     for row, col, kind in after:
         lo, hi = mapping.old_rows(row)
         match = next((i for i, (r, k) in enumerate(remaining) if lo <= r <= hi and k == kind), None)
         if match is not None:
             remaining.pop(match)  # the same error was there before the edit
+        else:
+            unmatched.append((row, col, kind, lo))
+    # An error of the old text on lines the edit did not touch is still in the new text, but
+    # the parser's error recovery may report it elsewhere (an unclosed bracket swallows what
+    # follows differently; a missing ';' moves onto the next line, even an inserted one). Each
+    # such old error accounts for one leftover new error of its kind, the nearest.
+    out: list[Finding] = []
+    new_lines = new.split(LF)
+    for row, col, kind, lo in unmatched:
+        moved = [
+            (abs(r - lo), i)
+            for i, (r, k) in enumerate(remaining)
+            if k == kind and not mapping.touched(r)
+        ]
+        if moved:
+            remaining.pop(min(moved)[1])
             continue
         message = "syntax error: " + kind + " (the parser could not read the code here)"
         out.append(Finding("syntax", row + 1, col + 1, message, new_lines[row]))
@@ -271,6 +286,10 @@ class _LineMap:
             after = (old[line_start : r.start] + r.text + old[r.end : line_end]).split(LF)
             self.blocks.append((a0, a1, b0, b1, _fine_map(before, after, a0, a1)))
             shift += (b1 - b0) - (a1 - a0)
+
+    def touched(self, old_row: int) -> bool:
+        """Whether the edit changed anything on line ``old_row`` of the old text."""
+        return any(a0 <= old_row <= a1 for a0, a1, _b0, _b1, _fine in self.blocks)
 
     def old_rows(self, row: int) -> tuple[int, int]:
         shift = 0
