@@ -48,7 +48,7 @@ def call(ws: Workspace, **arguments: Any) -> Any:
         ),
         (
             {"search_replace": {"search": "a", "replace": "b", "count": -1}},
-            "greater than or equal to 0",
+            "count must be >= 0",
         ),
     ],
     ids=[
@@ -241,6 +241,34 @@ def test_a_catastrophic_pattern_times_out_instead_of_hanging(ws: Workspace, root
         ws.safe_edit("a.txt", search_replace={"search": "(a|aa)+$", "replace": "x", "regex": True})
     assert err.value.code == "REGEX_TIMEOUT"
     assert Snapshot.of(root / "a.txt") == snap
+
+
+@pytest.mark.parametrize("flags", ["ASCII", 256])  # re.ASCII is 256 (in regex, 256 is VERSION1)
+def test_the_ascii_flag_means_python_re_ascii_by_name_and_by_value(
+    ws: Workspace, root: Path, flags: int | str
+) -> None:
+    (root / "u.txt").write_text("café crème\n")
+    result = ws.safe_edit(
+        "u.txt", search_replace={"search": r"\w+", "replace": "W", "regex": True, "flags": flags}
+    )
+    assert (root / "u.txt").read_text() == "Wé WèW\n"  # é and è are not ASCII word characters
+    assert result.replacements == 3
+    (root / "u.txt").write_text("café crème\n")
+    ws.safe_edit("u.txt", search_replace={"search": r"\w+", "replace": "W", "regex": True})
+    assert (root / "u.txt").read_text() == "W W\n"  # without the flag, they are
+
+
+@pytest.mark.parametrize("flags", [1, 128, 4096])
+def test_unknown_flag_values_are_invalid(ws: Workspace, temp_file: Path, flags: int) -> None:
+    snap = Snapshot.of(temp_file)
+    with pytest.raises(EditError) as err:
+        ws.safe_edit(
+            "test.txt",
+            search_replace={"search": "a", "replace": "b", "regex": True, "flags": flags},
+        )
+    assert err.value.code == "INVALID_REQUEST"
+    assert "unknown regex flag value" in err.value.message
+    assert Snapshot.of(temp_file) == snap
 
 
 def test_unknown_flag_names_are_invalid(ws: Workspace, temp_file: Path) -> None:

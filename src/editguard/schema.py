@@ -317,7 +317,9 @@ class SearchReplaceOp(_Args):
     )
     regex: bool = Field(False, description="Treat search as a regular expression.")
     count: int | None = Field(
-        None, ge=0, description="Replace at most this many (null or 0: all of them)."
+        None,
+        json_schema_extra={"minimum": 0},
+        description="Replace at most this many (null or 0: all of them).",
     )
     flags: int | str = Field(
         0,
@@ -325,6 +327,13 @@ class SearchReplaceOp(_Args):
             "Regex flags: an int (Python re values) or names such as 'IGNORECASE|MULTILINE'."
         ),
     )
+
+    @field_validator("count")
+    @classmethod
+    def _count_not_negative(cls, value: int | None) -> int | None:
+        if value is not None and value < 0:
+            raise ValueError("count must be >= 0")  # the seed's message
+        return value
 
 
 class SafeEditArgs(_Args):

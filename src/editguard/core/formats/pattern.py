@@ -7,6 +7,7 @@ line break as ``\\n``; replacements take the file's line endings.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import regex
@@ -39,14 +40,40 @@ class PatternPlan:
     replacements: int
 
 
+# Python's re values, as a model writes them (re.IGNORECASE | re.MULTILINE == 10), to the regex
+# package's: the same bits except ASCII, which is 256 in re and 128 in regex (where 256 is
+# VERSION1, another dialect).
+_RE_BITS = {
+    int(re.IGNORECASE): int(regex.IGNORECASE),
+    int(re.MULTILINE): int(regex.MULTILINE),
+    int(re.DOTALL): int(regex.DOTALL),
+    int(re.UNICODE): int(regex.UNICODE),
+    int(re.VERBOSE): int(regex.VERBOSE),
+    int(re.ASCII): int(regex.ASCII),
+}
+
+
 def parse_flags(flags: int | str) -> int:
-    """Flags as an int (``re``'s values) or as names: ``"IGNORECASE|MULTILINE"``.
+    """Flags as an int (Python ``re``'s values) or as names: ``"IGNORECASE|MULTILINE"``; the
+    value for the ``regex`` package.
 
     Raises:
-        InvalidRequest: an unknown flag name.
+        InvalidRequest: an unknown flag name or bit.
     """
     if isinstance(flags, int):
-        return flags
+        value = 0
+        for bit, flag in _RE_BITS.items():
+            if flags & bit:
+                value |= flag
+        unknown = flags & ~sum(_RE_BITS)
+        if unknown:
+            raise InvalidRequest(
+                f"unknown regex flag value {unknown} in flags={flags}; use Python re values "
+                "(IGNORECASE 2, MULTILINE 8, DOTALL 16, UNICODE 32, VERBOSE 64, ASCII 256) or "
+                "names joined with |",
+                data={"field": "search_replace.flags"},
+            )
+        return value
     value = 0
     for raw in flags.replace(",", "|").split("|"):
         name = raw.strip().upper().removeprefix("RE.")
