@@ -625,3 +625,43 @@ def test_a_disk_failure_during_a_symbol_edit_leaves_the_file(
         ws.edit_symbol("work.py", "helper", insert_before="# x")
     assert err.value.code == "WRITE_FAILED"
     assert Snapshot.of(module) == snap
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        {
+            "chunks": [
+                {
+                    "context_before": "        result = transform(data)",
+                    "old_lines": ["        if result:"],
+                    "new_lines": ["        if result"],
+                    "context_after": "            log(result)",
+                }
+            ]
+        },
+        {"new_body": "    def process(self, data):\n        return (data\n"},
+        {"insert_after": "    x = = 1"},
+    ],
+    ids=["chunks", "new_body", "insert_after"],
+)
+def test_the_syntax_guard_runs_on_edit_symbol_in_every_mode(
+    ws: Workspace, module: Path, action: dict[str, Any]
+) -> None:
+    snap = Snapshot.of(module)
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol("work.py", "Worker/process", **action)
+    assert err.value.code == "VALIDATION_FAILED"
+    assert err.value.data["findings"]
+    assert Snapshot.of(module) == snap
+
+    checked = ws.edit_symbol("work.py", "Worker/process", mode="verify_only", **action)
+    assert not checked.written
+    assert not checked.validation.passed
+    assert Snapshot.of(module) == snap
+
+    written = ws.edit_symbol("work.py", "Worker/process", mode="interactive", **action)
+    assert written.written
+    assert not written.validation.passed
+    assert written.validation.findings
+    assert module.read_text() != SOURCE

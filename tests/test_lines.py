@@ -439,3 +439,82 @@ def test_the_last_line_deleted_with_the_one_before_edited_in_a_file_without_fina
         ],
     )
     assert (root / "d.txt").read_bytes() == b"new"
+
+
+@pytest.mark.parametrize(
+    ("edits", "field"),
+    [
+        ([{"line_number": "two", "type": "Delete"}], "edits[0].line_number"),
+        ([{"type": "Delete"}], "edits[0].line_number"),
+        ([{"line_number": 1, "type": "Remove"}], "edits[0].type"),
+        ([{"line_number": 1, "type": "Delete"}, {"line_number": 2}], "edits[1].type"),
+    ],
+)
+def test_the_python_api_names_the_element_and_field_too(
+    ws: Workspace, five: Path, edits: Any, field: str
+) -> None:
+    snap = Snapshot.of(five)
+    with pytest.raises(EditError) as err:
+        ws.edit_lines("five.txt", edits)
+    assert err.value.code == "INVALID_REQUEST"
+    assert err.value.data["field"] == field
+    assert field in err.value.message
+    assert Snapshot.of(five) == snap
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"LineNumber": 2, "Type": "Replace", "Text": "TWO", "OldText": "two"},
+        {"line_number": 2, "type": "replace_section", "EndLine": 3, "Text": "TWO"},
+        {"line_number": 2, "type": "REPLACE_SECTION", "end_line": 3, "text": "TWO"},
+        {"lineNumber": 2, "type": "ReplaceSection", "endLine": 3, "text": "TWO"},
+    ],
+    ids=["seed names with OldText", "EndLine", "upper snake case", "camel case"],
+)
+def test_the_seed_field_names_and_type_spellings_are_accepted(
+    ws: Workspace, five: Path, edit: dict[str, Any]
+) -> None:
+    ws.edit_lines("five.txt", [edit])
+    expected = "one\nTWO\nthree\n" if "OldText" in edit else "one\nTWO\n"
+    assert five.read_text() == expected + "four\nfive\n"
+
+
+def test_the_description_tells_the_model_to_pass_the_version() -> None:
+    from editguard.tools import tool_named
+
+    description = tool_named("edit_lines").description
+    assert "expected_version" in description
+    assert "read_file" in description
+    assert "STALE_VERSION" in tool_named("read_file").description
+
+
+@pytest.mark.parametrize("tool", ["edit_lines", "write_file", "safe_edit"])
+def test_interactive_writes_with_warnings_and_verify_only_writes_nothing(
+    ws: Workspace, root: Path, tool: str
+) -> None:
+    good = "def f():\n    return 1\n"
+    calls = {
+        "edit_lines": lambda mode: ws.edit_lines(
+            "m.py", [{"line_number": 2, "type": "Replace", "text": "    return (1"}], mode=mode
+        ),
+        "write_file": lambda mode: ws.write_file("m.py", "def f(:\n", mode=mode),
+        "safe_edit": lambda mode: ws.safe_edit(
+            "m.py", search_replace={"search": "return 1", "replace": "return (1"}, mode=mode
+        ),
+    }
+    path = root / "m.py"
+    path.write_text(good)
+    snap = Snapshot.of(path)
+    checked = calls[tool]("verify_only")
+    assert not checked.validation.passed
+    assert checked.validation.findings
+    assert Snapshot.of(path) == snap
+    with pytest.raises(EditError) as err:
+        calls[tool]("strict")
+    assert err.value.code == "VALIDATION_FAILED"
+    assert Snapshot.of(path) == snap
+    written = calls[tool]("interactive")
+    assert not written.validation.passed
+    assert written.validation.findings
+    assert path.read_text() != good

@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, Literal, TypeVar, cast
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from editguard import prewarm
 from editguard.core.diagnosis import mismatch_error, not_found, numbered
@@ -838,12 +838,22 @@ def _model_of(model: type[_M], edit: _M | Mapping[str, Any], index: int, total: 
         return edit
     try:
         return model.model_validate(edit)
-    except ValueError as exc:
+    except ValidationError as exc:
+        # Named as a model (or the MCP schema) would: edits[2].line_number.
+        problems = [
+            {
+                "field": f"edits[{index}]"
+                + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]),
+                "problem": err["msg"],
+            }
+            for err in exc.errors(include_url=False)
+        ]
+        listing = "; ".join(f"{p['field']}: {p['problem']}" for p in problems)
         raise InvalidRequest(
-            f"edit {index + 1} of {total} is malformed: {exc}",
+            f"edit {index + 1} of {total} is malformed: {listing}",
             edit_index=index,
             total_edits=total,
-            data={"field": f"edits[{index}]"},
+            data={"field": problems[0]["field"], "problems": problems},
         ) from None
 
 
