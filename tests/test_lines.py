@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from editguard import EditError, Workspace
 from editguard.core.document import decode
-from editguard.core.formats.lines import LineOp, compile_line_edits, compile_line_ops
+from editguard.core.formats.lines import LineKind, LineOp, compile_line_edits, compile_line_ops
 from editguard.core.plan import render
+from editguard.schema import Mode
 
 from .conftest import Snapshot, set_old_mtime
 
@@ -345,7 +346,8 @@ def batches(draw: st.DrawFn) -> tuple[list[str], bool, list[LineOp]]:
     ops: list[LineOp] = []
     used: set[int] = set()
     for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["insert", "delete", "replace", "replace_section"]))
+        kinds: list[LineKind] = ["insert", "delete", "replace", "replace_section"]
+        kind = draw(st.sampled_from(kinds))
         texts = st.sampled_from(["X", "Y\nZ", ""] if kind != "insert" else ["X", "Y\nZ"])
         if kind == "insert":
             ops.append(LineOp("insert", draw(st.integers(1, len(lines) + 2)), draw(texts)))
@@ -494,27 +496,29 @@ def test_interactive_writes_with_warnings_and_verify_only_writes_nothing(
     ws: Workspace, root: Path, tool: str
 ) -> None:
     good = "def f():\n    return 1\n"
-    calls = {
-        "edit_lines": lambda mode: ws.edit_lines(
-            "m.py", [{"line_number": 2, "type": "Replace", "text": "    return (1"}], mode=mode
-        ),
-        "write_file": lambda mode: ws.write_file("m.py", "def f(:\n", mode=mode),
-        "safe_edit": lambda mode: ws.safe_edit(
+
+    def call(mode: Mode) -> Any:
+        if tool == "edit_lines":
+            line = {"line_number": 2, "type": "Replace", "text": "    return (1"}
+            return ws.edit_lines("m.py", [line], mode=mode)
+        if tool == "write_file":
+            return ws.write_file("m.py", "def f(:\n", mode=mode)
+        return ws.safe_edit(
             "m.py", search_replace={"search": "return 1", "replace": "return (1"}, mode=mode
-        ),
-    }
+        )
+
     path = root / "m.py"
     path.write_text(good)
     snap = Snapshot.of(path)
-    checked = calls[tool]("verify_only")
+    checked = call("verify_only")
     assert not checked.validation.passed
     assert checked.validation.findings
     assert Snapshot.of(path) == snap
     with pytest.raises(EditError) as err:
-        calls[tool]("strict")
+        call("strict")
     assert err.value.code == "VALIDATION_FAILED"
     assert Snapshot.of(path) == snap
-    written = calls[tool]("interactive")
+    written = call("interactive")
     assert not written.validation.passed
     assert written.validation.findings
     assert path.read_text() != good
