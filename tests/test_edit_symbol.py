@@ -492,6 +492,31 @@ def test_line_endings_are_kept(ws: Workspace, root: Path, eol: str) -> None:
     assert (root / "e.py").read_bytes() == expected.replace("\n", eol).encode()
 
 
+def test_in_a_file_that_mixes_endings_lines_a_chunk_leaves_alone_keep_theirs(
+    ws: Workspace, root: Path
+) -> None:
+    data = (
+        b"# a\r\n# b\r\n# c\r\n\r\n"
+        b"def f():\n    x = 1\r\n    y = 2\n    return x\n"
+        b"\r\ndef g():\r\n    pass\r\n"
+    )
+    (root / "m.py").write_bytes(data)
+    ws.edit_symbol(
+        "m.py",
+        "f",
+        chunks=[
+            {
+                "context_before": "    x = 1",
+                "old_lines": ["    y = 2"],
+                "new_lines": ["    y = 3", "    z = 4"],
+                "context_after": "    return x",
+            }
+        ],
+    )
+    # The replaced line keeps its LF; the added line takes the ending of the line before it.
+    assert (root / "m.py").read_bytes() == data.replace(b"    y = 2\n", b"    y = 3\n    z = 4\n")
+
+
 def test_a_file_type_without_symbols_is_an_invalid_request(ws: Workspace, root: Path) -> None:
     (root / "notes.txt").write_text("hello\n")
     with pytest.raises(EditError) as err:

@@ -31,7 +31,7 @@ from editguard.core.document import (
     normalize_newlines,
     restore_endings,
 )
-from editguard.core.formats.chunks import apply_chunks, make_chunk
+from editguard.core.formats.chunks import apply_chunks_with_endings, make_chunk
 from editguard.core.formats.lines import LineKind, LineOp, compile_line_edits, compile_line_ops
 from editguard.core.formats.pattern import compile_pattern
 from editguard.core.formats.search_replace import (
@@ -753,8 +753,16 @@ def _symbol_replacement(doc: Document, target: Symbol, args: EditSymbolArgs) -> 
             )
             for i, c in enumerate(args.chunks)
         ]
-        new = apply_chunks(body, chunks, target.start_line, target.name_path)
-        return Replacement(target.start, target.end, new)
+        # A file that mixes line endings: lines the chunks leave alone keep their own.
+        endings = doc.line_endings
+        body_codes = None
+        if endings is not None:
+            first_break = target.start_line - 1  # the symbol starts a line
+            body_codes = endings[first_break : first_break + body.count("\n")]
+        new, codes = apply_chunks_with_endings(
+            body, chunks, target.start_line, target.name_path, body_codes
+        )
+        return Replacement(target.start, target.end, new, codes)
     if args.new_body is not None:
         new = _as_lines(args.new_body, not at_end_without_break)
         if at_end_without_break:

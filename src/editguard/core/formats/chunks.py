@@ -105,6 +105,17 @@ def apply_chunks(body: str, chunks: Sequence[Chunk], first_line: int, symbol: st
     """The symbol's new text (``body`` is its whole lines, normalized) after ``chunks``.
 
     ``first_line`` is the symbol's first line in the file, used in messages.
+    """
+    return apply_chunks_with_endings(body, chunks, first_line, symbol, None)[0]
+
+
+def apply_chunks_with_endings(
+    body: str, chunks: Sequence[Chunk], first_line: int, symbol: str, codes: bytes | None
+) -> tuple[str, bytes | None]:
+    """:func:`apply_chunks`, plus the line-ending code of each break of the new text when
+    ``codes`` gives those of ``body`` (a file that mixes endings): lines the chunks leave alone
+    keep theirs, a new line takes the ending of the old line it replaces, extra lines the
+    ending of the line before them.
 
     Raises:
         InvalidRequest: no chunks.
@@ -158,12 +169,25 @@ def apply_chunks(body: str, chunks: Sequence[Chunk], first_line: int, symbol: st
                 total_edits=len(chunks),
             )
     working = list(lines)
+    # One ending per line (None: the last line, which has no break, or not known).
+    endings: list[int | None] = list(codes or b"") + [None] * (len(lines) - len(codes or b""))
     # From the last position to the first, so earlier positions stay valid. At one position, a
     # replacement goes before insertions (they then land in front of its new lines), and
     # insertions go last to first (they end up in request order).
     for start, end, index in sorted(placed, reverse=True):
-        working[start:end] = list(chunks[index].new_lines)
-    return LF.join(working) + (LF if final_break and working else "")
+        new_lines = list(chunks[index].new_lines)
+        old = endings[start:end] or endings[max(start - 1, 0) : start]
+        working[start:end] = new_lines
+        endings[start:end] = [
+            old[min(i, len(old) - 1)] if old else None for i in range(len(new_lines))
+        ]
+    text = LF.join(working) + (LF if final_break and working else "")
+    if codes is None:
+        return text, None
+    breaks = text.count(LF)
+    fallback = next((c for c in endings if c is not None), 0)
+    out = bytes(c if c is not None else fallback for c in endings[:breaks])
+    return text, out + bytes([fallback]) * (breaks - len(out))
 
 
 def _numbered(lines: list[str], first_line: int, lo: int, hi: int) -> str:
