@@ -197,7 +197,7 @@ REAL: dict[str, list[Row]] = {
     "ruby/cookie.rb.txt": [
         Row("Rack", "module", 9, 203),
         Row("Rack/Session/Cookie", "class", 49, 201),  # its doc block ends in a blank line
-        Row("Rack/Session/Cookie/Base64", "class", 51, 97),
+        Row("Rack/Session/Cookie/Base64", "class", 50, 97),  # its comment is under `class Cookie`
         Row("Rack/Session/Cookie/Base64/Marshal", "class", 60, 70),
         Row("Rack/Session/Cookie/Base64/Marshal/decode", "method", 66, 69),
         Row("Rack/Session/Cookie/Base64/ZipJSON/decode", "method", 90, 95),
@@ -477,6 +477,87 @@ def test_what_stands_above_a_definition_starts_its_range(
 ) -> None:
     symbol = find_symbol(symbols(sample), name_path=name_path)
     assert line(sample, symbol.start_line).strip().startswith(first)
+
+
+# What does NOT belong to the next definition: a comment after code on its line (the trailing
+# comment of a class, namespace or impl line, or a statement's multi-line block comment), and
+# a Rust inner doc comment (it documents the module).
+NOT_LEADING: dict[str, tuple[str, str, str, int, int]] = {
+    # id: (file name, text, name path, first line, last line)
+    "Java, comment on the class line": (
+        "A.java",
+        "public class A { // the A\n    void f() {}\n}\n",
+        "A/f",
+        2,
+        2,
+    ),
+    "C++, comment on the namespace line": (
+        "a.cpp",
+        "namespace app {  // NOLINT\nint f() { return 1; }\n}\n",
+        "app/f",
+        2,
+        2,
+    ),
+    "Rust, comment on the impl line": (
+        "a.rs",
+        "struct S;\nimpl S { // methods\n    fn f(&self) {}\n}\n",
+        "S/f",
+        3,
+        3,
+    ),
+    "JavaScript, multi-line block comment after a statement": (
+        "a.js",
+        "const LIMIT = 10; /* max retries,\n                     see RFC */\n"
+        "function retry() {\n  return LIMIT;\n}\n",
+        "retry",
+        3,
+        5,
+    ),
+    "C, multi-line block comment after a declaration": (
+        "a.c",
+        "int y; /* multi\nline */\nint h(void) { return y; }\n",
+        "h",
+        3,
+        3,
+    ),
+    "Rust inner doc comment": ("m.rs", "//! Crate docs.\nfn main() {}\n", "main", 2, 2),
+    "Go, comment on a type group line": (
+        "a.go",
+        "package p\n\ntype (  // group\n\tA struct{}\n)\n",
+        "A",
+        4,
+        4,
+    ),
+}
+
+# A comment right under a class line documents the first member (Python and Ruby put it in
+# the class, not next to the member).
+UNDER_THE_CLASS_LINE: dict[str, tuple[str, str, str, int]] = {
+    "Python": (
+        "a.py",
+        "class A:\n    # Sum of the parts.\n    def total(self): pass\n",
+        "A/total",
+        2,
+    ),
+    "Ruby": ("a.rb", "class A\n  # Sum of the parts.\n  def total\n  end\nend\n", "A/total", 2),
+}
+
+
+@pytest.mark.parametrize("case", NOT_LEADING.values(), ids=NOT_LEADING.keys())
+def test_what_does_not_belong_to_a_definition_stays_out_of_its_range(
+    case: tuple[str, str, str, int, int],
+) -> None:
+    name, text, name_path, first, last = case
+    symbol = find_symbol(symbols_of(name, text), name_path=name_path)
+    assert (symbol.start_line, symbol.end_line) == (first, last)
+
+
+@pytest.mark.parametrize("case", UNDER_THE_CLASS_LINE.values(), ids=UNDER_THE_CLASS_LINE.keys())
+def test_a_comment_under_the_class_line_documents_the_first_member(
+    case: tuple[str, str, str, int],
+) -> None:
+    name, text, name_path, first = case
+    assert find_symbol(symbols_of(name, text), name_path=name_path).start_line == first
 
 
 # -- nested definitions get the nested name path -------------------------------------------------

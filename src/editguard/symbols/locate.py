@@ -277,7 +277,7 @@ def _collect(ext: str, text: str, base: tuple[str, Plan] | None = None) -> list[
         outer: Any = node.parent if node.type == "variable_declarator" and node.parent else node
         outer = _outermost(outer, table)
         path = (*(stack[-1][1] if stack else ()), *scope, name)
-        first = _first_row(outer, siblings)
+        first = _first_row(outer, siblings, src)
         end_row, end_col = outer.end_point
         last = end_row - 1 if end_col == 0 and end_row > first else end_row
         fields = {
@@ -370,26 +370,38 @@ class _Siblings:
         return kids[i - 1] if i > 0 else None
 
 
-def _first_row(node: Any, siblings: _Siblings) -> int:
+_COMMENTS = {"comment", "line_comment", "block_comment"}
+# Comments that document the enclosing module or crate, not the item below (Rust `//!`, `/*!`).
+_INNER_DOC = ("//!", "/*!")
+
+
+def _first_row(node: Any, siblings: _Siblings, src: _Text) -> int:
     """The first line of a definition, with the attributes and doc comments right above it."""
     row = node.start_point[0]
-    sibling = siblings.previous(node)
+    sibling = _leading_before(node, siblings)
     while sibling is not None and sibling.type in _LEADING and sibling.end_point[0] >= row - 1:
-        before = siblings.previous(sibling)
-        if (
-            sibling.type in ("comment", "line_comment", "block_comment")
-            and sibling.end_point[0] == sibling.start_point[0]
-            and before is not None
-            and before.end_point[0] == sibling.start_point[0]
-        ):
-            break  # a trailing comment of the line above belongs to that line
-        if sibling.type in ("comment", "line_comment", "block_comment") and _REGION_MARKER.search(
-            sibling.text.decode("utf-8", "replace") if sibling.text else ""
-        ):
-            break  # an editor region marker is not the definition's documentation
+        if sibling.type in _COMMENTS:
+            line_start = sibling.start_byte - sibling.start_point[1]
+            if src.data[line_start : sibling.start_byte].strip():
+                break  # after code on its line (`int y; /* ...`, `class A {  // ...`): its own
+            text = src.data[sibling.start_byte : sibling.end_byte].decode("utf-8", "replace")
+            if _REGION_MARKER.search(text) or text.startswith(_INNER_DOC):
+                break  # an editor region marker, or documentation of the enclosing module
         row = sibling.start_point[0]
-        sibling = before
+        sibling = _leading_before(sibling, siblings)
     return int(row)
+
+
+def _leading_before(node: Any, siblings: _Siblings) -> Any:
+    """The named node right before ``node``; for the first node of a body that begins with it
+    (a Python or Ruby class body), the node before that body (a comment under `class A:`)."""
+    previous = siblings.previous(node)
+    while (
+        previous is None and node.parent is not None and node.parent.start_byte == node.start_byte
+    ):
+        node = node.parent
+        previous = siblings.previous(node)
+    return previous
 
 
 def _name_of(node: Any, src: _Text) -> tuple[tuple[str, ...], str]:
