@@ -690,3 +690,31 @@ def test_the_syntax_guard_runs_on_edit_symbol_in_every_mode(
     assert not written.validation.passed
     assert written.validation.findings
     assert module.read_text() != SOURCE
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "symbol"),
+    [
+        ("a.js", "const base = 2, double = (x) => x * base;\nfunction g() {}\n", "double"),
+        ("b.ts", "class A { f() { return 1; } } class B { g() { return 2; } }\n", "B"),
+        ("c.c", "int y; int h(void) { return y; }\n", "h"),
+    ],
+    ids=["two declarators", "two classes on a line", "a declaration before it"],
+)
+def test_new_body_is_refused_where_the_symbol_shares_a_line(
+    ws: Workspace, root: Path, name: str, text: str, symbol: str
+) -> None:
+    path = root / name
+    path.write_text(text)
+    snap = Snapshot.of(path)
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol(name, symbol, new_body="// replaced\n")
+    assert err.value.code == "INVALID_REQUEST"
+    assert "shares a line with other code" in err.value.message
+    assert Snapshot.of(path) == snap
+
+
+def test_new_body_on_a_symbol_alone_on_its_lines_still_works(ws: Workspace, root: Path) -> None:
+    (root / "a.js").write_text("const base = 2;\nconst double = (x) => x * base;\n")
+    ws.edit_symbol("a.js", "double", new_body="const double = (x) => x * 3;")
+    assert (root / "a.js").read_text() == "const base = 2;\nconst double = (x) => x * 3;\n"

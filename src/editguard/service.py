@@ -72,6 +72,7 @@ from editguard.schema import (
     arguments_of,
 )
 from editguard.symbols import Symbol, find_symbol, symbols_of
+from editguard.symbols.locate import shares_lines
 from editguard.validate import Finding, Linter, Report, validate
 from editguard.validate.linters import linter_named
 from editguard.validate.syntax import language_of
@@ -764,6 +765,22 @@ def _symbol_replacement(doc: Document, target: Symbol, args: EditSymbolArgs) -> 
         )
         return Replacement(target.start, target.end, new, codes)
     if args.new_body is not None:
+        if shares_lines(target):
+            first, last = target.start_line, target.end_line
+            shared = "\n".join(
+                f"{n:>6}│{line}"
+                for n, line in enumerate(body.split("\n")[: last - first + 1], first)
+                if n in (first, last)
+            )
+            raise InvalidRequest(
+                f"{target.name_path} shares a line with other code; new_body replaces whole "
+                f"lines {first}-{last} and would change that code too:\n{shared}",
+                data={"field": "new_body", "start_line": first, "end_line": last},
+                suggestions=[
+                    "Use chunks (old_lines hold whole lines, so you decide what the rest of "
+                    "the line becomes), or edit_file with the exact text."
+                ],
+            )
         new = _as_lines(args.new_body, not at_end_without_break)
         if at_end_without_break:
             new = new.removesuffix("\n")

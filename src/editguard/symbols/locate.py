@@ -290,7 +290,13 @@ def _collect(ext: str, text: str, base: tuple[str, Plan] | None = None) -> list[
             "end": src.line_end(last),
             "depth": len(path) - 1,
         }
-        fields["begin"], fields["finish"] = _columns(outer, src, first, last)
+        # `const base = 2, double = (x) => x * base;`: the range is the declaration's lines,
+        # but the definition itself is only its declarator.
+        declaration = node.parent if node.type == "variable_declarator" else None
+        alone = declaration is None or (
+            sum(c.type == "variable_declarator" for c in declaration.named_children) == 1
+        )
+        fields["begin"], fields["finish"] = _columns(outer if alone else node, src, first, last)
         records.append((fields, stack[-1][3] if stack else -1))
         stack.append((node.end_byte, path, kind, len(records) - 1))
     # Build each Symbol once, children first (they come after their parent in file order).
@@ -305,6 +311,12 @@ def _collect(ext: str, text: str, base: tuple[str, Plan] | None = None) -> list[
 
 
 _LINE_END = 1 << 30  # a column past any line's end
+
+
+def shares_lines(symbol: Symbol) -> bool:
+    """Whether other code stands on the first or last line of ``symbol`` (a whole-line edit
+    of the symbol would change it too)."""
+    return symbol.begin[1] > 1 or symbol.finish[1] != _LINE_END
 
 
 def _columns(
