@@ -439,6 +439,39 @@ def test_a_dedent_out_of_the_class_is_refused_by_the_structure_check(
     assert Snapshot.of(module) == snap
 
 
+def test_a_member_dedented_out_of_the_edited_class_is_refused(ws: Workspace, root: Path) -> None:
+    text = "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n"
+    (root / "a.py").write_text(text)
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol(
+            "a.py",
+            "A",
+            chunks=[
+                {
+                    "context_before": "",
+                    "old_lines": ["    def g(self):", "        return 2"],
+                    "new_lines": ["def g(self):", "    return 2"],
+                    "context_after": "",
+                }
+            ],
+        )
+    assert err.value.code == "VALIDATION_FAILED"
+    assert "A/g would be g: it leaves A" in err.value.message
+    assert (root / "a.py").read_text() == text
+
+
+def test_what_the_structure_check_says_when_a_method_is_replaced_by_no_definition(
+    ws: Workspace, module: Path
+) -> None:
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol("work.py", "Worker/process", new_body="    process = None\n")
+    assert "define nothing directly inside Worker" in err.value.message
+    assert "dedent" not in err.value.message
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol("work.py", "helper", new_body="def helper():\n    return 1\n")
+    assert "Worker/helper would be helper: it leaves Worker" in err.value.message
+
+
 def test_atomic_when_the_third_chunk_fails(ws: Workspace, module: Path) -> None:
     snap = Snapshot.of(module)
     with pytest.raises(EditError) as err:

@@ -820,27 +820,51 @@ def _structure_findings(
     out = []
     parent = target.name_path.rpartition("/")[0]
     replacement = plan.replacements[0]
+    first = line_numbers(new_text, [replacement.start])[0]
+    last = first + replacement.text.count("\n")
+    edited = [s for s in new_symbols if first <= s.start_line <= last]
+
+    def finding(row: int, message: str) -> Finding:
+        return Finding("structure", row, 1, message, lines[row - 1] if row <= len(lines) else "")
+
     if replaced and parent and replacement.text.strip():
-        first = line_numbers(new_text, [replacement.start])[0]
-        last = first + replacement.text.count("\n")
         still = [
             s
-            for s in new_symbols
-            if first <= s.start_line <= last
-            and s.depth == target.depth
-            and s.name_path.rpartition("/")[0] == parent
+            for s in edited
+            if s.depth == target.depth and s.name_path.rpartition("/")[0] == parent
         ]
-        if not still:
+        moved = [s for s in edited if s.name == target.name]
+        if moved and not still:
             out.append(
-                Finding(
-                    "structure",
-                    first,
-                    1,
-                    f"after the edit, the edited symbol is no longer inside {parent} (a dedent "
-                    "moves a method out of its class); keep its indentation",
-                    lines[first - 1] if first <= len(lines) else "",
+                finding(
+                    moved[0].start_line,
+                    f"after the edit, {target.name_path} would be {moved[0].name_path}: it "
+                    f"leaves {parent} (a dedent moves a method out of its class); keep its "
+                    "indentation",
                 )
             )
+        elif not still:
+            out.append(
+                finding(
+                    first,
+                    f"after the edit, the edited lines define nothing directly inside {parent}: "
+                    f"the new text must hold the whole definition of {target.name} (send an "
+                    "empty new_body to delete it)",
+                )
+            )
+    if replaced:
+        # A member of the edited symbol that reappears outside it was dedented out of it.
+        members = {s.name: s for s in before if s.name_path.startswith(prefix)}
+        for s in edited:
+            origin = members.get(s.name)
+            if origin is not None and s.name_path != origin.name_path and s.depth <= target.depth:
+                out.append(
+                    finding(
+                        s.start_line,
+                        f"after the edit, {origin.name_path} would be {s.name_path}: it leaves "
+                        f"{target.name_path} (a dedent moves it out); keep its indentation",
+                    )
+                )
     for path in sorted(missing):
         origin = next(s for s in before if s.name_path == path)
         row = min(origin.start_line, len(lines))
