@@ -560,6 +560,77 @@ def test_a_comment_under_the_class_line_documents_the_first_member(
     assert find_symbol(symbols_of(name, text), name_path=name_path).start_line == first
 
 
+# Names that are not plain identifiers, each listed once and under its own name.
+SPECIAL_NAMES: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
+    "JavaScript class fields holding functions": (
+        "a.js",
+        "class B {\n  onClick = () => {};\n  static h = function () {};\n  x = 1;\n}\n",
+        [("B", "class"), ("B/onClick", "method"), ("B/h", "method")],
+    ),
+    "TypeScript class fields holding functions": (
+        "a.ts",
+        "class B {\n  onClick = () => {};\n  private h = async (x: number) => x;\n}\n",
+        [("B", "class"), ("B/onClick", "method"), ("B/h", "method")],
+    ),
+    "Ruby setters and operators": (
+        "a.rb",
+        "class A\n  def x=(v)\n  end\n  def x\n  end\n  def ==(o)\n  end\n"
+        "  def [](i)\n  end\n  def <=>(o)\n  end\nend\n",
+        [
+            ("A", "class"),
+            ("A/x=", "method"),
+            ("A/x", "method"),
+            ("A/==", "method"),
+            ("A/[]", "method"),
+            ("A/<=>", "method"),
+        ],
+    ),
+    "C# destructor, operators, indexer": (
+        "a.cs",
+        "class A {\n  A() {}\n  ~A() {}\n  public static A operator +(A a, A b) => a;\n"
+        "  public int this[int i] => i;\n  public static implicit operator int(A a) => 1;\n}\n",
+        [
+            ("A", "class"),
+            ("A/A", "constructor"),
+            ("A/~A", "destructor"),
+            ("A/operator +", "operator"),
+            ("A/this[]", "indexer"),
+            ("A/operator int", "operator"),
+        ],
+    ),
+    "Go type alias": ("a.go", "package p\n\ntype ID = string\n", [("ID", "type")]),
+    "C++ nested namespace, operators, template scope": (
+        "a.cpp",
+        "namespace a::b {\nstruct S {};\n}\n"
+        "bool a::b::S::operator<(const S&) const { return true; }\n"
+        "bool a::b::S::operator<<(int) const { return true; }\n"
+        "template<> void V<std::string>::g() {}\n"
+        "S::operator int() const { return 1; }\n",
+        [
+            ("a/b", "namespace"),
+            ("a/b/S", "struct"),
+            ("a/b/S/operator<", "method"),
+            ("a/b/S/operator<<", "method"),
+            ("V/g", "method"),
+            ("S/operator int", "method"),
+        ],
+    ),
+    "Java compact constructor": (
+        "R.java",
+        "record R(int x) {\n  R {\n    if (x < 0) throw new E();\n  }\n}\n",
+        [("R", "record"), ("R/R", "constructor")],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", SPECIAL_NAMES.values(), ids=SPECIAL_NAMES.keys())
+def test_special_names_are_listed_under_their_own_name(
+    case: tuple[str, str, list[tuple[str, str]]],
+) -> None:
+    name, text, expected = case
+    assert [(s.name_path, s.kind) for s in symbols_of(name, text)] == expected
+
+
 # -- nested definitions get the nested name path -------------------------------------------------
 
 NESTED: dict[str, tuple[str, str, str]] = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import accumulate
@@ -25,7 +26,12 @@ _DEFINITIONS: dict[str, dict[str, str]] = {
         "class_declaration": "class",
         "method_definition": "method",
     },
-    "go": {"function_declaration": "function", "method_declaration": "method", "type_spec": "type"},
+    "go": {
+        "function_declaration": "function",
+        "method_declaration": "method",
+        "type_spec": "type",
+        "type_alias": "type",
+    },
     "rust": {
         "function_item": "function",
         "struct_item": "struct",
@@ -46,6 +52,7 @@ _DEFINITIONS: dict[str, dict[str, str]] = {
         "annotation_type_declaration": "annotation",
         "method_declaration": "method",
         "constructor_declaration": "constructor",
+        "compact_constructor_declaration": "constructor",
     },
     "c": {
         "function_definition": "function",
@@ -67,6 +74,8 @@ _DEFINITIONS: dict[str, dict[str, str]] = {
         "delegate_declaration": "delegate",
         "destructor_declaration": "destructor",
         "operator_declaration": "operator",
+        "conversion_operator_declaration": "operator",
+        "indexer_declaration": "indexer",
     },
     "ruby": {
         "method": "method",
@@ -114,9 +123,15 @@ _LEADING = {
     "marker_annotation",
     "annotation",
 }
-# Arrow functions and function expressions bound to a name: const f = () => {...}
+# Arrow functions and function expressions bound to a name: const f = () => {...}, and class
+# fields holding one: onClick = () => {...} (JavaScript; TypeScript's public_field_definition).
 _BOUND_FUNCTIONS = {"arrow_function", "function", "function_expression", "generator_function"}
-_NAME_FIELDS = ("name", "declarator")
+_BOUND_KINDS = {
+    "variable_declarator": "function",
+    "field_definition": "method",
+    "public_field_definition": "method",
+}
+_NAME_FIELDS = ("name", "declarator", "property")
 # Specifiers that name a type are definitions only with a body: `struct point *p` is a use.
 _NEED_BODY = {"struct_specifier", "enum_specifier", "union_specifier", "class_specifier"}
 # C/C++ declarations that wrap a type definition: `struct S {...};`.
@@ -127,6 +142,9 @@ _REGION_MARKER = re.compile(
 )
 _NAMES = {
     "identifier",
+    "setter",  # Ruby `def x=`
+    "operator",  # Ruby `def ==`
+    "nested_namespace_specifier",  # C++ `namespace a::b`
     "type_identifier",
     "field_identifier",
     "property_identifier",
@@ -241,9 +259,12 @@ def _query(ext: str) -> Any:
         f"({k} body: (_)) @definition" if k in _NEED_BODY else f"({k}) @definition" for k in kinds
     ]
     bound = [k for k in _BOUND_FUNCTIONS if language.id_for_node_kind(k, True) is not None]
-    if bound and language.id_for_node_kind("variable_declarator", True) is not None:
-        values = " ".join(f"({k})" for k in bound)
-        patterns.append(f"(variable_declarator value: [{values}]) @definition")
+    values = " ".join(f"({k})" for k in bound)
+    patterns += [
+        f"({holder} value: [{values}]) @definition"
+        for holder in _BOUND_KINDS
+        if bound and language.id_for_node_kind(holder, True) is not None
+    ]
     return Query(language, "\n".join(patterns))
 
 
@@ -266,7 +287,7 @@ def _collect(ext: str, text: str, base: tuple[str, Plan] | None = None) -> list[
         scope, name = _name_of(node, src)
         if not name:
             continue
-        kind = "function" if node.type == "variable_declarator" else table[node.type]
+        kind = _BOUND_KINDS.get(node.type) or table[node.type]
         if node.type == "type_definition":  # typedef struct {...} name: a struct by its name
             named = node.child_by_field_name("type")
             if named is not None and named.type in _NEED_BODY and named.child_by_field_name("body"):
@@ -427,15 +448,81 @@ def _name_of(node: Any, src: _Text) -> tuple[tuple[str, ...], str]:
         kinds = [n for n in _descendants(receiver) if n.type == "type_identifier"]
         scope = (src.node_text(kinds[0]),) if kinds else ()
         return scope, _plain(src.node_text(node.child_by_field_name("name")))
+    special = _SPECIAL_NAMES.get(node.type)
+    if special is not None:
+        return (), special(node, src)
     for name_field in _NAME_FIELDS:
         found = node.child_by_field_name(name_field)
         if found is None:
             continue
         raw = _innermost_name(found, src)
         if raw:
-            parts = [p.split("<", 1)[0].strip() for p in raw.split("::")]
+            parts = _split_scope(raw)
             return tuple(p for p in parts[:-1] if p), parts[-1]
     return (), ""
+
+
+def _operator_symbol(node: Any, src: _Text) -> str:
+    """C# ``operator +``: the token after the ``operator`` keyword."""
+    tokens = node.children
+    for i, child in enumerate(tokens[:-1]):
+        if child.type == "operator":
+            return "operator " + src.node_text(tokens[i + 1]).strip()
+    return "operator"
+
+
+def _conversion(node: Any, src: _Text) -> str:
+    """C# ``implicit operator int``: named after the type it converts to."""
+    target = node.child_by_field_name("type")
+    return "operator " + (src.node_text(target).strip() if target is not None else "")
+
+
+def _destructor(node: Any, src: _Text) -> str:
+    """C# ``~A()``: not ``A``, which is the constructor's name."""
+    name = node.child_by_field_name("name")
+    return "~" + (src.node_text(name).strip() if name is not None else "")
+
+
+_SPECIAL_NAMES: dict[str, Callable[[Any, _Text], str]] = {
+    "operator_declaration": _operator_symbol,
+    "conversion_operator_declaration": _conversion,
+    "destructor_declaration": _destructor,
+    "indexer_declaration": lambda _node, _src: "this[]",
+}
+
+
+def _split_scope(raw: str) -> list[str]:
+    """``a::b::S<T>::f`` -> ``["a", "b", "S", "f"]``: split on ``::`` outside template
+    arguments, drop the arguments, and keep an operator's name whole (``operator<<``)."""
+    parts: list[str] = []
+    depth = start = i = 0
+    while i < len(raw):
+        if _OPERATOR.match(raw, i) and depth == 0:
+            break  # the rest is the operator's name, brackets and all
+        char = raw[i]
+        if char == "<":
+            depth += 1
+        elif char == ">" and depth:
+            depth -= 1
+        elif depth == 0 and raw.startswith("::", i):
+            parts.append(raw[start:i])
+            start = i = i + 2
+            continue
+        i += 1
+    parts.append(raw[start:])
+    return [_operator_or_plain(p.strip()) for p in parts]
+
+
+def _operator_or_plain(part: str) -> str:
+    """``S<T>`` -> ``S``; ``operator<<`` stays; ``operator int() const`` -> ``operator int``."""
+    if not _OPERATOR.match(part):
+        return part.split("<", 1)[0].strip() or part  # Ruby's `<=>` is a name of its own
+    if not part.startswith("operator()") and "(" in part:
+        return part[: part.index("(")].strip()  # a conversion: its declarator is not the name
+    return part
+
+
+_OPERATOR = re.compile(r"(?<![\w])operator(?![\w])")
 
 
 def _descendants(node: Any) -> list[Any]:
