@@ -751,3 +751,57 @@ def test_new_body_on_a_symbol_alone_on_its_lines_still_works(ws: Workspace, root
     (root / "a.js").write_text("const base = 2;\nconst double = (x) => x * base;\n")
     ws.edit_symbol("a.js", "double", new_body="const double = (x) => x * 3;")
     assert (root / "a.js").read_text() == "const base = 2;\nconst double = (x) => x * 3;\n"
+
+
+def test_a_name_that_holds_dots_resolves_as_list_symbols_prints_it(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "n.cs").write_text("namespace Foo.Bar {\n    class C {}\n}\n")
+    assert [s.name_path for s in ws.list_symbols("n.cs").symbols] == ["Foo.Bar", "Foo.Bar/C"]
+    assert ws.edit_symbol("n.cs", "Foo.Bar", insert_before="// x").symbol.name_path == "Foo.Bar"
+    (root / "w.py").write_text("class Worker:\n    def run(self):\n        pass\n")
+    assert ws.edit_symbol("w.py", "Worker.run", insert_after="").symbol.name_path == "Worker/run"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "field"),
+    [
+        ({"symbol": "process", "line": 23, "insert_after": "x = 1"}, "not both"),
+        ({"insert_after": "x = 1"}, "name path (symbol) or as line"),
+    ],
+)
+def test_the_symbol_is_given_one_way(
+    ws: Workspace, module: Path, arguments: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol("work.py", **arguments)
+    assert err.value.code == "INVALID_REQUEST"
+    assert field in err.value.message
+
+
+@pytest.mark.parametrize("depth", [0, -1])
+def test_list_symbols_refuses_a_depth_under_one(ws: Workspace, module: Path, depth: int) -> None:
+    with pytest.raises(EditError) as err:
+        ws.list_symbols("work.py", depth=depth)
+    assert err.value.code == "INVALID_REQUEST"
+    assert err.value.data["field"] == "depth"
+
+
+@pytest.mark.parametrize(
+    ("action", "lines"),
+    [
+        ({"new_body": "def f():\n    x = 2\n    return x"}, (1, 3)),
+        ({"insert_after": "def g():\n    return 2"}, (3, 4)),
+        ({"insert_before": "# note"}, (1, 1)),
+    ],
+)
+def test_the_new_lines_are_reported_in_a_file_without_a_final_newline(
+    ws: Workspace, root: Path, action: dict[str, Any], lines: tuple[int, int]
+) -> None:
+    (root / "f.py").write_text("def f():\n    return 1")
+    result = ws.edit_symbol("f.py", "f", **action)
+    assert (result.new_start_line, result.new_end_line) == lines
+    new = (root / "f.py").read_text().split("\n")
+    text = action.get("new_body") or action.get("insert_after") or action["insert_before"]
+    assert new[lines[0] - 1 : lines[1]] == text.split("\n")
+    assert not (root / "f.py").read_text().endswith("\n")

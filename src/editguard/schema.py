@@ -444,6 +444,10 @@ class EditSymbolArgs(_Args):
             raise ValueError("give exactly one of chunks, new_body, insert_before, insert_after")
         if not self.symbol and self.line is None:
             raise ValueError("give the symbol as a name path (symbol) or as line and column")
+        if self.symbol and self.line is not None:
+            raise ValueError(
+                "give the symbol either as a name path (symbol) or as line and column, not both"
+            )
         return self
 
 

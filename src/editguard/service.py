@@ -60,6 +60,7 @@ from editguard.schema import (
     FindingModel,
     LineEdit,
     LineEditOp,
+    ListSymbolsArgs,
     ListSymbolsResult,
     Mode,
     ReadFileResult,
@@ -444,6 +445,7 @@ class Workspace:
         Raises:
             EditError: INVALID_REQUEST (a file type without symbols) and the file errors.
         """
+        arguments_of(ListSymbolsArgs, "list_symbols", {"path": path, "depth": depth})
         where = self.sandbox.resolve(path)
         doc, version = self._load(where)
         found = self._symbols(where, doc.text)
@@ -509,8 +511,7 @@ class Workspace:
             plan = Plan((replacement,))
             extra = _structure_findings(where.real, doc.text, plan, found, target, args)
             outcome = self._apply(where, doc, version, plan, False, mode, extra)
-            new_first = line_numbers(doc.text, [replacement.start])[0]
-            new_last = new_first + max(replacement.text.count("\n") - 1, 0)
+            new_first, new_last = _lines_of(doc.text, replacement)
             return EditSymbolResult(
                 path=where.real,
                 symbol=_symbol_model(target),
@@ -791,6 +792,16 @@ def _symbol_replacement(doc: Document, target: Symbol, args: EditSymbolArgs) -> 
     if at_end_without_break:
         return Replacement(target.end, target.end, "\n" + inserted.removesuffix("\n"))
     return Replacement(target.end, target.end, inserted)
+
+
+def _lines_of(old: str, replacement: Replacement) -> tuple[int, int]:
+    """The first and last line of the new file that ``replacement``'s text occupies."""
+    text = replacement.text
+    first = line_numbers(old, [replacement.start])[0]
+    if text.startswith("\n") and replacement.start > 0 and old[replacement.start - 1] != "\n":
+        first, text = first + 1, text[1:]  # appended after a last line without a break
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1) if text else 1
+    return first, first + lines - 1
 
 
 def _structure_findings(

@@ -597,18 +597,22 @@ def _by_path(symbols: tuple[Symbol, ...], raw: str) -> Symbol:
         wanted, index = picked.group("path"), int(picked.group("index"))
     anchored = wanted.startswith("/")
     # "/" separates when present (names may hold dots: C# namespaces, [Symbol.iterator]).
-    separator = "/" if "/" in wanted.strip("/") or "/" in wanted else "."
-    parts = [p for p in wanted.strip("/").split(separator) if p]
+    # Without one, a name that holds dots is tried whole first, then "." separates.
+    parts = [p for p in wanted.strip("/").split("/") if p]
     if not parts:
         raise InvalidRequest("the symbol's name path is empty", data={"field": "symbol"})
 
-    def matches(symbol: Symbol) -> bool:
-        own = symbol.name_path.split("/")
-        if anchored:
-            return own == parts
-        return own[-len(parts) :] == parts
+    def matching(parts: list[str]) -> list[Symbol]:
+        def matches(symbol: Symbol) -> bool:
+            own = symbol.name_path.split("/")
+            return own == parts if anchored else own[-len(parts) :] == parts
 
-    found = [s for s in symbols if matches(s)]
+        return [s for s in symbols if matches(s)]
+
+    found = matching(parts)
+    if not found and len(parts) == 1 and "." in parts[0]:
+        parts = [p for p in parts[0].split(".") if p]
+        found = matching(parts)
     if index is not None:
         if index < len(found):
             return found[index]
