@@ -1009,3 +1009,27 @@ def test_a_position_in_a_method_with_a_computed_name_resolves_to_that_method() -
 def test_only_struct_definitions_are_struct_symbols() -> None:
     structs = [s.name_path for s in symbols("c/handwritten_structs.c.txt") if s.kind == "struct"]
     assert structs == ["point", "shape", "shape/bounds", "size_t2"]  # typedef struct {...} too
+
+
+def test_a_header_of_cpp_is_read_as_cpp_and_a_header_of_c_as_c(tmp_path: Path) -> None:
+    from editguard import Workspace
+
+    cpp = "namespace ui {\nclass Widget {\n public:\n  void draw() {}\n};\n}\n"
+    assert [(s.name_path, s.kind) for s in symbols_of("w.h", cpp)] == [
+        ("ui", "namespace"),
+        ("ui/Widget", "class"),
+        ("ui/Widget/draw", "method"),
+    ]
+    # `new` and `class` are plain identifiers in C: read as C++, this header would be broken.
+    c = "struct s {\n  int new;\n  int class;\n};\nint add(int a, int b) { return a + b; }\n"
+    assert [(s.name_path, s.kind) for s in symbols_of("c.h", c)] == [
+        ("s", "struct"),
+        ("add", "function"),
+    ]
+    (tmp_path / "c.h").write_text(c)
+    (tmp_path / "w.h").write_text(cpp)
+    ws = Workspace([tmp_path], prewarm=False)
+    assert ws.edit_symbol("c.h", "add", new_body="int add(int a, int b) { return b + a; }\n")
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol("w.h", "ui/Widget/draw", new_body="  void draw() { template }\n")
+    assert err.value.code == "VALIDATION_FAILED"

@@ -86,7 +86,7 @@ def warm(name: str, text: str) -> None:
     if symbols_supported(name):
         symbols_of(name, text)
         return
-    ext = grammar_ext(name)
+    ext = grammar_ext(name, text)
     if ext is not None:
         parse(ext, text)
 

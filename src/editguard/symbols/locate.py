@@ -15,7 +15,7 @@ from editguard.core.document import LF
 from editguard.core.memo import ContentMemo
 from editguard.core.plan import Plan
 from editguard.errors import AmbiguousSymbol, InvalidRequest, SymbolNotFound
-from editguard.validate.syntax import _GRAMMARS, _language, parse
+from editguard.validate.syntax import _GRAMMARS, _language, grammar_ext, parse
 
 # language -> node type -> kind. A node of such a type is a definition.
 _DEFINITIONS: dict[str, dict[str, str]] = {
@@ -207,7 +207,7 @@ def symbols_of(name: str, text: str, base: tuple[str, Plan] | None = None) -> tu
     Raises:
         InvalidRequest: editguard does not locate symbols in this file type.
     """
-    ext = _ext(name)
+    ext = grammar_ext(name, text) or _ext(name)
     if not symbols_supported(name):
         raise InvalidRequest(
             f"symbols are not supported for {name}; they are for "

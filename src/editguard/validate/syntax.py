@@ -74,11 +74,25 @@ def language_of(name: str) -> str | None:
     )
 
 
-def grammar_ext(name: str) -> str | None:
-    """The (lowercase) extension of ``name`` if a tree-sitter grammar reads it, else None."""
+def grammar_ext(name: str, *texts: str) -> str | None:
+    """The extension whose grammar reads the file ``name`` (lowercase), else None.
+
+    A ``.h`` header is C unless one of ``texts`` (its contents) shows C++: then ``.hpp``.
+    """
     dot = name.rfind(".")
     ext = name[dot:].lower() if dot >= 0 else ""
+    if ext == ".h" and any(_CPP_HEADER.search(t) for t in texts):
+        return ".hpp"
     return ext if ext in _GRAMMARS else None
+
+
+# C++ in a .h file: a namespace, class or template, an access label, `using namespace`,
+# `extern "C++"` or a scope operator (C has none of these outside comments and strings).
+_CPP_HEADER = re.compile(
+    r"^[ \t]*(?:namespace\b|template\s*<|class\s+\w+[^;()]*\{|(?:public|private|protected)\s*:"
+    r"|using\s+namespace\b|extern\s+\"C\+\+\")|\b\w+::\w",
+    re.MULTILINE,
+)
 
 
 @cache
@@ -180,7 +194,7 @@ def _byte_points(text: str, positions: list[int]) -> list[tuple[int, int, int]]:
 def syntax_findings(name: str, old: str, new: str, plan: Plan) -> list[Finding]:
     """The syntax errors ``new`` has that ``old`` did not (``plan`` turns old into new)."""
     dot = name.rfind(".")
-    ext = name[dot:].lower() if dot >= 0 else ""
+    ext = grammar_ext(name, old, new) or (name[dot:].lower() if dot >= 0 else "")
     strict = _STRICT.get(ext)
     problem = strict[1](new) if strict is not None else None
     if strict is not None and strict[0] == "python" and problem is None:
