@@ -481,3 +481,28 @@ def test_the_issues_own_example_times_out_on_a_long_line(ws: Workspace, root: Pa
         ws.safe_edit("a.txt", search_replace={"search": "(a+)+$", "replace": "x", "regex": True})
     assert err.value.code == "REGEX_TIMEOUT"
     assert Snapshot.of(root / "a.txt") == snap
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda ws: ws.safe_edit("test.txt", search_replace={"search": "1", "replace": "\x00"}),
+        lambda ws: ws.safe_edit("test.txt", content="a\x00"),
+        lambda ws: ws.safe_edit(
+            "test.txt", line_edits=[{"start_line": 1, "end_line": 1, "new_content": "\x00"}]
+        ),
+        lambda ws: ws.write_file("test.txt", "\x00"),
+        lambda ws: ws.edit_symbol("m.py", "f", new_body="def f():\n    return '\x00'\n"),
+    ],
+    ids=["search_replace", "content", "line_edits", "write_file", "edit_symbol"],
+)
+def test_no_tool_writes_a_nul_character(
+    ws: Workspace, root: Path, temp_file: Path, call: Any
+) -> None:
+    (root / "m.py").write_text("def f():\n    return 1\n")
+    before = {p.name: Snapshot.of(p) for p in (temp_file, root / "m.py")}
+    with pytest.raises(EditError) as err:
+        call(ws)
+    assert err.value.code == "INVALID_REQUEST"
+    assert "NUL" in err.value.message
+    assert {p.name: Snapshot.of(p) for p in (temp_file, root / "m.py")} == before

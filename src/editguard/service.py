@@ -272,6 +272,7 @@ class Workspace:
         mode: Mode,
         extra: tuple[Finding, ...] = (),
     ) -> _Outcome:
+        _refuse_nul(doc, (r.text for r in plan.replacements), where.display)
         modifies = plan.changes(doc.text)
         validation = self._validated(where, doc.text, plan, mode, extra)
         new_version, written = self._commit(
@@ -573,6 +574,7 @@ class Workspace:
                 )
             old, version, target, raw = Document(""), None, Document(""), content
         _check_encodable(target, raw, None, None, where.display)
+        _refuse_nul(target, (content,), where.display, "content")
         plan = Plan((Replacement(0, len(old.text), normalize_newlines(content)),))
         validation = self._validated(where, old.text, plan, mode)
         if mode == "verify_only":
@@ -955,6 +957,21 @@ def _as_spec(edit: EditLike, index: int, total: int) -> SearchReplace:
         return edit
     op = _model_of(EditOperation, edit, index, total)
     return SearchReplace(op.old_text, op.new_text, op.occurrences)
+
+
+def _refuse_nul(doc: Document, texts: Iterable[str], display: str, field: str = "") -> None:
+    """A NUL character would make a UTF-8 or legacy file binary: editguard (and most tools)
+    could not read it back. Only UTF-16 and UTF-32 files hold NULs as a matter of course."""
+    if doc.encoding.startswith(("utf-16", "utf-32")):
+        return
+    if any("\x00" in t for t in texts):
+        raise InvalidRequest(
+            f"the new text of {display} contains a NUL character (\\u0000), which would make "
+            "the file binary; nothing was written",
+            path=display,
+            data={"field": field} if field else {},
+            suggestions=["Leave the NUL out, or write it as an escape the language understands."],
+        )
 
 
 def _check_encodable(
