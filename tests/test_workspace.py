@@ -104,13 +104,15 @@ def test_an_edit_that_changes_nothing_does_not_write(ws: Workspace, app: Path) -
     assert Snapshot.of(app) == snap
 
 
-def test_mode_bits_and_owner_are_kept(ws: Workspace, app: Path) -> None:
-    app.chmod(0o751)
+@pytest.mark.parametrize("mode", [0o751, 0o4755, 0o2755, 0o6750])
+def test_mode_bits_and_owner_are_kept(ws: Workspace, app: Path, mode: int) -> None:
     if os.geteuid() == 0:
         os.chown(app, 4242, 4343)
+    app.chmod(mode)  # after the chown, which would clear setuid and setgid
+    assert stat.S_IMODE(app.stat().st_mode) == mode
     ws.edit_file("app.py", [{"old_text": "a + b", "new_text": "a+b"}])
     st = app.stat()
-    assert stat.S_IMODE(st.st_mode) == 0o751
+    assert stat.S_IMODE(st.st_mode) == mode  # setuid and setgid too (a chown clears them)
     if os.geteuid() == 0:
         assert (st.st_uid, st.st_gid) == (4242, 4343)
 

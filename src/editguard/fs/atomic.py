@@ -140,10 +140,11 @@ def write_atomic(
             handle.flush()
             os.fsync(handle.fileno())
             if existing is not None:
-                os.fchmod(handle.fileno(), stat.S_IMODE(existing.st_mode))
-                # Only root may give the file back its owner; others keep what they can.
+                # Owner first: a chown clears the setuid and setgid bits, so the mode comes
+                # after it. Only root may give the file back its owner; others keep theirs.
                 with contextlib.suppress(PermissionError):
                     os.fchown(handle.fileno(), existing.st_uid, existing.st_gid)
+                os.fchmod(handle.fileno(), stat.S_IMODE(existing.st_mode))
             else:
                 os.fchmod(handle.fileno(), 0o666 & ~_UMASK)
         now = file_version(path)
