@@ -161,11 +161,12 @@ class _ParseLog:
             def __init__(self, parser: Any) -> None:
                 self.parser = parser
 
-            def parse(self, data: bytes, old_tree: Any = None) -> Any:
-                log.append(old_tree is not None)
-                if old_tree is None:
-                    return self.parser.parse(data)
-                return self.parser.parse(data, old_tree)
+            def parse(self, source: Any, *tree: Any, **options: Any) -> Any:
+                log.append(bool(tree))
+                return self.parser.parse(source, *tree, **options)
+
+            def reset(self) -> None:
+                self.parser.reset()
 
         monkeypatch.setattr(syntax, "_parser", lambda ext: Spy(real(ext)))
 
@@ -263,3 +264,19 @@ def test_a_failure_while_parsing_ahead_is_ignored_and_the_next_text_is_parsed(
     assert warmer.wait_idle(timeout=30)
     assert seen == [str(root / "bad.ts"), str(root / "good.ts")]
     assert locate._CACHE.peek(".ts", good) is not None
+
+
+def test_a_background_parse_over_its_budget_is_abandoned_and_keeps_nothing(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prewarm, "WARM_BUDGET", 0.0)
+    warmer = prewarm.Prewarmer()
+    text = _module(200, "over_budget")
+    warmer.schedule(str(root / "slow.ts"), text)
+    assert warmer.wait_idle(timeout=30)
+    assert syntax._TREES.peek(".ts", text) is None
+    assert locate._CACHE.peek(".ts", text) is None
+    monkeypatch.setattr(prewarm, "WARM_BUDGET", 30.0)
+    warmer.schedule(str(root / "slow.ts"), text)  # the worker lives on, the parser works
+    assert warmer.wait_idle(timeout=30)
+    assert locate._CACHE.peek(".ts", text) is not None

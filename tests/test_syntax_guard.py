@@ -893,3 +893,50 @@ def test_a_toml_error_at_the_end_of_the_document_points_at_the_last_line(
         ws.edit_file("c.toml", [{"old_text": "[1, 2]", "new_text": "[1, 2"}])
     toml = [f for f in err.value.data["findings"] if f["source"] == "toml"]
     assert [(f["line"], f["line_text"]) for f in toml] == [(3, "c = [1, 2")]
+
+
+# -- what the guard cannot check: it says so, never crashes ---------------------------------
+
+DEEP = {
+    "JSON nested 1,500 levels": ("d.json", '{"v": 1, "n": ' + "[" * 1500 + "]" * 1500 + "}\n"),
+    "Python expression the compiler cannot hold": ("e.py", "x = " + "-" * 200_000 + "1\n"),
+}
+
+
+@pytest.mark.parametrize("case", DEEP.values(), ids=DEEP.keys())
+def test_a_file_too_deep_for_the_parser_is_edited_with_a_note(
+    ws: Workspace, root: Path, case: tuple[str, str]
+) -> None:
+    name, text = case
+    (root / name).write_text(text)
+    old = '"v": 1' if name.endswith(".json") else "x = "
+    new = '"v": 2' if name.endswith(".json") else "y = "
+    result = ws.edit_file(name, [edit(old, new)])
+    assert result.written
+    assert result.validation.passed
+    assert any("nested too deeply" in note for note in result.validation.notes)
+
+
+def test_a_parse_over_its_time_budget_skips_the_check_with_a_note(
+    ws: Workspace, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from editguard.validate import syntax
+
+    monkeypatch.setattr(syntax, "GUARD_BUDGET", 0.0)  # the real parser, cancelled at once
+    text = "// head\n" + "function f(x) {\n  return (x;\n}\n" * 2000
+    (root / "big.js").write_text(text)
+    result = ws.edit_file("big.js", [edit("// head", "// top")], mode="strict")
+    assert result.written
+    assert any("the parser gave up after 0 s" in n for n in result.validation.notes)
+    monkeypatch.setattr(syntax, "GUARD_BUDGET", 10.0)  # the parser is usable again after
+    with pytest.raises(EditError) as err:
+        ws.edit_file("big.js", [edit("// top", "// top\nlet = ;")], mode="strict")
+    assert err.value.code == "VALIDATION_FAILED"
+
+
+def test_a_new_text_over_5_mb_is_not_parsed(ws: Workspace, root: Path) -> None:
+    (root / "small.py").write_text("x = 1\n")
+    big = "x = (\n" + "y = 1\n" * 900_000  # broken, and over 5 MB
+    result = ws.write_file("small.py", big)
+    assert result.written
+    assert any("over 5 MB" in note for note in result.validation.notes)

@@ -80,15 +80,25 @@ class Prewarmer:
                     self._wake.notify_all()
 
 
+# Seconds one background parse may take: it holds the interpreter, so a call arriving
+# meanwhile waits. A parse that would take longer (error recovery on a big broken file) is
+# abandoned, and the edit parses for itself.
+WARM_BUDGET = 0.5
+
+
 def warm(name: str, text: str) -> None:
-    """Parse ``text`` now and keep the result: its symbols where editguard locates symbols,
-    otherwise its tree-sitter tree (the syntax guard's starting point)."""
+    """Parse ``text`` now and keep the result: its tree-sitter tree (the syntax guard's
+    starting point) and, where editguard locates symbols, its symbols.
+
+    Raises:
+        ParseTimeout: the parse took more than WARM_BUDGET seconds.
+    """
+    ext = grammar_ext(name, text)
+    if ext is None:
+        return
+    parse(ext, text, budget=WARM_BUDGET)
     if symbols_supported(name):
         symbols_of(name, text)
-        return
-    ext = grammar_ext(name, text)
-    if ext is not None:
-        parse(ext, text)
 
 
 SHARED = Prewarmer()

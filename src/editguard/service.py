@@ -658,7 +658,7 @@ class Workspace:
         )
         if (not checked and not extra) or not plan.changes(old):
             return Validation(passed=True, findings=[], notes=[])
-        if len(old) > VALIDATE_LIMIT:
+        if max(len(old), len(old) + plan.size_change()) > VALIDATE_LIMIT:
             note = f"validation skipped: the file is over {VALIDATE_LIMIT // 1_000_000} MB"
             return Validation(passed=True, findings=[], notes=[note])
         report = validate(name, old, plan.apply_to_text(old), plan, self.linters)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from editguard.core.plan import Plan
 from editguard.validate.linters import Linter, lint_findings
-from editguard.validate.syntax import Finding, syntax_findings
+from editguard.validate.syntax import Finding, ParseTimeout, syntax_findings
 
 __all__ = ["Finding", "Linter", "Report", "validate"]
 
@@ -30,6 +30,14 @@ def validate(name: str, old: str, new: str, plan: Plan, linters: tuple[Linter, .
     """Check ``new`` (``old`` after ``plan``) for problems the edit introduced."""
     if old == new:
         return Report()
-    findings = syntax_findings(name, old, new, plan)
+    skipped: list[str] = []
+    try:
+        findings = syntax_findings(name, old, new, plan)
+    except ParseTimeout as exc:
+        findings, skipped = [], [f"syntax check skipped: {exc}"]
+    except (RecursionError, MemoryError):
+        # Python's compiler, json and tomllib give up on code nested a thousand levels deep.
+        findings = []
+        skipped = ["syntax check skipped: the file is nested too deeply for the parser"]
     linted, notes = lint_findings(linters, name, old, new) if linters else ([], [])
-    return Report(tuple(findings + linted), tuple(notes))
+    return Report(tuple(findings + linted), tuple(skipped + notes))

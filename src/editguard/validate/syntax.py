@@ -15,6 +15,7 @@ import importlib
 import json
 import re
 import threading
+import time
 import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -122,13 +123,27 @@ def _parser(ext: str) -> Any:
 _TREES: ContentMemo[Any] = ContentMemo(size=8, limit=5_000_000)  # larger texts are not kept
 
 
-def parse(ext: str, text: str, base: tuple[str, Plan] | None = None) -> Any:
+class ParseTimeout(Exception):
+    """tree-sitter did not finish within its time budget (heavy error recovery)."""
+
+
+# Seconds the syntax guard lets one parse take. Error recovery on a large broken file can cost
+# seconds per megabyte, holding the interpreter meanwhile; past this the check is skipped.
+GUARD_BUDGET = 2.0
+
+
+def parse(
+    ext: str, text: str, base: tuple[str, Plan] | None = None, budget: float | None = None
+) -> Any:
     """The tree-sitter tree of ``text`` (cached by content).
 
     Every caller gets its own tree object (trees are not thread-safe; copies share their nodes).
     With ``base = (old, plan)`` where ``plan`` turns ``old`` into ``text`` and ``old``'s tree is
     cached, the new tree is reparsed incrementally from the old one (a small edit of a
     5,000-line file then costs a few milliseconds instead of a full parse).
+
+    Raises:
+        ParseTimeout: ``budget`` seconds passed before the parse ended (nothing is kept).
     """
 
     def make() -> Any:
@@ -141,7 +156,26 @@ def parse(ext: str, text: str, base: tuple[str, Plan] | None = None) -> Any:
                 _edit_tree(previous, old, plan)
         data = text.encode("utf-8", "surrogatepass")
         parser = _parser(ext)
-        return parser.parse(data, previous) if previous is not None else parser.parse(data)
+        if budget is None:
+            return parser.parse(data, previous) if previous is not None else parser.parse(data)
+        view = memoryview(data)
+        deadline = time.monotonic() + budget
+
+        def read(offset: int, _point: Any) -> memoryview:
+            return view[offset:]
+
+        def stop(_offset: int, _errors: bool) -> bool:
+            return time.monotonic() > deadline
+
+        try:
+            if previous is not None:
+                return parser.parse(read, previous, progress_callback=stop)
+            return parser.parse(read, progress_callback=stop)
+        except ValueError:
+            parser.reset()  # a cancelled parse would otherwise resume on the next call
+            raise ParseTimeout(
+                f"the parser gave up after {budget:g} s (error recovery on a large broken file)"
+            ) from None
 
     # A tree must not be used by two threads at once; a copy is cheap (shared nodes).
     return _TREES.get(ext, text, make).copy()
@@ -240,8 +274,8 @@ def _tree_sitter_findings(ext: str, old: str, new: str, plan: Plan) -> list[Find
     # The old text's tree first: it is usually cached already (by a read, or by the symbol
     # lookup of edit_symbol), and then the new tree is a small incremental reparse of it. Cold,
     # this is one full parse either way, and never two when the file already had errors.
-    old_tree = parse(ext, old)
-    after = _tree_errors(parse(ext, new, (old, plan)), new)
+    old_tree = parse(ext, old, budget=GUARD_BUDGET)
+    after = _tree_errors(parse(ext, new, (old, plan), budget=GUARD_BUDGET), new)
     if not after:
         return []
     before = _tree_errors(old_tree, old)
