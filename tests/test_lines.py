@@ -522,3 +522,46 @@ def test_interactive_writes_with_warnings_and_verify_only_writes_nothing(
     assert not written.validation.passed
     assert written.validation.findings
     assert path.read_text() != good
+
+
+MIXED = b"a\r\nb\nc\r\nd\r\n"
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (lambda ws: ws.edit_file("m.txt", [{"old_text": "b\nc", "new_text": "B\nC"}]), b"B\nC\r\n"),
+        (
+            lambda ws: ws.safe_edit("m.txt", search_replace={"search": "b\nc", "replace": "B\nC"}),
+            b"B\nC\r\n",
+        ),
+        (
+            lambda ws: ws.safe_edit(
+                "m.txt", search_replace={"search": "b\\nc", "replace": "B\\nC", "regex": True}
+            ),
+            b"B\nC\r\n",
+        ),
+        (
+            lambda ws: ws.edit_lines(
+                "m.txt",
+                [{"line_number": 2, "type": "ReplaceSection", "end_line": 3, "text": "B\nC"}],
+            ),
+            b"B\nC\r\n",
+        ),
+        (
+            lambda ws: ws.safe_edit(
+                "m.txt", line_edits=[{"start_line": 2, "end_line": 2, "new_content": "B\nB2"}]
+            ),
+            b"B\nB2\r\nc\r\n",
+        ),
+    ],
+    ids=["edit_file", "search_replace", "regex", "edit_lines", "line_edits"],
+)
+def test_every_tool_keeps_the_endings_of_the_lines_it_replaces_in_a_mixed_file(
+    ws: Workspace, root: Path, call: Any, expected: bytes
+) -> None:
+    (root / "m.txt").write_bytes(MIXED)
+    call(ws)
+    # Replaced breaks keep their endings by position (b's LF, c's CRLF); an extra break takes
+    # the file's usual one (CRLF).
+    assert (root / "m.txt").read_bytes() == b"a\r\n" + expected + b"d\r\n"

@@ -93,11 +93,16 @@ def _pieces(doc: Document, plan: Plan) -> Iterator[tuple[str, bytes | None]]:
     brk = 0  # index of the next line break at or after pos (mixed files only)
     for r in plan.replacements:
         yield from _untouched(text, codes, pos, r.start, brk)
-        if codes is not None:
-            brk += text.count(LF, pos, r.end)
         new_codes = r.codes
-        if codes is not None and new_codes is None:
-            new_codes = bytes([_code(doc.newline)]) * r.text.count(LF)
+        if codes is not None:
+            first = brk + text.count(LF, pos, r.start)
+            brk = first + text.count(LF, r.start, r.end)
+            if new_codes is None:
+                # Mixed endings: the replaced breaks keep their endings by position; extra
+                # breaks take the usual one.
+                wanted = r.text.count(LF)
+                kept = codes[first : min(brk, first + wanted)]
+                new_codes = kept + bytes([_code(doc.newline)]) * (wanted - len(kept))
         yield r.text, new_codes
         pos = r.end
     yield from _untouched(text, codes, pos, len(text), brk)
