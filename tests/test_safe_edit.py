@@ -506,3 +506,35 @@ def test_no_tool_writes_a_nul_character(
     assert err.value.code == "INVALID_REQUEST"
     assert "NUL" in err.value.message
     assert {p.name: Snapshot.of(p) for p in (temp_file, root / "m.py")} == before
+
+
+@pytest.mark.parametrize(
+    ("replace", "says", "position"),
+    [
+        (r"C:\Users\new", "the replacement is not a valid template: incomplete escape", 5),
+        (r"\2", "refers to a group the pattern does not have", None),
+        (r"\g<name>", "refers to a group the pattern does not have", None),
+    ],
+)
+def test_a_bad_replacement_template_says_what_is_wrong(
+    ws: Workspace, temp_file: Path, replace: str, says: str, position: int | None
+) -> None:
+    snap = Snapshot.of(temp_file)
+    with pytest.raises(EditError) as err:
+        ws.safe_edit(
+            "test.txt", search_replace={"search": "(line)", "replace": replace, "regex": True}
+        )
+    assert err.value.code == "INVALID_REGEX"
+    assert says in err.value.message
+    assert err.value.data.get("position") == position
+    assert err.value.data["field"] == "search_replace.replace"
+    assert Snapshot.of(temp_file) == snap
+
+
+def test_many_matches_of_a_simple_pattern_are_not_a_timeout(ws: Workspace, root: Path) -> None:
+    # The 1 s budget is for matching; turning 200,000 matches into replacements comes after.
+    (root / "many.txt").write_text("abc def ghi\n" * 200_000)
+    result = ws.safe_edit(
+        "many.txt", search_replace={"search": "def", "replace": "DEF", "regex": True}
+    )
+    assert result.replacements == 200_000

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import regex
 
@@ -126,13 +127,12 @@ def compile_pattern(
             + (f" at position {position}" if position is not None else ""),
             data={"field": "search_replace.search", "position": position, "pattern": search},
         ) from None
-    out: list[Replacement] = []
+    # The timeout is for the matching alone: collect the matches first, expand them after.
+    matches: list[Any] = []
     try:
         for found in pattern.finditer(text, timeout=timeout):
-            out.append(
-                Replacement(found.start(), found.end(), normalize_newlines(found.expand(replace)))
-            )
-            if limit is not None and len(out) >= limit:
+            matches.append(found)
+            if limit is not None and len(matches) >= limit:
                 break
     except TimeoutError:
         raise RegexTimeout(
@@ -144,9 +144,24 @@ def compile_pattern(
                 "it, or use a literal search."
             ],
         ) from None
-    except (regex.error, IndexError) as exc:
+    try:
+        out = [
+            Replacement(m.start(), m.end(), normalize_newlines(m.expand(replace))) for m in matches
+        ]
+    except IndexError as exc:  # \2 or \g<name> that the pattern does not define
         raise InvalidRegex(
-            f"the replacement refers to a group the pattern does not have: {exc}",
-            data={"field": "search_replace.replace", "pattern": search},
+            f"the replacement refers to a group the pattern does not have ({exc}); the pattern "
+            f"has {pattern.groups} group(s)"
+            + (f" named {', '.join(sorted(pattern.groupindex))}" if pattern.groupindex else ""),
+            data={"field": "search_replace.replace", "pattern": search, "groups": pattern.groups},
+        ) from None
+    except regex.error as exc:  # a bad escape such as \U in C:\Users
+        at: int | None = getattr(exc, "pos", None)
+        why: str = getattr(exc, "msg", str(exc))
+        raise InvalidRegex(
+            f"the replacement is not a valid template: {why}"
+            + (f" at position {at}" if at is not None else "")
+            + " (write a literal backslash as \\\\)",
+            data={"field": "search_replace.replace", "position": at, "replace": replace},
         ) from None
     return PatternPlan(Plan(tuple(out)), len(out))
