@@ -565,3 +565,31 @@ def test_every_tool_keeps_the_endings_of_the_lines_it_replaces_in_a_mixed_file(
     # Replaced breaks keep their endings by position (b's LF, c's CRLF); an extra break takes
     # the file's usual one (CRLF).
     assert (root / "m.txt").read_bytes() == b"a\r\n" + expected + b"d\r\n"
+
+
+def test_the_python_api_takes_edits_as_a_json_string_too(ws: Workspace, five: Path) -> None:
+    ws.edit_lines("five.txt", json.dumps([{"line_number": 2, "type": "Delete"}]))
+    assert five.read_text() == "one\nthree\nfour\nfive\n"
+    ws.edit_file("five.txt", '[{"old_text": "three", "new_text": "3"}]')
+    assert five.read_text() == "one\n3\nfour\nfive\n"
+    with pytest.raises(EditError) as err:
+        ws.edit_lines("five.txt", "[not json")
+    assert (err.value.code, err.value.data["field"]) == ("INVALID_REQUEST", "edits")
+
+
+def test_a_malformed_edit_says_which_once(ws: Workspace, five: Path) -> None:
+    with pytest.raises(EditError) as err:
+        ws.edit_lines("five.txt", [{"line_number": 1, "type": "Delete"}, {"type": "Delete"}])
+    assert str(err.value).count("edit 2 of 2") == 1
+
+
+def test_safe_edit_line_edits_are_not_empty_and_within_the_limit(root: Path, five: Path) -> None:
+    ws = Workspace([root], max_edits=3)
+    with pytest.raises(EditError) as err:
+        ws.safe_edit("five.txt", line_edits=[])
+    assert (err.value.code, err.value.data["field"]) == ("INVALID_REQUEST", "line_edits")
+    edits = [{"start_line": n, "end_line": n, "new_content": str(n)} for n in range(1, 5)]
+    with pytest.raises(EditError) as err:
+        ws.safe_edit("five.txt", line_edits=edits)
+    assert err.value.code == "TOO_MANY_EDITS"
+    assert five.read_text() == FIVE

@@ -9,6 +9,7 @@ Every check runs before the first byte is written; a failure anywhere leaves the
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -184,7 +185,7 @@ class Workspace:
     def edit_file(
         self,
         path: str,
-        edits: Sequence[EditLike],
+        edits: Sequence[EditLike] | str,
         *,
         dry_run: bool = False,
         expected_version: str | None = None,
@@ -200,6 +201,7 @@ class Workspace:
                 ENCODING_ERROR, VALIDATION_FAILED, FILE_BUSY and the file errors of read_file,
                 plus WRITE_FAILED.
         """
+        edits = _edit_list(edits)
         specs = [_as_spec(e, i, len(edits)) for i, e in enumerate(edits)]
         validate_edits(specs, self.max_edits)
         where = self.sandbox.resolve(path)
@@ -287,7 +289,7 @@ class Workspace:
     def edit_lines(
         self,
         path: str,
-        edits: Sequence[LineOp | LineEditOp | Mapping[str, Any]],
+        edits: Sequence[LineOp | LineEditOp | Mapping[str, Any]] | str,
         *,
         dry_run: bool = False,
         expected_version: str | None = None,
@@ -300,6 +302,7 @@ class Workspace:
                 WRONG_COUNT (old_text inside a line), STALE_VERSION, VALIDATION_FAILED, and the
                 file errors of edit_file.
         """
+        edits = _edit_list(edits)
         ops = [_as_line_op(e, i, len(edits)) for i, e in enumerate(edits)]
         if not ops:
             raise InvalidRequest(
@@ -367,6 +370,17 @@ class Workspace:
                 "expected_version": expected_version,
             },
         )
+        if args.line_edits is not None:
+            if not args.line_edits:
+                raise InvalidRequest(
+                    "line_edits is empty: send at least one line edit",
+                    data={"field": "line_edits"},
+                )
+            if len(args.line_edits) > self.max_edits:
+                raise TooManyEdits(
+                    f"{len(args.line_edits)} line edits in one call; the limit is {self.max_edits}",
+                    data={"edits": len(args.line_edits), "limit": self.max_edits},
+                )
         where = self.sandbox.resolve(path)
         if args.content is not None:
             with self._writer(where, mode == "verify_only"):
@@ -894,6 +908,28 @@ def _structure_findings(
     return tuple(out)
 
 
+def _edit_list(edits: Sequence[_E] | str) -> Sequence[_E]:
+    """``edits`` as given, or parsed when it is a JSON string (as several MCP clients send it).
+
+    Raises:
+        InvalidRequest: a string that is not a JSON array.
+    """
+    if not isinstance(edits, str):
+        return edits
+    try:
+        parsed = json.loads(edits)
+    except json.JSONDecodeError as exc:
+        raise InvalidRequest(
+            f"edits is a string but not JSON: {exc}", data={"field": "edits"}
+        ) from None
+    if not isinstance(parsed, list):
+        raise InvalidRequest("edits must be a JSON array of edits", data={"field": "edits"})
+    return cast("Sequence[_E]", parsed)
+
+
+_E = TypeVar("_E")
+
+
 def _model_of(model: type[_M], edit: _M | Mapping[str, Any], index: int, total: int) -> _M:
     """One edit of a Python API call as its argument model (INVALID_REQUEST if malformed)."""
     if isinstance(edit, model):
@@ -912,7 +948,7 @@ def _model_of(model: type[_M], edit: _M | Mapping[str, Any], index: int, total: 
         ]
         listing = "; ".join(f"{p['field']}: {p['problem']}" for p in problems)
         raise InvalidRequest(
-            f"edit {index + 1} of {total} is malformed: {listing}",
+            f"the edit is malformed: {listing}",  # "edit N of M:" comes first in the error
             edit_index=index,
             total_edits=total,
             data={"field": problems[0]["field"], "problems": problems},
