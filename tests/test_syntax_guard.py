@@ -940,3 +940,16 @@ def test_a_new_text_over_5_mb_is_not_parsed(ws: Workspace, root: Path) -> None:
     result = ws.write_file("small.py", big)
     assert result.written
     assert any("over 5 MB" in note for note in result.validation.notes)
+
+
+def test_a_refusal_names_the_lines_the_edit_wrote_when_the_errors_are_elsewhere(
+    ws: Workspace, root: Path
+) -> None:
+    funcs = "".join(f"func f{i}() int {{\n\treturn {i}\n}}\n\n" for i in range(5))
+    text = "package p\n\nfunc a(x int) int {\n\tif x > 0 {\n\t\treturn 1\n\t}\n\treturn 0\n}\n\n"
+    (root / "m.go").write_text(text + funcs)
+    with pytest.raises(EditError) as err:
+        ws.edit_file("m.go", [edit("\t\treturn 1\n\t}\n", "\t\treturn 1\n")])
+    assert err.value.code == "VALIDATION_FAILED"
+    assert err.value.data["changed_lines"] == [5, 5]
+    assert "The edit wrote line 5. None of the problems is there" in err.value.message

@@ -675,7 +675,8 @@ class Workspace:
         if max(len(old), len(old) + plan.size_change()) > VALIDATE_LIMIT:
             note = f"validation skipped: the file is over {VALIDATE_LIMIT // 1_000_000} MB"
             return Validation(passed=True, findings=[], notes=[note])
-        report = validate(name, old, plan.apply_to_text(old), plan, self.linters)
+        new = plan.apply_to_text(old)
+        report = validate(name, old, new, plan, self.linters)
         report = Report(report.findings + extra, report.notes)
         validation = Validation(
             passed=not report.blocking,
@@ -683,7 +684,7 @@ class Workspace:
             notes=list(report.notes),
         )
         if mode == "strict" and report.blocking:
-            raise validation_failed(where.display, report)
+            raise validation_failed(where.display, report, _changed_lines(new, plan))
         return validation
 
     def _load(self, where: Resolved, expected_version: str | None = None) -> tuple[Document, str]:
@@ -963,7 +964,21 @@ def _as_line_op(edit: LineOp | LineEditOp | Mapping[str, Any], index: int, total
     return LineOp(kind, op.line_number, op.text, op.old_text, op.end_line)
 
 
-def validation_failed(display: str, report: Report) -> ValidationFailed:
+def _changed_lines(new: str, plan: Plan) -> tuple[int, int]:
+    """The first and last line of ``new`` (the text after ``plan``) that the plan wrote."""
+    shift = 0
+    spans = []  # where each replacement's text sits in the new text
+    for r in plan.replacements:
+        spans.append((r.start + shift, r.start + shift + len(r.text)))
+        shift += len(r.text) - (r.end - r.start)
+    first_pos, end = spans[0][0], spans[-1][1]
+    first, last = line_numbers(new, [first_pos, max(first_pos, end - 1)])
+    return first, last
+
+
+def validation_failed(
+    display: str, report: Report, changed: tuple[int, int] | None = None
+) -> ValidationFailed:
     """The VALIDATION_FAILED error for a strict edit with blocking findings."""
     blocking = report.blocking
     listing = "\n".join(
@@ -971,13 +986,24 @@ def validation_failed(display: str, report: Report) -> ValidationFailed:
         for f in blocking[:10]
     )
     more = f"\n  ... and {len(blocking) - 10} more" if len(blocking) > 10 else ""
+    where = ""
+    if changed is not None:
+        first, last = changed
+        span = f"line {first}" if first == last else f"lines {first}-{last}"
+        where = f"\nThe edit wrote {span}."
+        if all(not first <= f.line <= last for f in blocking):
+            where += (
+                " None of the problems is there: the edit probably opened or closed a "
+                "bracket, block or quote, so the rest of the file now reads differently."
+            )
     return ValidationFailed(
         f"the edit would introduce {len(blocking)} problem(s) in {display}; nothing was "
-        f"written:\n{listing}{more}",
+        f"written:\n{listing}{more}{where}",
         path=display,
         data={
             "findings": [dataclasses.asdict(f) for f in report.findings],
             "notes": list(report.notes),
+            **({"changed_lines": list(changed)} if changed is not None else {}),
         },
         suggestions=[
             "Fix the edit so that the file stays valid (check brackets, quotes and "
