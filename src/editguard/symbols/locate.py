@@ -494,6 +494,8 @@ _SPECIAL_NAMES: dict[str, Callable[[Any, _Text], str]] = {
 def _split_scope(raw: str) -> list[str]:
     """``a::b::S<T>::f`` -> ``["a", "b", "S", "f"]``: split on ``::`` outside template
     arguments, drop the arguments, and keep an operator's name whole (``operator<<``)."""
+    if ":" not in raw and "<" not in raw and "(" not in raw:
+        return [raw.strip()]  # a plain name: most of them
     parts: list[str] = []
     depth = start = i = 0
     while i < len(raw):
