@@ -591,19 +591,23 @@ class Workspace:
         _refuse_nul(target, (content,), where.display, "content")
         plan = Plan((Replacement(0, len(old.text), normalize_newlines(content)),))
         validation = self._validated(where, old.text, plan, mode)
-        if mode == "verify_only":
+
+        def result(created: bool, new_version: str, written: bool) -> WriteFileResult:
             return WriteFileResult(
                 path=where.real,
-                created=False,
-                version=version or "",
+                created=created,
+                version=new_version,
                 previous_version=version,
                 diff=render_diff(old.text, plan, where.display),
                 encoding=target.encoding,
                 line_ending=eol_style(raw),
-                written=False,
+                written=written,
                 mode=mode,
                 validation=validation,
             )
+
+        if mode == "verify_only":
+            return result(False, version or "", False)
         if not exists:
             try:
                 Path(where.real).parent.mkdir(parents=True, exist_ok=True)
@@ -616,18 +620,7 @@ class Workspace:
             base_version=version,
         )
         self._warm(where, old.text, plan)
-        return WriteFileResult(
-            path=where.real,
-            created=not exists,
-            version=new_version,
-            previous_version=version,
-            diff=render_diff(old.text, plan, where.display),
-            encoding=target.encoding,
-            line_ending=eol_style(raw),
-            written=True,
-            mode=mode,
-            validation=validation,
-        )
+        return result(not exists, new_version, True)
 
     # -- shared steps --------------------------------------------------------------------
 
