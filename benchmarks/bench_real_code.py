@@ -29,9 +29,9 @@ from pathlib import Path
 
 from editguard import prewarm
 from editguard.core.plan import Plan, Replacement
-from editguard.service import Workspace
 from editguard.symbols import find_symbol, locate, symbols_of
 from editguard.validate import syntax, validate
+from editguard.workspace import Workspace
 
 SAMPLES = Path(__file__).resolve().parent.parent / "tests" / "symbol_samples"
 FILES = {

@@ -14,7 +14,7 @@ from editguard.core.formats.search_replace import (
     validate_edits,
 )
 from editguard.core.plan import Plan, Replacement, render
-from editguard.errors import InvalidRequest, TooManyEdits
+from editguard.errors import EditError, InvalidRequest, TooManyEdits
 
 E = SearchReplace
 
@@ -22,7 +22,6 @@ E = SearchReplace
 def apply(data: bytes, edits: list[SearchReplace]) -> bytes:
     doc = decode(data)
     compiled = compile_search_replace(doc, edits)
-    assert compiled.mismatch is None, compiled.mismatch
     return b"".join(render(doc, compiled.plan))
 
 
@@ -132,16 +131,21 @@ def test_both_scanners_agree_on_a_renaming(few: int, monkeypatch: pytest.MonkeyP
 
 def test_wrong_count_reports_the_edit_and_the_matches_in_its_text() -> None:
     doc = decode(b"a a\na\n")
-    compiled = compile_search_replace(doc, [E("b", "c"), E("a", "x", 2)])
-    assert compiled.mismatch is not None
-    assert compiled.mismatch.index == 0
+    with pytest.raises(EditError) as err:
+        compile_search_replace(doc, [E("b", "c"), E("a", "x", 2)])
+    assert (err.value.code, err.value.edit_index, err.value.total_edits) == ("NO_MATCH", 0, 2)
     doc = decode(b"a a\nz\n")
-    compiled = compile_search_replace(doc, [E("z", "a"), E("a", "x", 1)])
-    m = compiled.mismatch
-    assert m is not None
-    assert (m.index, m.expected, m.found, m.starts) == (1, 1, 3, (0, 2, 4))
-    assert m.text == "a a\na\n"
-    assert m.changed_before
+    with pytest.raises(EditError) as err:
+        compile_search_replace(doc, [E("z", "a"), E("a", "x", 1)])
+    e = err.value
+    assert (e.code, e.edit_index, e.total_edits) == ("WRONG_COUNT", 1, 2)
+    assert (e.data["expected_occurrences"], e.data["actual_occurrences"]) == (1, 3)
+    # The matches are counted in the text as edit 1 left it, "a a\na\n".
+    places = [
+        (m["line_number"], m["column_start"], m["line_content"]) for m in e.data["match_locations"]
+    ]
+    assert places == [(1, 1, "a a"), (1, 3, "a a"), (2, 1, "a")]
+    assert "as the earlier edits of this call left it" in e.message
 
 
 def test_lines_report_where_each_replacement_landed_in_the_new_file() -> None:
@@ -149,14 +153,14 @@ def test_lines_report_where_each_replacement_landed_in_the_new_file() -> None:
     compiled = compile_search_replace(
         doc, [E("one\n", "zero\none\n"), E("two", "2", 2), E("four", "4")]
     )
-    assert [e.lines for e in compiled.edits] == [(1,), (3, 6), (5,)]
-    assert [e.occurrences_replaced for e in compiled.edits] == [1, 2, 1]
+    assert [e.lines for e in compiled.applied] == [(1,), (3, 6), (5,)]
+    assert [e.occurrences_replaced for e in compiled.applied] == [1, 2, 1]
 
 
 def test_a_replacement_overwritten_later_is_reported_where_the_new_text_starts() -> None:
     doc = decode(b"a\nb\nc\n")
     compiled = compile_search_replace(doc, [E("b", "B"), E("a\nB", "x\ny\nz")])
-    assert [e.lines for e in compiled.edits] == [(1,), (1,)]
+    assert [e.lines for e in compiled.applied] == [(1,), (1,)]
 
 
 @pytest.mark.parametrize(
@@ -225,19 +229,26 @@ def test_the_engine_agrees_with_the_naive_sequential_loop(
     text, edits = request_
     saved = match._FEW
     match._FEW = few  # the automaton path and the find path must give the same answers
+    failed: EditError | None = None
     try:
         doc = decode(text.encode())
         compiled = compile_search_replace(doc, edits)
+    except EditError as exc:
+        failed = exc
     finally:
         match._FEW = saved
     expected = naive(text, edits)
     if expected is None:
-        assert compiled.mismatch is not None
-        m = compiled.mismatch
-        assert m.found == m.text.count(edits[m.index].old_text)
-        assert naive(text, edits[: m.index]) == m.text
+        assert failed is not None
+        assert failed.code in ("NO_MATCH", "WRONG_COUNT")
+        k = failed.edit_index
+        assert k is not None
+        seen = naive(text, edits[:k])  # the text the failing edit saw
+        assert seen is not None
+        assert naive(seen, [edits[k]]) is None
+        assert failed.data["actual_occurrences"] == seen.count(edits[k].old_text)
     else:
-        assert compiled.mismatch is None
+        assert failed is None
         assert compiled.plan.apply_to_text(doc.text) == expected
 
 

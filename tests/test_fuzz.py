@@ -119,7 +119,7 @@ def check(folder: Path, call: tuple[str, dict[str, Any]]) -> None:
     tool = next(t for t in TOOLS if t.name == name)
     error: EditError | None = None
     try:
-        result = tool.call(ws, arguments)
+        result = tool.call(ws.context, arguments)
     except EditError as err:  # any other exception fails the test with its traceback
         error = err
     if error is None:

@@ -10,11 +10,17 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from editguard import EditError, Workspace
-from editguard.core.document import decode
-from editguard.core.formats.lines import LineKind, LineOp, compile_line_edits, compile_line_ops
+from editguard import EditError, Mode, Workspace
+from editguard.core.document import Document, decode
+from editguard.core.formats import Compiled
+from editguard.core.formats.lines import (
+    LineEdit,
+    LineKind,
+    LineOp,
+    compile_line_edits,
+    compile_line_ops,
+)
 from editguard.core.plan import render
-from editguard.schema import Mode
 
 from .conftest import Snapshot, set_old_mtime
 
@@ -73,14 +79,24 @@ OPS: dict[str, tuple[str, list[LineOp], str]] = {
 }
 
 
+def line_ops(text: str, ops: list[LineOp]) -> Compiled:
+    """compile_line_ops on a document of ``text``."""
+    return compile_line_ops(Document(text), ops)
+
+
+def line_edits(text: str, edits: list[tuple[int, int, str]]) -> Compiled:
+    """compile_line_edits on a document of ``text``, edits as (start, end, new content)."""
+    return compile_line_edits(Document(text), [LineEdit(*e) for e in edits])
+
+
 @pytest.mark.parametrize(("before", "ops", "after"), OPS.values(), ids=OPS.keys())
 def test_line_operations(before: str, ops: list[LineOp], after: str) -> None:
-    assert compile_line_ops(before, ops).plan.apply_to_text(before) == after
+    assert line_ops(before, ops).plan.apply_to_text(before) == after
 
 
 def test_crlf_files_keep_crlf_and_a_missing_final_newline_stays_missing() -> None:
     doc = decode(b"a\r\nb\r\nc")
-    compiled = compile_line_ops(doc.text, [LineOp("replace", 2, "B\nB2"), LineOp("insert", 9, "d")])
+    compiled = line_ops(doc.text, [LineOp("replace", 2, "B\nB2"), LineOp("insert", 9, "d")])
     assert b"".join(render(doc, compiled.plan)) == b"a\r\nB\r\nB2\r\nc\r\nd"
 
 
@@ -118,7 +134,7 @@ ERRORS: dict[str, tuple[list[LineOp], str, str]] = {
 def test_line_edit_errors(ops: list[LineOp], code: str, field: str) -> None:
     text = "foo\ntwo\nthree\nfour\nfive\n"
     with pytest.raises(EditError) as err:
-        compile_line_ops(text, ops)
+        line_ops(text, ops)
     assert err.value.code == code
     if field:
         assert err.value.data["field"] == field
@@ -126,27 +142,27 @@ def test_line_edit_errors(ops: list[LineOp], code: str, field: str) -> None:
 
 def test_errors_name_the_edits_and_the_file_length() -> None:
     with pytest.raises(EditError) as err:
-        compile_line_ops(FIVE, [LineOp("insert", 1, "x"), LineOp("delete", 7)])
+        line_ops(FIVE, [LineOp("insert", 1, "x"), LineOp("delete", 7)])
     assert (err.value.edit_index, err.value.data["total_lines"]) == (1, 5)
     with pytest.raises(EditError) as err:
-        compile_line_ops(FIVE, [LineOp("delete", 1), LineOp("delete", 4), LineOp("delete", 4)])
+        line_ops(FIVE, [LineOp("delete", 1), LineOp("delete", 4), LineOp("delete", 4)])
     assert err.value.data["edits"] == [1, 2]
 
 
 def test_landed_lines_count_in_the_new_file() -> None:
-    compiled = compile_line_ops(FIVE, [LineOp("insert", 1, "a\nb"), LineOp("replace", 3, "3")])
-    assert compiled.lines == (1, 5)
+    compiled = line_ops(FIVE, [LineOp("insert", 1, "a\nb"), LineOp("replace", 3, "3")])
+    assert tuple(e.lines[0] for e in compiled.applied) == (1, 5)
 
 
 def test_safe_edit_line_edits_follow_seed_000() -> None:
     text = "line 1\nline 2\nline 3\n"
-    plan = compile_line_edits(text, [(1, 1, "first"), (3, 3, "")]).plan
+    plan = line_edits(text, [(1, 1, "first"), (3, 3, "")]).plan
     assert plan.apply_to_text(text) == "first\nline 2\n"
     with pytest.raises(EditError) as err:
-        compile_line_edits(text, [(1, 2, "x"), (2, 3, "y")])
+        line_edits(text, [(1, 2, "x"), (2, 3, "y")])
     assert "overlap" in err.value.message
     with pytest.raises(EditError) as err:
-        compile_line_edits(text, [(2, 5, "x")])
+        line_edits(text, [(2, 5, "x")])
     assert "3 line(s)" in err.value.message
 
 
@@ -175,7 +191,7 @@ def test_edit_lines_is_lenient_where_models_stumble(ws: Workspace, five: Path, e
     from editguard.tools import tool_named
 
     tool_named("edit_lines").call(
-        ws,
+        ws.context,
         {"path": "five.txt", "editsJson": edits}
         if isinstance(edits, str)
         else {"path": "five.txt", "edits": edits},
@@ -200,7 +216,7 @@ def test_anything_else_malformed_names_the_element_and_field(
 
     snap = Snapshot.of(five)
     with pytest.raises(EditError) as err:
-        tool_named("edit_lines").call(ws, {"path": "five.txt", "edits": edits})
+        tool_named("edit_lines").call(ws.context, {"path": "five.txt", "edits": edits})
     assert err.value.code == "INVALID_REQUEST"
     assert err.value.data["field"] == field
     assert Snapshot.of(five) == snap
@@ -269,7 +285,7 @@ def test_a_section_replaced_then_restored_gives_back_the_bytes(
     once = b"".join(
         render(
             doc,
-            compile_line_ops(doc.text, [LineOp("replace_section", first, new, end_line=last)]).plan,
+            line_ops(doc.text, [LineOp("replace_section", first, new, end_line=last)]).plan,
         )
     )
     doc2 = decode(once)
@@ -281,7 +297,7 @@ def test_a_section_replaced_then_restored_gives_back_the_bytes(
     back = b"".join(
         render(
             doc2,
-            compile_line_ops(
+            line_ops(
                 doc2.text, [LineOp("replace_section", first, old_section, end_line=new_last)]
             ).plan,
         )
@@ -293,7 +309,7 @@ def test_a_section_replaced_then_restored_gives_back_the_bytes(
 @given(files_and_sections())
 def test_no_edit_touches_lines_outside_its_range(case: tuple[str, int, int, str]) -> None:
     text, first, last, new = case
-    out = compile_line_ops(text, [LineOp("replace_section", first, new, end_line=last)])
+    out = line_ops(text, [LineOp("replace_section", first, new, end_line=last)])
     after = out.plan.apply_to_text(text).split("\n")
     lines = text.split("\n")
     assert after[: first - 1] == lines[: first - 1]
@@ -385,7 +401,7 @@ def test_a_batch_of_line_edits_follows_the_rules_with_or_without_a_final_newline
         # with a final newline, which is what we compare.
         expected, final = expected[:-1], True
     want = "\n".join(expected) + ("\n" if expected and (final or not lines) else "")
-    got = compile_line_ops(text, ops).plan.apply_to_text(text)
+    got = line_ops(text, ops).plan.apply_to_text(text)
     assert got == want
 
 
@@ -407,7 +423,7 @@ def test_safe_edit_line_edits_follow_the_same_rules(
         expected, final = expected[:-1], True
     want = "\n".join(expected) + ("\n" if expected and final else "")
     edits = [(o.line, o.end_line or o.line, o.text or "") for o in sections]
-    assert compile_line_edits(text, edits).plan.apply_to_text(text) == want
+    assert line_edits(text, edits).plan.apply_to_text(text) == want
 
 
 def test_the_last_line_deleted_with_the_one_before_edited_in_a_file_without_final_newline(

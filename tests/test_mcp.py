@@ -23,7 +23,7 @@ from mcp_types import CallToolResult, ListRootsResult, Root, TextContent
 from editguard import Workspace
 from editguard.fs.lock import FileLocks
 from editguard.mcp_server import EditguardServer, is_loopback, narrow, parse_address
-from editguard.tools import TOOLS
+from editguard.tools import TOOLS, read_file
 
 from .conftest import Snapshot, set_old_mtime
 
@@ -306,7 +306,7 @@ async def test_a_bug_is_an_internal_error_result_not_a_bare_failure(
     def explode(*_args: object, **_kwargs: object) -> None:
         raise ZeroDivisionError("injected")
 
-    monkeypatch.setattr(Workspace, "read_file", explode)
+    monkeypatch.setattr(read_file, "read", explode)
     async with Client(server, raise_exceptions=True) as client:
         result = await client.call_tool("read_file", {"path": "app.py"})
     assert code_of(result) == "INTERNAL_ERROR"

@@ -28,7 +28,7 @@ def temp_file(root: Path) -> Path:
 
 
 def call(ws: Workspace, **arguments: Any) -> Any:
-    return tool_named("safe_edit").call(ws, arguments)
+    return tool_named("safe_edit").call(ws.context, arguments)
 
 
 # 1. Input validation -------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import pytest
 from editguard import EditError, Workspace
 from editguard.core.document import content_version
 from editguard.fs import atomic
-from editguard.service import DEFAULT_MAX_EDITS
+from editguard.workspace import DEFAULT_MAX_EDITS
 
 from .conftest import Snapshot, no_temp_files, set_old_mtime
 

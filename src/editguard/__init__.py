@@ -9,6 +9,8 @@ The one entry point is :class:`Workspace`::
 Every failure raises an :class:`EditError` subclass with a stable ``code``.
 """
 
+from editguard.core.formats.lines import LineOp
+from editguard.core.formats.search_replace import SearchReplace
 from editguard.errors import (
     AmbiguousMatch,
     AmbiguousSymbol,
@@ -36,14 +38,18 @@ from editguard.errors import (
     WriteFailed,
     WrongCount,
 )
-from editguard.schema import (
-    AppliedEdit,
-    EditFileResult,
-    EditOperation,
-    ReadFileResult,
-    WriteFileResult,
-)
-from editguard.service import Workspace
+from editguard.fs.lock import FileLocks
+from editguard.pipeline import Mode
+from editguard.tools._common import FindingModel, Validation
+from editguard.tools.edit_file import AppliedEdit, EditFileResult, EditOperation
+from editguard.tools.edit_lines import LineEditOp
+from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
+from editguard.tools.list_symbols import ListSymbolsResult, SymbolModel
+from editguard.tools.read_file import ReadFileResult
+from editguard.tools.safe_edit import LineEdit, SafeEditResult, SearchReplaceOp
+from editguard.tools.write_file import WriteFileResult
+from editguard.validate import Linter
+from editguard.workspace import Workspace
 
 __version__ = "0.1.0"
 
@@ -53,17 +59,27 @@ __all__ = [
     "AppliedEdit",
     "BinaryFile",
     "ChunkMismatch",
+    "ChunkModel",
     "EditError",
     "EditFileResult",
     "EditOperation",
+    "EditSymbolResult",
     "EncodingError",
     "FileBusy",
+    "FileLocks",
     "FileNotFound",
     "FileTooLarge",
+    "FindingModel",
     "InternalError",
     "InvalidRegex",
     "InvalidRequest",
+    "LineEdit",
+    "LineEditOp",
+    "LineOp",
     "LineOutOfRange",
+    "Linter",
+    "ListSymbolsResult",
+    "Mode",
     "NoMatch",
     "NotAFile",
     "OutsideRoot",
@@ -71,9 +87,14 @@ __all__ = [
     "PermissionDenied",
     "ReadFileResult",
     "RegexTimeout",
+    "SafeEditResult",
+    "SearchReplace",
+    "SearchReplaceOp",
     "StaleVersion",
+    "SymbolModel",
     "SymbolNotFound",
     "TooManyEdits",
+    "Validation",
     "ValidationFailed",
     "Workspace",
     "WriteFailed",

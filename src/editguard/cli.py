@@ -116,6 +116,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``editguard`` console script; returns the exit code."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # The reader went away (`editguard tools | head`): end quietly, as cat does. Point
+        # stdout at /dev/null so that the interpreter's final flush does not fail again.
+        import os  # noqa: PLC0415
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if (
@@ -144,7 +157,7 @@ def _serve(args: argparse.Namespace) -> int:
     import logging  # noqa: PLC0415
     import os  # noqa: PLC0415
 
-    from editguard.service import Workspace  # noqa: PLC0415
+    from editguard.workspace import Workspace  # noqa: PLC0415
 
     # stdout belongs to the protocol on stdio: every log line goes to stderr.
     logging.basicConfig(
@@ -196,21 +209,7 @@ def _linters(args: argparse.Namespace) -> list[Any]:
 def _tools(out: TextIO) -> int:
     from editguard.tools import TOOLS  # noqa: PLC0415 - keeps `--version` and `--help` instant
 
-    listing = [
-        {
-            "name": t.name,
-            "title": t.title,
-            "description": t.description,
-            "inputSchema": t.input_schema(),
-            "outputSchema": t.output_schema(),
-            "annotations": {
-                "readOnlyHint": t.read_only,
-                "destructiveHint": t.destructive,
-                "idempotentHint": t.idempotent,
-            },
-        }
-        for t in TOOLS
-    ]
+    listing = [t.listing() for t in TOOLS]
     json.dump(listing, out, indent=2, ensure_ascii=False)
     out.write("\n")
     return EXIT_OK
@@ -242,9 +241,9 @@ def _read_arguments(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _call(args: argparse.Namespace, out: TextIO) -> int:
-    from editguard.errors import EditError, InternalError  # noqa: PLC0415
-    from editguard.service import Workspace  # noqa: PLC0415
+    from editguard.errors import EditError  # noqa: PLC0415
     from editguard.tools import tool_named  # noqa: PLC0415
+    from editguard.workspace import Workspace  # noqa: PLC0415
 
     try:
         tool = tool_named(args.tool)
@@ -260,15 +259,11 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
     except ValueError as exc:
         raise _Usage(str(exc)) from None
     human = out.isatty() and not args.json
-    try:
-        result = tool.call(workspace, arguments).model_dump(mode="json")
-    except EditError as exc:
-        _print_error(out, exc.to_dict(), human)
+    answer = tool.run_safely(workspace.context, arguments)
+    if isinstance(answer, EditError):
+        _print_error(out, answer.to_dict(), human)
         return EXIT_TOOL_ERROR
-    except Exception as exc:  # noqa: BLE001 - a bug must still answer in JSON, not a traceback
-        error = InternalError(f"{type(exc).__name__}: {exc}; the file was left as it was")
-        _print_error(out, error.to_dict(), human)
-        return EXIT_TOOL_ERROR
+    result = answer.model_dump(mode="json")
     if human:
         _print_human(out, result)
     else:

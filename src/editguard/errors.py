@@ -7,6 +7,8 @@ model: what was expected, what was found, and what to send next.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
 
@@ -215,29 +217,33 @@ class InternalError(EditError):
     code = "INTERNAL_ERROR"
 
 
-ALL_ERRORS: tuple[type[EditError], ...] = (
-    NoMatch,
-    WrongCount,
-    FileNotFound,
-    NotAFile,
-    BinaryFile,
-    PermissionDenied,
-    OutsideRoot,
-    FileTooLarge,
-    TooManyEdits,
-    InvalidRequest,
-    StaleVersion,
-    EncodingError,
-    WriteFailed,
-    LineOutOfRange,
-    OverlappingEdits,
-    InvalidRegex,
-    RegexTimeout,
-    SymbolNotFound,
-    AmbiguousSymbol,
-    AmbiguousMatch,
-    ChunkMismatch,
-    ValidationFailed,
-    FileBusy,
-    InternalError,
-)
+@contextmanager
+def error_context(
+    *, path: str | None = None, edit_index: int | None = None, total_edits: int | None = None
+) -> Iterator[None]:
+    """Attach where an error happened to any :class:`EditError` raised inside, once.
+
+    Fields the error already has are kept: the innermost context (or the raise site) knows best.
+    """
+    try:
+        yield
+    except EditError as exc:
+        if exc.path is None:
+            exc.path = path
+        if exc.edit_index is None and edit_index is not None:
+            exc.edit_index, exc.total_edits = edit_index, total_edits
+        elif exc.edit_index is not None and exc.total_edits is None:
+            exc.total_edits = total_edits
+        raise
+
+
+def internal_error(exc: BaseException) -> InternalError:
+    """The INTERNAL_ERROR for an exception editguard did not mean to raise (a bug)."""
+    error = InternalError(f"{type(exc).__name__}: {exc}; the file was left as it was")
+    error.__cause__ = exc  # the traceback, for a server's log
+    return error
+
+
+def error_codes() -> list[str]:
+    """Every error code, in the order the classes are defined."""
+    return [cls.code for cls in EditError.__subclasses__()]

@@ -27,14 +27,14 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp_types import CallToolResult, TextContent
 from mcp_types import Tool as MCPTool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from editguard import __version__
-from editguard.errors import EditError, InternalError, InvalidRequest, OutsideRoot
-from editguard.service import Workspace
+from editguard.errors import EditError, InvalidRequest, OutsideRoot
 from editguard.tools import TOOLS, Tool, tool_named
+from editguard.workspace import Workspace
 
 logger = logging.getLogger("editguard")
 
@@ -51,22 +51,9 @@ INSTRUCTIONS = (
 )
 
 
-def mcp_tool(tool: Tool) -> MCPTool:
-    """The MCP description of a registry tool."""
-    return MCPTool(
-        name=tool.name,
-        title=tool.title,
-        description=tool.description,
-        input_schema=tool.input_schema(),
-        output_schema=tool.output_schema(),
-        annotations=ToolAnnotations(
-            title=tool.title,
-            read_only_hint=tool.read_only,
-            destructive_hint=tool.destructive,
-            idempotent_hint=tool.idempotent,
-            open_world_hint=False,
-        ),
-    )
+def mcp_tool(tool: Tool[Any, Any]) -> MCPTool:
+    """The MCP description of a registry tool: exactly what ``editguard tools`` prints."""
+    return MCPTool.model_validate(tool.listing())
 
 
 def error_result(error: EditError) -> CallToolResult:
@@ -109,16 +96,16 @@ class EditguardServer(MCPServer):
             )
         try:
             workspace = await self._workspace_for(context)
-            result = await anyio.to_thread.run_sync(tool.call, workspace, arguments or {})
         except EditError as exc:
-            logger.info("%s failed: %s", name, exc.code)
             return error_result(exc)
-        except Exception as exc:
-            logger.exception("%s raised an unexpected exception", name)
-            return error_result(
-                InternalError(f"{type(exc).__name__}: {exc}; the file was left as it was")
-            )
-        data = result.model_dump(mode="json")
+        answer = await anyio.to_thread.run_sync(tool.run_safely, workspace.context, arguments or {})
+        if isinstance(answer, EditError):
+            if answer.code == "INTERNAL_ERROR":
+                logger.error("%s failed with a bug: %s", name, answer.message, exc_info=answer)
+            else:
+                logger.info("%s failed: %s", name, answer.code)
+            return error_result(answer)
+        data = answer.model_dump(mode="json")
         text = json.dumps(data, indent=2, ensure_ascii=False)
         return CallToolResult(
             content=[TextContent(type="text", text=text)], structured_content=data

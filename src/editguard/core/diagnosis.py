@@ -3,10 +3,11 @@ Self-Correction"): what was searched, where the real text is, what differs, what
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from editguard.core.document import LF, line_numbers
-from editguard.core.formats.search_replace import CountMismatch
+from editguard.core.listing import listing
 from editguard.core.match import find_all, select_non_overlapping
 from editguard.core.similar import SimilarRegion, find_similar
 from editguard.errors import EditError, NoMatch, WrongCount
@@ -14,10 +15,20 @@ from editguard.errors import EditError, NoMatch, WrongCount
 MAX_LOCATIONS = 10
 
 
-def numbered(lines: list[str], first: int) -> str:
-    """Lines with their 1-based numbers, in the ``  40│text`` form every tool uses."""
-    width = len(str(first + len(lines) - 1))
-    return LF.join(f"{first + i:>{width}}│{line}" for i, line in enumerate(lines))
+@dataclass(frozen=True, slots=True)
+class CountMismatch:
+    """Edit ``index`` found ``found`` occurrences instead of ``expected`` (0 means no match).
+
+    ``text`` is the whole text as that edit saw it (after the edits before it), and ``starts`` the
+    offsets of the occurrences found there, so that the error can describe them.
+    """
+
+    index: int
+    expected: int
+    found: int
+    text: str
+    starts: tuple[int, ...]
+    changed_before: bool
 
 
 def mismatch_error(
@@ -37,9 +48,7 @@ def mismatch_error(
 def not_found(text: str, search: str, path: str) -> NoMatch:
     """NO_MATCH for a safe_edit search that matched nothing, with the most similar regions."""
     mismatch = CountMismatch(0, 1, 0, text, (), False)
-    error = _no_match(mismatch, search, "", path, 1, "", what="search")
-    error.edit_index = error.total_edits = None
-    return error
+    return _no_match(mismatch, search, "", path, None, "", what="search")
 
 
 def _no_match(
@@ -47,7 +56,7 @@ def _no_match(
     old: str,
     new: str,
     path: str,
-    total: int,
+    total: int | None,
     after: str,
     what: str = "old_text",
 ) -> NoMatch:
@@ -84,7 +93,7 @@ def _no_match(
                 else f"lines {r.start_line}-{r.end_line}"
             )
             parts.append(f"{where}, {round(r.similarity * 100)}% similar; {kinds}:")
-            parts.append(numbered(r.lines.split(LF), r.start_line))
+            parts.append(listing(r.lines.split(LF), r.start_line))
             if r.text != r.lines:
                 parts.append(f"  the closest text on that line: >>>{r.text}<<<")
     else:
@@ -92,7 +101,7 @@ def _no_match(
     return NoMatch(
         "\n".join(parts),
         path=path,
-        edit_index=m.index,
+        edit_index=None if total is None else m.index,
         total_edits=total,
         data=data,
         suggestions=_no_match_tips(text, old, similar, bool(applied_note)),

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from editguard.errors import BinaryFile, EncodingError
+from editguard.errors import BinaryFile, EncodingError, InvalidRequest
 
 LF, CRLF, CR = "\n", "\r\n", "\r"
 # Line-ending codes of mixed files, one byte per line break (see Document.line_endings).
@@ -51,6 +51,7 @@ class Document:
         newline: the most common line ending; line breaks that an edit adds take it.
         line_endings: ``None`` when every line break uses ``newline``; for a file that mixes
             endings, one code per line break (0 LF, 1 CRLF, 2 CR).
+        name: the file's name as messages show it (relative to its root), or ``""``.
     """
 
     text: str
@@ -58,6 +59,7 @@ class Document:
     bom: bytes = b""
     newline: str = LF
     line_endings: bytes | None = None
+    name: str = ""
 
     @property
     def eol_style(self) -> EolStyle:
@@ -79,6 +81,24 @@ class Document:
         if not self.text:
             return 0
         return self.text.count(LF) + (0 if self.text.endswith(LF) else 1)
+
+    def lines(self, first: int, last: int) -> list[str]:
+        """Lines ``first``..``last`` (1-based, inclusive), without their line breaks."""
+        if last < first:
+            return []
+        text = self.text
+        pos = 0
+        for _ in range(first - 1):
+            pos = text.index(LF, pos) + 1
+        out: list[str] = []
+        for _ in range(last - first + 1):
+            nl = text.find(LF, pos)
+            if nl < 0:
+                out.append(text[pos:])
+                break
+            out.append(text[pos:nl])
+            pos = nl + 1
+        return out
 
     def ending_of_break(self, index: int) -> str:
         """The original ending of line break number ``index`` (0-based)."""
@@ -105,6 +125,37 @@ class Document:
                     "or convert the file to UTF-8 first with write_file.",
                 ],
             ) from None
+
+    def check_writable(self, new_text: str, field: str = "") -> None:
+        """Raise unless ``new_text`` can be written into this file and read back as text.
+
+        Raises:
+            EncodingError: a character the file's encoding cannot store.
+            InvalidRequest: a NUL character, which would make a UTF-8 or legacy file binary (only
+                UTF-16 and UTF-32 files hold NULs as a matter of course); ``field`` names the
+                request field it came from, if known.
+        """
+        self.check_encodable(new_text)
+        if "\x00" in new_text and not self.encoding.startswith(("utf-16", "utf-32")):
+            raise InvalidRequest(
+                f"the new text of {self.name or 'the file'} contains a NUL character "
+                "(\\u0000), which would make the file binary; nothing was written",
+                data={"field": field} if field else {},
+                suggestions=[
+                    "Leave the NUL out, or write it as an escape the language understands."
+                ],
+            )
+
+
+def code_of(newline: str) -> int:
+    """The code of a line ending in :attr:`Document.line_endings` (0 LF, 1 CRLF, 2 CR)."""
+    return _CODE_OF[newline]
+
+
+def split_endings(raw: str) -> tuple[str, bytes]:
+    """``raw`` with every line break normalized to ``\\n``, and the code of each break."""
+    codes = bytes(_CODE_OF[m.group()] for m in _BREAK.finditer(raw))
+    return normalize_newlines(raw), codes
 
 
 ChunkSource = Callable[[], Iterable[bytes]]

@@ -7,10 +7,10 @@ untouched spans and the new texts, in order.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from editguard.core.document import LF, Document, encode_pieces
+from editguard.core.document import LF, Document, code_of, encode_pieces
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,17 +47,33 @@ class Plan:
                     f"[{after.start}, {after.end})"
                 )
 
-    @classmethod
-    def of(cls, replacements: Sequence[Replacement]) -> Plan:
-        """A plan from replacements in any order (sorted by position, stable for insertions)."""
-        return cls(tuple(sorted(replacements, key=lambda r: (r.start, r.end))))
-
     def __bool__(self) -> bool:
         return bool(self.replacements)
 
     def changes(self, text: str) -> bool:
         """Whether applying the plan to ``text`` changes it."""
         return any(text[r.start : r.end] != r.text for r in self.replacements)
+
+    def modifies(self, doc: Document) -> bool:
+        """Whether writing the plan changes the bytes of ``doc``: its text, or the ending of a
+        line break that a replacement gives explicitly (``codes``)."""
+        if self.changes(doc.text):
+            return True
+        codes = doc.line_endings
+        usual = code_of(doc.newline)
+        brk = 0  # index of the line break at or after pos
+        pos = 0
+        for r in self.replacements:
+            if r.codes is None:
+                continue
+            brk += doc.text.count(LF, pos, r.start)
+            n = len(r.codes)
+            old = codes[brk : brk + n] if codes is not None else bytes([usual]) * n
+            if r.codes != old:
+                return True
+            brk += n
+            pos = r.end
+        return False
 
     def size_change(self) -> int:
         """How many characters the plan adds to a text (negative when it removes more)."""
@@ -102,7 +118,7 @@ def _pieces(doc: Document, plan: Plan) -> Iterator[tuple[str, bytes | None]]:
                 # breaks take the usual one.
                 wanted = r.text.count(LF)
                 kept = codes[first : min(brk, first + wanted)]
-                new_codes = kept + bytes([_code(doc.newline)]) * (wanted - len(kept))
+                new_codes = kept + bytes([code_of(doc.newline)]) * (wanted - len(kept))
         yield r.text, new_codes
         pos = r.end
     yield from _untouched(text, codes, pos, len(text), brk)
@@ -125,7 +141,3 @@ def _untouched(
         yield piece, codes[brk : brk + n]
         brk += n
         start = stop
-
-
-def _code(newline: str) -> int:
-    return {"\n": 0, "\r\n": 1, "\r": 2}[newline]

@@ -107,6 +107,18 @@ def file_version(path: str) -> str | None:
         return None
 
 
+def make_parents(path: str, display: str) -> None:
+    """Create the missing folders above ``path``.
+
+    Raises:
+        PermissionDenied, NotAFile, WriteFailed: the operating system refused.
+    """
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise os_error(exc, display, "create the folder of") from None
+
+
 def write_atomic(
     path: str, chunks: Iterable[bytes], *, display: str, base_version: str | None
 ) -> str:

@@ -1,1 +1,47 @@
-"""Edit languages: each compiles a request into a plan on the document as read."""
+"""Edit formats: every edit language compiles a request into the same :class:`Compiled`.
+
+The contract, for each module here: ``compile_<format>(doc, request) -> Compiled``, where ``doc``
+is the :class:`~editguard.core.document.Document` as read and ``request`` the format's own frozen
+dataclasses (never the wire models). A request that cannot be compiled raises an
+:class:`~editguard.errors.EditError` with its code, and with ``edit_index``/``total_edits`` when
+one edit of several failed. A format never reads or writes a file: the pipeline resolves, loads,
+validates and commits around it.
+
+- :mod:`.search_replace`: exact old/new text, applied in sequence (``edit_file``);
+- :mod:`.lines`: line numbers as read (``edit_lines``, ``safe_edit`` line_edits);
+- :mod:`.regex_replace`: literal or regular-expression replacement (``safe_edit``);
+- :mod:`.whole_text`: the whole new content (``write_file``, ``safe_edit`` content);
+- :mod:`.symbol_edit`: context chunks, a new body or lines around one symbol (``edit_symbol``),
+  with :mod:`.chunks` as its matcher.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from editguard.core.plan import Plan
+
+
+@dataclass(frozen=True, slots=True)
+class AppliedEdit:
+    """What one edit of a request did: how many replacements, and the 1-based line of the new
+    text where each replacement starts."""
+
+    index: int
+    occurrences_replaced: int
+    lines: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """A compiled request: the plan on the text as read, what each edit did, and warnings the
+    caller should see although nothing failed."""
+
+    plan: Plan
+    applied: tuple[AppliedEdit, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def replacements(self) -> int:
+        """How many replacements the edits made in all."""
+        return sum(e.occurrences_replaced for e in self.applied)

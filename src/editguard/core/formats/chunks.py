@@ -1,15 +1,16 @@
-"""Context chunks inside one symbol (``edit_symbol``; seeds 003 and 004): the new symbol text.
+"""Context chunks inside one symbol (``edit_symbol``): the matcher that makes the new symbol text.
 
 A chunk is ``context_before`` / ``old_lines`` / ``new_lines`` / ``context_after``, each a list of
 lines (a context may be one string; an empty string is no context). Lines are compared after
-``rstrip``. Candidates are found by ``context_before`` and settled by seed 004's seven checks:
+``rstrip`` (:data:`~editguard.core.seek.TRAILING_WHITESPACE`). Candidates are found by
+``context_before`` with :func:`~editguard.core.seek.seek` and settled by seven checks:
 
 1. ``context_after`` follows the old lines;   2. ``old_lines`` match;
 3. an insertion (no old lines) has context to place it;   4. a deletion (no new lines) matches
 exactly;   5. the chunk stays inside the symbol;   6. an empty ``context_after`` means the chunk
 ends where the symbol ends;   7. line endings written into a chunk match the file's.
 
-Unlike the seed, which takes the first candidate that passes, we never guess: a chunk that fits
+We never guess (as "take the first candidate that passes" would): a chunk that fits
 at several places is AMBIGUOUS_MATCH, one that fits nowhere is CHUNK_MISMATCH naming the check
 that failed at each candidate. Every chunk is validated against the original body before
 anything changes; chunks are then applied from the bottom up.
@@ -22,7 +23,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from editguard.core.document import CR, CRLF, LF
+from editguard.core.listing import listing
+from editguard.core.seek import TRAILING_WHITESPACE, lines_match, seek
 from editguard.errors import AmbiguousMatch, ChunkMismatch, InvalidRequest, OverlappingEdits
+
+# Chunk lines are compared without trailing whitespace, and only so (no exact rung first):
+# a context line that differs only there is the same line.
+_LADDER = (TRAILING_WHITESPACE,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +82,7 @@ def make_chunk(
 
 
 def _same(actual: Sequence[str], expected: Sequence[str]) -> bool:
-    return len(actual) == len(expected) and all(
-        a.rstrip() == e.rstrip() for a, e in zip(actual, expected, strict=True)
-    )
+    return lines_match(actual, expected, TRAILING_WHITESPACE)
 
 
 def _failure(lines: list[str], chunk: Chunk, position: int) -> tuple[int, str] | None:
@@ -129,11 +134,10 @@ def apply_chunks_with_endings(
     lines = (body[:-1] if final_break else body).split(LF)
     placed: list[tuple[int, int, int]] = []  # start, end (lines of the body), chunk index
     for index, chunk in enumerate(chunks):
+        # A candidate is the line just before old_lines (-1: the symbol's start).
         size = len(chunk.context_before)
         candidates = [
-            p
-            for p in range(size - 1, len(lines))
-            if _same(lines[p - size + 1 : p + 1], chunk.context_before)
+            hit.line + size - 1 for hit in seek(lines, chunk.context_before, ladder=_LADDER)
         ]
         if not candidates:
             raise _not_found(lines, chunk, index, len(chunks), first_line, symbol)
@@ -192,8 +196,7 @@ def apply_chunks_with_endings(
 
 def _numbered(lines: list[str], first_line: int, lo: int, hi: int) -> str:
     lo, hi = max(0, lo), min(len(lines), hi)
-    width = len(str(first_line + hi))
-    return LF.join(f"{first_line + i:>{width}}│{lines[i]}" for i in range(lo, hi))
+    return listing(lines[lo:hi], first_line + lo, width=len(str(first_line + hi)))
 
 
 def _not_found(

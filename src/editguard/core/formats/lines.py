@@ -11,10 +11,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from editguard.core.document import LF, line_numbers, normalize_newlines
+from editguard.core.document import LF, Document, line_numbers, normalize_newlines
+from editguard.core.formats import AppliedEdit, Compiled
+from editguard.core.listing import listing
 from editguard.core.match import find_all
 from editguard.core.plan import Plan, Replacement
-from editguard.errors import InvalidRequest, LineOutOfRange, NoMatch, OverlappingEdits, WrongCount
+from editguard.errors import (
+    InvalidRequest,
+    LineOutOfRange,
+    NoMatch,
+    OverlappingEdits,
+    TooManyEdits,
+    WrongCount,
+    error_context,
+)
 
 LineKind = Literal["insert", "delete", "replace", "replace_section"]
 
@@ -37,11 +47,52 @@ class LineOp:
 
 
 @dataclass(frozen=True, slots=True)
-class LinePlan:
-    """The plan, and for each edit the 1-based line of the new text where it lands."""
+class LineEdit:
+    """``safe_edit``'s line edit: lines ``start_line``..``end_line`` become ``new_content``."""
 
-    plan: Plan
-    lines: tuple[int, ...]
+    start_line: int
+    end_line: int
+    new_content: str
+
+
+def validate_line_ops(ops: Sequence[LineOp], max_edits: int) -> None:
+    """Reject a malformed ``edit_lines`` request before any file is read.
+
+    Raises:
+        InvalidRequest: no edits, or a NUL character in a text.
+        TooManyEdits: more than ``max_edits`` edits.
+    """
+    _check_size(len(ops), max_edits, "edits", "edits")
+    for index, op in enumerate(ops):
+        if op.text is not None and "\x00" in op.text:
+            raise InvalidRequest(
+                "text contains a NUL character (\\u0000)",
+                edit_index=index,
+                total_edits=len(ops),
+                data={"field": f"edits[{index}].text"},
+            )
+
+
+def validate_line_edits(edits: Sequence[LineEdit], max_edits: int) -> None:
+    """Reject a malformed ``safe_edit`` ``line_edits`` list before any file is read.
+
+    Raises:
+        InvalidRequest: no edits.
+        TooManyEdits: more than ``max_edits`` edits.
+    """
+    _check_size(len(edits), max_edits, "line_edits", "line edits")
+
+
+def _check_size(count: int, max_edits: int, field: str, noun: str) -> None:
+    if not count:
+        raise InvalidRequest(
+            f"{field} is empty: send at least one line edit", data={"field": field}
+        )
+    if count > max_edits:
+        raise TooManyEdits(
+            f"{count} {noun} in one call; the limit is {max_edits}",
+            data={"edits": count, "limit": max_edits},
+        )
 
 
 class _Lines:
@@ -74,15 +125,17 @@ class _Lines:
         return Replacement(self.start(first), self.after(last), new)
 
 
-def compile_line_ops(text: str, ops: Sequence[LineOp]) -> LinePlan:
-    """Compile ``edit_lines`` edits against ``text`` (normalized).
+def compile_line_ops(doc: Document, ops: Sequence[LineOp]) -> Compiled:
+    """Compile ``edit_lines`` edits against ``doc``.
 
     Raises:
         InvalidRequest: a field missing or inconsistent for the edit's type.
         LineOutOfRange: a line past the end of the file.
         OverlappingEdits: two edits touch the same line.
         NoMatch, WrongCount: ``old_text`` is not exactly once in its line.
+        EncodingError: a text holds a character the file's encoding cannot store.
     """
+    text = doc.text
     lines = _Lines(_whole_lines(text))
     total = len(ops)
     spans: list[tuple[int, int, int, bool]] = []  # first, last, edit index, is an insert
@@ -129,20 +182,25 @@ def compile_line_ops(text: str, ops: Sequence[LineOp]) -> LinePlan:
             body = _required(op.text, "text", index, total)
             reps.append((_within_line(lines, op.line, op.old_text, body, index, total), index))
     _check_overlaps(spans, total)
-    return _finish(text, reps, total)
+    compiled = _finish(text, reps, total)
+    _check_encodable(doc, [op.text or "" for op in ops])
+    return compiled
 
 
-def compile_line_edits(text: str, edits: Sequence[tuple[int, int, str]]) -> LinePlan:
-    """Compile ``safe_edit``'s ``line_edits`` (start_line, end_line, new_content) on ``text``.
+def compile_line_edits(doc: Document, edits: Sequence[LineEdit]) -> Compiled:
+    """Compile ``safe_edit``'s ``line_edits`` on ``doc``.
 
     Raises:
-        InvalidRequest, LineOutOfRange, OverlappingEdits.
+        InvalidRequest, LineOutOfRange, OverlappingEdits, EncodingError.
     """
+    text = doc.text
     lines = _Lines(_whole_lines(text))
     total = len(edits)
     spans: list[tuple[int, int, int, bool]] = []
     reps: list[tuple[Replacement, int]] = []
-    for index, (first, last, new) in enumerate(edits):
+    for index, (first, last, new) in enumerate(
+        (e.start_line, e.end_line, e.new_content) for e in edits
+    ):
         if last < first:
             raise InvalidRequest(
                 f"end_line ({last}) must be >= start_line ({first})",
@@ -154,7 +212,15 @@ def compile_line_edits(text: str, edits: Sequence[tuple[int, int, str]]) -> Line
         spans.append((first, last, index, False))
         reps.append((lines.whole(first, last, new), index))
     _check_overlaps(spans, total)
-    return _finish(text, reps, total)
+    compiled = _finish(text, reps, total)
+    _check_encodable(doc, [e.new_content for e in edits])
+    return compiled
+
+
+def _check_encodable(doc: Document, texts: Sequence[str]) -> None:
+    for index, text in enumerate(texts):
+        with error_context(edit_index=index, total_edits=len(texts)):
+            doc.check_encodable(text)
 
 
 def _required(value: str | None, name: str, index: int, total: int) -> str:
@@ -194,7 +260,8 @@ def _within_line(
     hits = find_all(content, old) if old else []
     if not hits:
         raise NoMatch(
-            f"line {line} does not contain old_text >>>{old}<<<; the line is:\n{line:>6}│{content}",
+            f"line {line} does not contain old_text >>>{old}<<<; the line is:\n"
+            + listing([content], line, width=6),
             data={"line": line, "line_content": content, "search_text": old},
             edit_index=index,
             total_edits=total,
@@ -206,7 +273,8 @@ def _within_line(
     if len(hits) > 1:
         raise WrongCount(
             f"old_text occurs {len(hits)} times in line {line} (columns "
-            f"{', '.join(str(h + 1) for h in hits)}); it must occur once:\n{line:>6}│{content}",
+            f"{', '.join(str(h + 1) for h in hits)}); it must occur once:\n"
+            + listing([content], line, width=6),
             data={"line": line, "columns": [h + 1 for h in hits], "search_text": old},
             edit_index=index,
             total_edits=total,
@@ -250,7 +318,7 @@ def _whole_lines(text: str) -> str:
     return text + LF if text and not text.endswith(LF) else text
 
 
-def _finish(text: str, reps: list[tuple[Replacement, int]], total: int) -> LinePlan:
+def _finish(text: str, reps: list[tuple[Replacement, int]], total: int) -> Compiled:
     """The plan on ``text`` from replacements compiled on ``_whole_lines(text)``."""
     ordered = sorted(reps, key=lambda item: (item[0].start, item[0].end))  # stable: keeps order
     virtual = _whole_lines(text)
@@ -263,7 +331,8 @@ def _finish(text: str, reps: list[tuple[Replacement, int]], total: int) -> LineP
     replacements = [r for r, _ in ordered]
     if virtual != text:
         replacements = _without_added_break(len(text), replacements)
-    return LinePlan(Plan(tuple(replacements)), tuple(landed))
+    applied = tuple(AppliedEdit(i, 1, (line,)) for i, line in enumerate(landed))
+    return Compiled(Plan(tuple(replacements)), applied)
 
 
 def _without_added_break(n: int, reps: list[Replacement]) -> list[Replacement]:

@@ -25,10 +25,12 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from editguard.core.document import LF, Document, line_numbers, normalize_newlines
+from editguard.core.diagnosis import CountMismatch, mismatch_error
+from editguard.core.document import LF, Document, code_of, line_numbers, normalize_newlines
+from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.match import NeedleSet, find_all, select_non_overlapping
 from editguard.core.plan import Plan, Replacement
-from editguard.errors import InvalidRequest, TooManyEdits
+from editguard.errors import InvalidRequest, TooManyEdits, error_context
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,41 +40,6 @@ class SearchReplace:
     old_text: str
     new_text: str
     occurrences: int = 1
-
-
-@dataclass(frozen=True, slots=True)
-class AppliedEdit:
-    """What one edit did: how many replacements, and the 1-based line of the new file where
-    each replacement starts."""
-
-    index: int
-    occurrences_replaced: int
-    lines: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class CountMismatch:
-    """Edit ``index`` found ``found`` occurrences instead of ``expected`` (0 means no match).
-
-    ``text`` is the whole text as that edit saw it (after the edits before it), and ``starts`` the
-    offsets of the occurrences found there, so that the caller can describe them.
-    """
-
-    index: int
-    expected: int
-    found: int
-    text: str
-    starts: tuple[int, ...]
-    changed_before: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Compiled:
-    """The outcome of compiling a request: either a plan, or the first edit whose count is off."""
-
-    plan: Plan
-    edits: tuple[AppliedEdit, ...]
-    mismatch: CountMismatch | None = None
 
 
 @dataclass(eq=False, slots=True)
@@ -161,10 +128,27 @@ def validate_edits(edits: Sequence[SearchReplace], max_edits: int) -> None:
 def compile_search_replace(doc: Document, edits: Sequence[SearchReplace]) -> Compiled:
     """Compile sequential search/replace edits on ``doc`` into one plan on its original text.
 
-    Never raises for a count that is off: it returns the first mismatch instead, with what the
-    caller needs to explain it. Call :func:`validate_edits` first.
+    Call :func:`validate_edits` first (it needs no file).
+
+    Raises:
+        EncodingError: a ``new_text`` holds a character the file's encoding cannot store.
+        NoMatch, WrongCount: the first edit whose count is off, explained with the text that
+            edit saw (the most similar regions, or every match).
     """
-    return _Overlay(doc, edits).run()
+    for index, edit in enumerate(edits):
+        with error_context(edit_index=index, total_edits=len(edits)):
+            doc.check_encodable(edit.new_text)
+    compiled, mismatch = _Overlay(doc, edits).run()
+    if mismatch is not None:
+        k = mismatch.index
+        raise mismatch_error(
+            mismatch,
+            normalize_newlines(edits[k].old_text),
+            normalize_newlines(edits[k].new_text),
+            doc.name or "the file",
+            len(edits),
+        )
+    return compiled
 
 
 class _Overlay:
@@ -191,18 +175,18 @@ class _Overlay:
 
     # -- the main loop -------------------------------------------------------------------
 
-    def run(self) -> Compiled:
+    def run(self) -> tuple[Compiled, CountMismatch | None]:
         clean = self.needles.scan(self.text)
         counts: list[int] = []
         for k, old in enumerate(self.olds):
             hits = self._occurrences(k, old, clean.get(self.needle_id[old], []))
             if len(hits) != self.expected[k]:
-                return Compiled(Plan(), (), self._mismatch(k))
+                return Compiled(Plan()), self._mismatch(k)
             for hit in reversed(hits):
                 self._replace(k, hit)
             counts.append(len(hits))
         plan = Plan(tuple(Replacement(r.a, r.b, r.s, r.codes) for r in self.regions))
-        return Compiled(plan, self._applied(counts))
+        return Compiled(plan, self._applied(counts)), None
 
     def _occurrences(self, k: int, old: str, original_starts: list[int]) -> list[_Hit]:
         length = len(old)
@@ -400,7 +384,7 @@ class _Overlay:
     # -- line endings of files that mix them ---------------------------------------------
 
     def _default_code(self) -> int:
-        return {"\n": 0, "\r\n": 1, "\r": 2}[self.doc.newline]
+        return code_of(self.doc.newline)
 
     def _codes_of(self, region: _Region, start: int, end: int) -> bytes:
         if region.codes is None:

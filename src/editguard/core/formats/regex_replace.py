@@ -1,4 +1,4 @@
-"""``safe_edit``'s ``search_replace`` (seed 000): literal or regular-expression replacement.
+"""``safe_edit``'s ``search_replace``: literal or regular-expression replacement over the file.
 
 Regular expressions use the ``regex`` package, whose matching takes a timeout: a catastrophic
 pattern ends with REGEX_TIMEOUT instead of hanging the server. Patterns match the text with every
@@ -13,7 +13,9 @@ from typing import Any
 
 import regex
 
-from editguard.core.document import normalize_newlines
+from editguard.core.diagnosis import not_found
+from editguard.core.document import Document, line_numbers, normalize_newlines
+from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.match import find_all, select_non_overlapping
 from editguard.core.plan import Plan, Replacement
 from editguard.errors import InvalidRegex, InvalidRequest, RegexTimeout
@@ -34,11 +36,53 @@ for _names, _flag in (
 
 
 @dataclass(frozen=True, slots=True)
-class PatternPlan:
-    """The plan and how many replacements it makes."""
+class RegexReplace:
+    """Replace ``search`` (literal, or a pattern when ``regex``) by ``replace``: every match, or
+    the first ``count`` (``None`` or 0: all). ``flags`` are Python ``re``'s values or names."""
 
-    plan: Plan
-    replacements: int
+    search: str
+    replace: str
+    regex: bool = False
+    count: int | None = None
+    flags: int | str = 0
+
+
+def compile_regex_replace(
+    doc: Document, request: RegexReplace, *, required: bool, timeout: float = REGEX_TIMEOUT
+) -> Compiled:
+    """Compile a replacement over the whole of ``doc``.
+
+    A search that matches nothing raises NO_MATCH when ``required`` (strict mode), and is
+    otherwise a warning on an empty plan.
+
+    Raises:
+        InvalidRequest: empty literal search, or bad flags.
+        InvalidRegex: the pattern (or a group reference in ``replace``) is invalid.
+        RegexTimeout: matching took longer than ``timeout`` seconds.
+        NoMatch: nothing matched and ``required``.
+        EncodingError: a replacement holds a character the file's encoding cannot store.
+    """
+    plan = _plan(
+        doc.text,
+        request.search,
+        request.replace,
+        is_regex=request.regex,
+        count=request.count,
+        flags=request.flags,
+        timeout=timeout,
+    )
+    if not plan:
+        if required:
+            raise not_found(doc.text, request.search, doc.name or "the file")
+        warning = f"pattern {request.search!r} not found; nothing was changed"
+        return Compiled(plan, (AppliedEdit(0, 0, ()),), (warning,))
+    doc.check_encodable("".join(r.text for r in plan.replacements))
+    lines = line_numbers(doc.text, [r.start for r in plan.replacements])
+    shift, landed = 0, []
+    for r, line in zip(plan.replacements, lines, strict=True):
+        landed.append(line + shift)
+        shift += r.text.count("\n") - doc.text.count("\n", r.start, r.end)
+    return Compiled(plan, (AppliedEdit(0, len(landed), tuple(landed)),))
 
 
 # Python's re values, as a model writes them (re.IGNORECASE | re.MULTILINE == 10), to the regex
@@ -90,23 +134,17 @@ def parse_flags(flags: int | str) -> int:
     return value
 
 
-def compile_pattern(
+def _plan(
     text: str,
     search: str,
     replace: str,
     *,
     is_regex: bool,
     count: int | None,
-    flags: int | str = 0,
-    timeout: float = REGEX_TIMEOUT,
-) -> PatternPlan:
-    """Replace ``search`` by ``replace`` in ``text`` (all, or the first ``count``; 0 means all).
-
-    Raises:
-        InvalidRequest: empty literal search, or bad flags.
-        InvalidRegex: the pattern (or a group reference in ``replace``) is invalid.
-        RegexTimeout: matching took longer than ``timeout`` seconds.
-    """
+    flags: int | str,
+    timeout: float,
+) -> Plan:
+    """Replace ``search`` by ``replace`` in ``text`` (all, or the first ``count``; 0 means all)."""
     limit = count or None
     if not is_regex:
         needle = normalize_newlines(search)
@@ -115,7 +153,7 @@ def compile_pattern(
         starts = select_non_overlapping(find_all(text, needle), len(needle))[:limit]
         new = normalize_newlines(replace)
         reps = tuple(Replacement(s, s + len(needle), new) for s in starts)
-        return PatternPlan(Plan(reps), len(reps))
+        return Plan(reps)
     try:
         pattern = regex.compile(search, parse_flags(flags))
     except regex.error as exc:
@@ -164,4 +202,4 @@ def compile_pattern(
             + " (write a literal backslash as \\\\)",
             data={"field": "search_replace.replace", "position": at, "replace": replace},
         ) from None
-    return PatternPlan(Plan(tuple(out)), len(out))
+    return Plan(tuple(out))

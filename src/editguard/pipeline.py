@@ -1,0 +1,298 @@
+"""The one pipeline every writing tool runs through, and the loading every tool shares.
+
+::
+
+    resolve in the sandbox -> lock (only when it may write) -> load, stale check
+      -> build the change (pure: the tool's format) -> check what may be written
+      -> validate by mode -> commit (atomic write) -> warm the parse cache -> Outcome
+
+Every check runs before the first byte is written; a failure anywhere leaves the file as it was
+(same bytes, same mtime). Whether a call writes is decided here and nowhere else: it writes when
+it is not a dry run, its mode is not ``verify_only``, nothing refused it, and the new bytes differ
+from the file's (or the file is being created).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from typing import Generic, Literal, TypeVar
+
+from editguard import prewarm
+from editguard.core.diff import render_diff
+from editguard.core.document import Document, content_version, decode_stream, line_numbers
+from editguard.core.formats import AppliedEdit, Compiled
+from editguard.core.listing import listing
+from editguard.core.plan import Plan, render
+from editguard.errors import FileNotFound, StaleVersion, ValidationFailed, error_context
+from editguard.fs.atomic import FileReader, make_parents, write_atomic
+from editguard.fs.lock import FileLocks
+from editguard.fs.sandbox import Resolved, Sandbox
+from editguard.validate import Finding, Linter, Report, validate
+from editguard.validate.syntax import language_of
+
+Mode = Literal["strict", "interactive", "verify_only"]
+
+# Above this size the syntax guard and linters are skipped (and the result says so): parsing a
+# huge file twice would cost more than the edit itself.
+VALIDATE_LIMIT = 5_000_000
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Context:
+    """What every tool works within: the sandbox, the writers' locks, the limits, the linters."""
+
+    sandbox: Sandbox
+    locks: FileLocks
+    linters: tuple[Linter, ...] = ()
+    max_file_bytes: int = 100 * 1024 * 1024
+    max_edits: int = 1000
+    read_lines: int = 2000
+    prewarm: bool = True
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Change:
+    """What a tool made of its request, on the text as read: the plan, what each edit did, the
+    findings of the tool's own checks (blocking in strict mode like the syntax guard's), and
+    warnings for the caller."""
+
+    plan: Plan
+    applied: tuple[AppliedEdit, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, compiled: Compiled) -> Change:
+        """The change of a compiled format request."""
+        return cls(compiled.plan, compiled.applied, (), compiled.warnings)
+
+    @property
+    def replacements(self) -> int:
+        """How many replacements the edits made in all."""
+        return sum(e.occurrences_replaced for e in self.applied)
+
+
+C = TypeVar("C", bound=Change)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Outcome(Generic[C]):
+    """What a writing call did (or, for a dry run, would do).
+
+    Attributes:
+        version: the file's version after the call; for a call that did not write, the version
+            the file would have (its current one when nothing changes).
+        previous_version: the version that was read (``None``: the file did not exist).
+        creates: the file did not exist; ``created`` says whether this call made it.
+        would_modify: the call changes the file's bytes (or creates it).
+    """
+
+    where: Resolved
+    before: Document
+    change: C
+    previous_version: str | None
+    version: str
+    creates: bool
+    would_modify: bool
+    written: bool
+    report: Report
+
+    @property
+    def created(self) -> bool:
+        """Whether this call created the file."""
+        return self.creates and self.written
+
+    def diff(self) -> str:
+        """The unified diff of the change."""
+        return render_diff(self.before.text, self.change.plan, self.where.display)
+
+
+def load(
+    ctx: Context, where: Resolved, expected_version: str | None = None
+) -> tuple[Document, str]:
+    """Read the file at ``where`` as a Document (named for messages), with its version.
+
+    Raises:
+        StaleVersion: ``expected_version`` is given and the file holds another version.
+        EditError: the file errors (FILE_NOT_FOUND, NOT_A_FILE, BINARY_FILE, FILE_TOO_LARGE,
+            PERMISSION_DENIED).
+    """
+    reader = FileReader(where.real, where.display, ctx.max_file_bytes)
+    with error_context(path=where.display):
+        doc = decode_stream(reader.head(), reader)
+    version = reader.version
+    if expected_version is not None and expected_version != version:
+        raise StaleVersion(
+            f"{where.display} has changed since version {expected_version} was read "
+            f"(it is now {version})",
+            path=where.display,
+            data={"expected_version": expected_version, "actual_version": version},
+            suggestions=[
+                "Re-read the file (read_file) and make the edit again on what it holds now."
+            ],
+        )
+    return dataclasses.replace(doc, name=where.display), version
+
+
+def read(ctx: Context, path: str, *, warm: bool = False) -> tuple[Resolved, Document, str]:
+    """Resolve and load ``path`` for a tool that only reads; ``warm`` parses it in the
+    background afterwards, for the edit that may follow."""
+    where = ctx.sandbox.resolve(path)
+    doc, version = load(ctx, where)
+    if warm:
+        _warm(ctx, where, doc.text, None)
+    return where, doc, version
+
+
+def run_edit(
+    ctx: Context,
+    path: str,
+    build: Callable[[Document], C],
+    *,
+    mode: Mode,
+    dry_run: bool = False,
+    expected_version: str | None = None,
+    create: bool = False,
+) -> Outcome[C]:
+    """Run ``build`` (the tool's pure step: a Document in, a Change out) through the pipeline.
+
+    ``create`` lets the call create a missing file: ``build`` then gets an empty Document, and
+    an ``expected_version`` is refused as stale (the caller read a file that is gone).
+
+    Raises:
+        EditError: any refusal, with the file's path attached; nothing was written.
+    """
+    where = ctx.sandbox.resolve(path)
+    writes = not dry_run and mode != "verify_only"
+    with _writer(ctx, where, writes), error_context(path=where.display):
+        before, version = _load_or_new(ctx, where, expected_version, create)
+        change = build(before)
+        plan = change.plan
+        for r in plan.replacements:
+            before.check_writable(r.text)
+        creates = version is None
+        modifies = creates or plan.modifies(before)
+        report = _validated(ctx, where, before.text, change, mode)
+        if not modifies:
+            new_version, written = version or "", False
+        elif not writes:
+            new_version, written = content_version(render(before, plan)), False
+        else:
+            if creates:
+                make_parents(where.real, where.display)
+            new_version = write_atomic(
+                where.real, render(before, plan), display=where.display, base_version=version
+            )
+            written = True
+            _warm(ctx, where, before.text, plan)
+    return Outcome(where, before, change, version, new_version, creates, modifies, written, report)
+
+
+def _load_or_new(
+    ctx: Context, where: Resolved, expected_version: str | None, create: bool
+) -> tuple[Document, str | None]:
+    if not create:
+        return load(ctx, where, expected_version)
+    try:
+        return load(ctx, where, expected_version)
+    except FileNotFound:
+        if expected_version is not None:
+            raise StaleVersion(
+                f"{where.display} does not exist (expected version {expected_version})",
+                path=where.display,
+                data={"expected_version": expected_version, "actual_version": None},
+            ) from None
+        return Document("", name=where.display), None
+
+
+def _writer(ctx: Context, where: Resolved, writes: bool) -> AbstractContextManager[None]:
+    """The file's lock for a call that may write it (none for a dry run)."""
+    return ctx.locks.hold(where.real, where.display) if writes else nullcontext()
+
+
+def _warm(ctx: Context, where: Resolved, text: str, plan: Plan | None) -> None:
+    """Parse the file's text (``text``, after ``plan`` if given) in the background, for the
+    edit that may follow. The new text is built only when it will be parsed."""
+    if not ctx.prewarm:
+        return
+    size = len(text) + (plan.size_change() if plan is not None else 0)
+    if prewarm.Prewarmer.wants(where.real, size):
+        prewarm.SHARED.schedule(where.real, plan.apply_to_text(text) if plan else text)
+
+
+def _validated(ctx: Context, where: Resolved, old: str, change: Change, mode: Mode) -> Report:
+    """Validate the new text, with the tool's own findings; in strict mode, refuse an edit that
+    introduces a blocking problem.
+
+    Raises:
+        ValidationFailed: strict mode and a blocking finding.
+    """
+    name, plan, extra = where.real, change.plan, change.findings
+    checked = language_of(name) is not None or any(
+        linter.applies_to(name) for linter in ctx.linters
+    )
+    if (not checked and not extra) or not plan.changes(old):
+        return Report()
+    if max(len(old), len(old) + plan.size_change()) > VALIDATE_LIMIT:
+        return Report(
+            notes=(f"validation skipped: the file is over {VALIDATE_LIMIT // 1_000_000} MB",)
+        )
+    new = plan.apply_to_text(old)
+    report = validate(name, old, new, plan, ctx.linters)
+    report = Report(report.findings + extra, report.notes)
+    if mode == "strict" and report.blocking:
+        raise refusal(where.display, report, _changed_lines(new, plan))
+    return report
+
+
+def _changed_lines(new: str, plan: Plan) -> tuple[int, int]:
+    """The first and last line of ``new`` (the text after ``plan``) that the plan wrote."""
+    shift = 0
+    spans = []  # where each replacement's text sits in the new text
+    for r in plan.replacements:
+        spans.append((r.start + shift, r.start + shift + len(r.text)))
+        shift += len(r.text) - (r.end - r.start)
+    first_pos, end = spans[0][0], spans[-1][1]
+    first, last = line_numbers(new, [first_pos, max(first_pos, end - 1)])
+    return first, last
+
+
+def refusal(
+    display: str, report: Report, changed: tuple[int, int] | None = None
+) -> ValidationFailed:
+    """The VALIDATION_FAILED error for a strict edit with blocking findings."""
+    blocking = report.blocking
+    shown = "\n".join(
+        f"  line {f.line}, column {f.column} ({f.source}): {f.message}\n  "
+        + listing([f.line_text], f.line, width=6)
+        for f in blocking[:10]
+    )
+    more = f"\n  ... and {len(blocking) - 10} more" if len(blocking) > 10 else ""
+    where = ""
+    if changed is not None:
+        first, last = changed
+        span = f"line {first}" if first == last else f"lines {first}-{last}"
+        where = f"\nThe edit wrote {span}."
+        if all(not first <= f.line <= last for f in blocking):
+            where += (
+                " None of the problems is there: the edit probably opened or closed a "
+                "bracket, block or quote, so the rest of the file now reads differently."
+            )
+    return ValidationFailed(
+        f"the edit would introduce {len(blocking)} problem(s) in {display}; nothing was "
+        f"written:\n{shown}{more}{where}",
+        path=display,
+        data={
+            "findings": [dataclasses.asdict(f) for f in report.findings],
+            "notes": list(report.notes),
+            **({"changed_lines": list(changed)} if changed is not None else {}),
+        },
+        suggestions=[
+            "Fix the edit so that the file stays valid (check brackets, quotes and "
+            "indentation around the lines above).",
+            "If the file is meant to stay invalid for now, send the same call with mode "
+            "'interactive' to write it with warnings.",
+        ],
+    )

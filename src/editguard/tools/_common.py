@@ -1,0 +1,131 @@
+"""What several tools share: the argument base, the mode, and the validation and outcome fields
+of every writing tool's result."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import types
+import typing
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from editguard.pipeline import Mode, Outcome
+from editguard.validate import Report
+
+__all__ = ["Mode"]
+
+LineEnding = Literal["LF", "CRLF", "CR", "mixed", "none"]
+
+MODE_HELP = (
+    "What to do when the edit would introduce syntax errors (or blocking linter findings): "
+    "'strict' (default) refuses with VALIDATION_FAILED and writes nothing; 'interactive' writes "
+    "and returns the findings as warnings; 'verify_only' writes nothing and reports them."
+)
+
+VERSION_HELP = (
+    "Optional. The `version` that read_file (or your last edit) returned. If the file has "
+    "changed since, the call fails with STALE_VERSION and writes nothing."
+)
+
+DRY_RUN_HELP = "Check every edit and return the diff without writing anything."
+
+PATH_HELP = "File to edit: relative to the workspace root, or absolute."
+
+
+class Args(BaseModel):
+    """The base of every tool's arguments: unknown fields are refused, and a list or object
+    sent as a JSON string (as several MCP clients do) is parsed first."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _json_strings(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        out = dict(data)
+        for name, field in cls.model_fields.items():
+            keys = [name, *_aliases(field.validation_alias)]
+            for key in keys:
+                value = out.get(key)
+                if isinstance(value, str) and not _takes_str(field.annotation):
+                    if value.lstrip()[:1] in ("[", "{"):
+                        # Not JSON: validation then names the field.
+                        with contextlib.suppress(json.JSONDecodeError):
+                            out[key] = json.loads(value)
+                elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+                    out[key] = dataclasses.asdict(value)
+                elif isinstance(value, list):
+                    out[key] = [
+                        dataclasses.asdict(v)
+                        if dataclasses.is_dataclass(v) and not isinstance(v, type)
+                        else v
+                        for v in value
+                    ]
+        return out
+
+
+def _aliases(alias: Any) -> list[str]:
+    choices = getattr(alias, "choices", None)
+    if choices is not None:
+        return [c for c in choices if isinstance(c, str)]
+    return [alias] if isinstance(alias, str) else []
+
+
+def _takes_str(annotation: Any) -> bool:
+    """Whether a field of this type may hold a string."""
+    if annotation is str:
+        return True
+    origin = typing.get_origin(annotation)
+    if origin is Literal:
+        return any(isinstance(a, str) for a in typing.get_args(annotation))
+    if origin in (Union, types.UnionType):
+        return any(_takes_str(a) for a in typing.get_args(annotation))
+    return False
+
+
+class FindingModel(BaseModel):
+    """A problem the edit would introduce."""
+
+    source: str = Field(description="syntax (tree-sitter), python, json, toml, yaml, or a linter")
+    line: int
+    column: int
+    message: str
+    line_text: str = Field(description="The new file's text of that line.")
+    blocking: bool = Field(description="Whether it refuses the edit in strict mode.")
+    code: str | None = None
+
+
+class Validation(BaseModel):
+    """What validation of the new text found (only problems the edit introduced)."""
+
+    passed: bool = Field(description="No blocking finding.")
+    findings: list[FindingModel]
+    notes: list[str] = Field(description="Checks that were skipped, and why.")
+
+    @classmethod
+    def of(cls, report: Report) -> Validation:
+        """The wire form of a validation report."""
+        return cls(
+            passed=not report.blocking,
+            findings=[
+                FindingModel.model_validate(f, from_attributes=True) for f in report.findings
+            ],
+            notes=list(report.notes),
+        )
+
+
+def outcome_fields(out: Outcome[Any], mode: Mode) -> dict[str, Any]:
+    """The fields every writing tool's result takes from the pipeline's outcome."""
+    return {
+        "path": out.where.real,
+        "version": out.version,
+        "previous_version": out.previous_version,
+        "would_modify": out.would_modify,
+        "written": out.written,
+        "mode": mode,
+        "validation": Validation.of(out.report),
+    }

@@ -1,0 +1,214 @@
+"""``edit_symbol``: chunks inside one definition, a new body, or lines before or after it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field, model_validator
+
+from editguard.core.document import Document
+from editguard.core.formats.symbol_edit import (
+    Chunks,
+    ChunkText,
+    InsertAfter,
+    InsertBefore,
+    NewBody,
+    SymbolAction,
+    Target,
+    compile_symbol_edit,
+    new_lines_of,
+    replaces_symbol,
+)
+from editguard.pipeline import Change, Context, run_edit
+from editguard.symbols import Symbol, find_symbol, symbols_of
+from editguard.symbols.locate import shares_lines
+from editguard.tools._common import (
+    DRY_RUN_HELP,
+    MODE_HELP,
+    VERSION_HELP,
+    Args,
+    Mode,
+    Validation,
+    outcome_fields,
+)
+from editguard.tools._tool import Tool
+from editguard.tools.list_symbols import LANGUAGES, SYMBOL_RANGE, SymbolModel
+from editguard.validate.structure import structure_findings
+
+
+class ChunkModel(Args):
+    """One change inside the symbol, located by its context lines."""
+
+    context_before: str | list[str] = Field(
+        description="Line(s) right before the change, copied from the file ('' = none)."
+    )
+    old_lines: list[str] = Field(description="The lines to replace ([] for an insertion).")
+    new_lines: list[str] = Field(description="The lines to put there ([] for a deletion).")
+    context_after: str | list[str] = Field(
+        description="Line(s) right after the change; '' means the change reaches the end of "
+        "the symbol."
+    )
+
+
+class EditSymbolArgs(Args):
+    """Arguments of edit_symbol: the symbol, and exactly one action."""
+
+    path: str = Field(description="File that holds the symbol.")
+    symbol: str | None = Field(
+        None,
+        description=(
+            "Name path: 'Class/method' ('.' also separates; a leading '/' anchors at the top "
+            "level; 'name[1]' picks the second of several matches). Or give line and column."
+        ),
+    )
+    line: int | None = Field(None, ge=1, description="A line inside the definition (1-based).")
+    column: int | None = Field(None, ge=1, description="A column on that line (1-based).")
+    chunks: list[ChunkModel] | None = Field(
+        None,
+        description="Context chunks applied inside the symbol; each must fit exactly one place.",
+    )
+    new_body: str | None = Field(
+        None,
+        description="The symbol's whole new text, first line (and decorators) included, "
+        "written exactly as given, indentation too. " + SYMBOL_RANGE,
+    )
+    insert_before: str | None = Field(
+        None, description="Whole lines to insert before the symbol's range, exactly as given."
+    )
+    insert_after: str | None = Field(
+        None, description="Whole lines to insert after the symbol's range, exactly as given."
+    )
+    dry_run: bool = Field(False, description=DRY_RUN_HELP)
+    expected_version: str | None = Field(None, description=VERSION_HELP)
+    mode: Mode = Field("strict", description=MODE_HELP)
+
+    @model_validator(mode="after")
+    def _one_action(self) -> EditSymbolArgs:
+        actions = [
+            a
+            for a in (self.chunks, self.new_body, self.insert_before, self.insert_after)
+            if a is not None
+        ]
+        if len(actions) != 1:
+            raise ValueError("give exactly one of chunks, new_body, insert_before, insert_after")
+        if not self.symbol and self.line is None:
+            raise ValueError("give the symbol as a name path (symbol) or as line and column")
+        if self.symbol and self.line is not None:
+            raise ValueError(
+                "give the symbol either as a name path (symbol) or as line and column, not both"
+            )
+        return self
+
+
+class EditSymbolResult(BaseModel):
+    """Result of edit_symbol."""
+
+    path: str
+    symbol: SymbolModel = Field(description="The symbol as it was before the edit.")
+    new_start_line: int = Field(description="Where the edited range starts in the new file.")
+    new_end_line: int
+    diff: str
+    version: str
+    previous_version: str
+    dry_run: bool
+    would_modify: bool
+    written: bool
+    mode: Mode
+    validation: Validation
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolChange(Change):
+    """The change, and the symbol it was made on (as it was before)."""
+
+    target: Symbol | None = None
+
+
+def run(ctx: Context, args: EditSymbolArgs) -> EditSymbolResult:
+    """Locate the symbol in the file as read, then edit it through the pipeline.
+
+    Raises:
+        EditError: SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, CHUNK_MISMATCH, AMBIGUOUS_MATCH,
+            OVERLAPPING_EDITS, VALIDATION_FAILED, INVALID_REQUEST, STALE_VERSION and the
+            file errors.
+    """
+    action = _action(args)
+
+    def build(doc: Document) -> SymbolChange:
+        found = symbols_of(doc.name, doc.text)
+        target = find_symbol(found, name_path=args.symbol, line=args.line, column=args.column)
+        span = Target(
+            target.name_path,
+            target.start,
+            target.end,
+            target.start_line,
+            target.end_line,
+            shares_lines(target),
+        )
+        plan = compile_symbol_edit(doc, span, action).plan
+        findings = structure_findings(
+            doc.name, doc.text, plan, found, target, replaces_symbol(action)
+        )
+        return SymbolChange(plan, findings=findings, target=target)
+
+    out = run_edit(
+        ctx,
+        args.path,
+        build,
+        mode=args.mode,
+        dry_run=args.dry_run,
+        expected_version=args.expected_version,
+    )
+    new_first, new_last = new_lines_of(out.before.text, out.change.plan.replacements[0])
+    return EditSymbolResult(
+        **outcome_fields(out, args.mode),
+        symbol=SymbolModel.model_validate(out.change.target, from_attributes=True),
+        new_start_line=new_first,
+        new_end_line=new_last,
+        diff=out.diff(),
+        dry_run=args.dry_run,
+    )
+
+
+def _action(args: EditSymbolArgs) -> SymbolAction:
+    if args.chunks is not None:
+        return Chunks(
+            tuple(
+                ChunkText(c.context_before, c.old_lines, c.new_lines, c.context_after)
+                for c in args.chunks
+            )
+        )
+    if args.new_body is not None:
+        return NewBody(args.new_body)
+    if args.insert_before is not None:
+        return InsertBefore(args.insert_before)
+    return InsertAfter(args.insert_after or "")
+
+
+TOOL = Tool(
+    name="edit_symbol",
+    title="Edit one definition by name",
+    description=(
+        "Edit one function, method or class, named by its name path ('Class/method'; '.' also "
+        "separates; a leading '/' anchors at the top level; 'name[1]' picks the second match) or "
+        "by line and column. Exactly one action: chunks (the cheapest for small changes in a "
+        "symbol of 20+ lines; for a short symbol new_body costs fewer tokens): "
+        "[{context_before, old_lines, new_lines, context_after}], lines compared "
+        "without trailing whitespace; context may be a string or a list, '' = none; an empty "
+        "context_after means the chunk ends where the symbol ends; each chunk must fit exactly "
+        "one place), new_body (the whole new text of the symbol, first line included, exactly "
+        "as given), insert_before or insert_after (whole lines next to the symbol). Everything "
+        "outside the symbol stays identical; the result is syntax-checked and every other "
+        "symbol must still exist (mode 'strict' refuses otherwise). "
+        + SYMBOL_RANGE
+        + LANGUAGES
+        + "\n"
+        'Example: {"path": "src/app.py", "symbol": "Parser/parse", "chunks": [{"context_before":'
+        ' "    def parse(self, text):", "old_lines": ["        return self._run(text)"], '
+        '"new_lines": ["        text = text.strip()", "        return self._run(text)"], '
+        '"context_after": ""}]}'
+    ),
+    arguments=EditSymbolArgs,
+    result=EditSymbolResult,
+    run=run,
+)

@@ -1,0 +1,87 @@
+"""``list_symbols``: every definition of a source file, and the symbol model edit_symbol shares."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from editguard.errors import error_context
+from editguard.pipeline import Context, read
+from editguard.symbols import symbols_of
+from editguard.tools._common import Args
+from editguard.tools._tool import Tool
+
+SYMBOL_RANGE = (
+    "A symbol's range is whole lines: the definition with its decorators, attributes or "
+    "annotations, an export keyword or template header, and the doc comments directly above it."
+)
+LANGUAGES = (
+    " Languages: Python, JavaScript, TypeScript, TSX, Go, Rust, Java, C, C++, C#, Ruby, PHP."
+)
+
+
+class SymbolModel(BaseModel):
+    """One definition of a file."""
+
+    name: str
+    kind: str
+    name_path: str
+    start_line: int
+    end_line: int
+    depth: int = Field(description="0 for top-level definitions.")
+
+
+class ListSymbolsArgs(Args):
+    """Arguments of list_symbols."""
+
+    path: str = Field(description="Source file to list.")
+    depth: int | None = Field(
+        None, ge=1, description="How deep to list: 1 = top level only (default: everything)."
+    )
+
+
+class ListSymbolsResult(BaseModel):
+    """Result of list_symbols."""
+
+    path: str
+    symbols: list[SymbolModel] = Field(description="Every definition, in file order.")
+    version: str
+
+
+def run(ctx: Context, args: ListSymbolsArgs) -> ListSymbolsResult:
+    """The symbols down to ``depth``.
+
+    Raises:
+        EditError: INVALID_REQUEST (a file type without symbols) and the file errors.
+    """
+    where, doc, version = read(ctx, args.path)
+    with error_context(path=where.display):
+        found = symbols_of(where.real, doc.text)
+    depth = args.depth
+    return ListSymbolsResult(
+        path=where.real,
+        symbols=[
+            SymbolModel.model_validate(s, from_attributes=True)
+            for s in found
+            if depth is None or s.depth < depth
+        ],
+        version=version,
+    )
+
+
+TOOL = Tool(
+    name="list_symbols",
+    title="List the definitions of a source file",
+    description=(
+        "List every definition of a source file (classes, functions, methods, structs, "
+        "interfaces ...) with its kind, name path (e.g. 'Parser/parse') and line range, in file "
+        "order. Use it before edit_symbol to find the name path; depth 1 lists only top-level "
+        "definitions. " + SYMBOL_RANGE + LANGUAGES + "\n"
+        'Example: {"path": "src/app.py", "depth": 2}'
+    ),
+    arguments=ListSymbolsArgs,
+    result=ListSymbolsResult,
+    run=run,
+    read_only=True,
+    destructive=False,
+    idempotent=True,
+)

@@ -1,0 +1,190 @@
+"""``safe_edit``: the whole content, line edits or one search/replace, syntax-checked."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from editguard.core.document import Document
+from editguard.core.formats import lines, regex_replace
+from editguard.core.formats.whole_text import compile_whole_text
+from editguard.pipeline import Change, Context, run_edit
+from editguard.tools._common import (
+    MODE_HELP,
+    VERSION_HELP,
+    Args,
+    Mode,
+    Validation,
+    outcome_fields,
+)
+from editguard.tools._tool import Tool
+
+EditMode = Literal["content", "line_edits", "search_replace"]
+
+
+class LineEdit(Args):
+    """Replace lines start_line..end_line (inclusive, as read) with new_content."""
+
+    start_line: int = Field(ge=1, description="1-based first line to replace.")
+    end_line: int = Field(ge=1, description="1-based last line to replace (inclusive).")
+    new_content: str = Field(
+        description="The new lines (\\n between them). Empty deletes the range."
+    )
+
+    @model_validator(mode="after")
+    def _range(self) -> LineEdit:
+        if self.end_line < self.start_line:
+            raise ValueError(
+                f"end_line ({self.end_line}) must be >= start_line ({self.start_line})"
+            )
+        return self
+
+
+class SearchReplaceOp(Args):
+    """A literal or regular-expression replacement over the whole file."""
+
+    search: str = Field(description="Literal text, or a regular expression if regex is true.")
+    replace: str = Field(
+        description="Replacement; with regex, \\1 and \\g<name> refer to captured groups."
+    )
+    regex: bool = Field(False, description="Treat search as a regular expression.")
+    count: int | None = Field(
+        None,
+        json_schema_extra={"minimum": 0},
+        description="Replace at most this many (null or 0: all of them).",
+    )
+    flags: int | str = Field(
+        0,
+        description=(
+            "Regex flags: an int (Python re values) or names such as 'IGNORECASE|MULTILINE'."
+        ),
+    )
+
+    @field_validator("count")
+    @classmethod
+    def _count_not_negative(cls, value: int | None) -> int | None:
+        if value is not None and value < 0:
+            raise ValueError("count must be >= 0")  # the seed's message
+        return value
+
+
+class SafeEditArgs(Args):
+    """Arguments of safe_edit: exactly one of content, line_edits, search_replace."""
+
+    path: str = Field(description="File to edit (content may also create it).")
+    mode: Mode = Field("strict", description=MODE_HELP)
+    show_diff: bool = Field(True, description="Return the unified diff of the change.")
+    content: str | None = Field(None, description="The whole new content of the file.")
+    line_edits: list[LineEdit] | None = Field(
+        None, description="Line-range replacements; line numbers as read; no overlaps."
+    )
+    search_replace: SearchReplaceOp | None = Field(
+        None, description="One literal or regex replacement over the whole file."
+    )
+    expected_version: str | None = Field(None, description=VERSION_HELP)
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> SafeEditArgs:
+        chosen = [m for m in (self.content, self.line_edits, self.search_replace) if m is not None]
+        if not chosen:
+            raise ValueError(
+                "At least one edit mode must be specified (content, line_edits, or search_replace)"
+            )
+        if len(chosen) > 1:
+            raise ValueError("Only one edit mode can be specified at a time")
+        return self
+
+
+class SafeEditResult(BaseModel):
+    """Result of safe_edit."""
+
+    path: str
+    edit_mode: EditMode
+    mode: Mode
+    diff: str | None = Field(description="Unified diff (null when show_diff is false).")
+    replacements: int = Field(description="search_replace: how many replacements were made.")
+    created: bool
+    would_modify: bool
+    written: bool
+    version: str | None = Field(description="Version of the file after this call.")
+    previous_version: str | None
+    validation: Validation
+    warnings: list[str] = Field(description="E.g. a pattern not found in interactive mode.")
+
+
+def run(ctx: Context, args: SafeEditArgs) -> SafeEditResult:
+    """Apply the one edit mode given.
+
+    Raises:
+        EditError: INVALID_REQUEST (not exactly one edit mode, bad ranges), LINE_OUT_OF_RANGE,
+            OVERLAPPING_EDITS, NO_MATCH (pattern not found, strict mode), INVALID_REGEX,
+            REGEX_TIMEOUT, VALIDATION_FAILED, STALE_VERSION and the file errors.
+    """
+    edit_mode: EditMode
+    if args.content is not None:
+        edit_mode, content = "content", args.content
+
+        def build(doc: Document) -> Change:
+            return Change.of(compile_whole_text(doc, content))
+
+    elif args.line_edits is not None:
+        edit_mode = "line_edits"
+        edits = [lines.LineEdit(e.start_line, e.end_line, e.new_content) for e in args.line_edits]
+        lines.validate_line_edits(edits, ctx.max_edits)
+
+        def build(doc: Document) -> Change:
+            return Change.of(lines.compile_line_edits(doc, edits))
+
+    else:
+        assert args.search_replace is not None  # SafeEditArgs holds exactly one mode
+        edit_mode, sr = "search_replace", args.search_replace
+        request = regex_replace.RegexReplace(sr.search, sr.replace, sr.regex, sr.count, sr.flags)
+
+        def build(doc: Document) -> Change:
+            compiled = regex_replace.compile_regex_replace(
+                doc, request, required=args.mode == "strict"
+            )
+            return Change.of(compiled)
+
+    out = run_edit(
+        ctx,
+        args.path,
+        build,
+        mode=args.mode,
+        expected_version=args.expected_version,
+        create=edit_mode == "content",
+    )
+    replacements = {
+        "content": 0,
+        "line_edits": len(args.line_edits or ()),
+        "search_replace": out.change.replacements,
+    }[edit_mode]
+    return SafeEditResult(
+        **outcome_fields(out, args.mode),
+        edit_mode=edit_mode,
+        diff=out.diff() if args.show_diff else None,
+        replacements=replacements,
+        created=out.created,
+        warnings=list(out.change.warnings),
+    )
+
+
+TOOL = Tool(
+    name="safe_edit",
+    title="Edit a file in one of three ways, syntax-checked",
+    description=(
+        "Edit a file with exactly one of: content (the whole new file; creates it if missing), "
+        "line_edits ([{start_line, end_line, new_content}], inclusive, line numbers as read, no "
+        "overlaps; empty new_content deletes), or search_replace ({search, replace, regex, count, "
+        "flags}: literal or regular expression, \\1 and \\g<name> in replace, count null = "
+        "all). The result is syntax-checked before anything is written: mode 'strict' (default) "
+        "refuses an edit that introduces syntax errors, 'interactive' writes and warns, "
+        "'verify_only' only reports. show_diff returns the diff.\n"
+        'Example: {"path": "src/app.py", "search_replace": {"search": "print\\\\((.*)\\\\)", '
+        '"replace": "log(\\\\1)", "regex": true}}'
+    ),
+    arguments=SafeEditArgs,
+    result=SafeEditResult,
+    run=run,
+)

@@ -1,0 +1,94 @@
+"""``write_file``: create a file, or replace all of it, atomically."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from editguard.core.formats import Compiled
+from editguard.core.formats.whole_text import compile_whole_text, line_ending
+from editguard.pipeline import Change, Context, run_edit
+from editguard.tools._common import (
+    MODE_HELP,
+    VERSION_HELP,
+    Args,
+    LineEnding,
+    Mode,
+    Validation,
+    outcome_fields,
+)
+from editguard.tools._tool import Tool
+
+
+class WriteFileArgs(Args):
+    """Arguments of write_file."""
+
+    path: str = Field(
+        description="File to create or overwrite; missing parent folders are created."
+    )
+    content: str = Field(
+        description=(
+            "The complete new content. When overwriting, the file keeps its encoding, "
+            "byte-order mark and line-ending style (\\n becomes CRLF in a CRLF file)."
+        )
+    )
+    expected_version: str | None = Field(None, description=VERSION_HELP)
+    mode: Mode = Field("strict", description=MODE_HELP)
+
+
+class WriteFileResult(BaseModel):
+    """Result of write_file."""
+
+    path: str
+    created: bool
+    version: str
+    previous_version: str | None
+    diff: str
+    encoding: str
+    line_ending: LineEnding
+    written: bool
+    mode: Mode
+    validation: Validation
+
+
+def run(ctx: Context, args: WriteFileArgs) -> WriteFileResult:
+    """Write ``content`` as the whole file.
+
+    Raises:
+        EditError: OUTSIDE_ROOT, STALE_VERSION, ENCODING_ERROR, NOT_A_FILE, BINARY_FILE,
+            PERMISSION_DENIED, VALIDATION_FAILED, WRITE_FAILED.
+    """
+    out = run_edit(
+        ctx,
+        args.path,
+        lambda doc: Change.of(compile_whole_text(doc, args.content)),
+        mode=args.mode,
+        expected_version=args.expected_version,
+        create=True,
+    )
+    fields = outcome_fields(out, args.mode)
+    del fields["would_modify"]
+    return WriteFileResult(
+        **fields,
+        created=out.created,
+        diff=out.diff(),
+        encoding=out.before.encoding,
+        line_ending=line_ending(out.before, Compiled(out.change.plan)),
+    )
+
+
+TOOL = Tool(
+    name="write_file",
+    title="Create or overwrite a whole file",
+    description=(
+        "Create a new file, or replace the whole content of an existing one, atomically "
+        "(missing parent folders are created). Overwriting keeps the file's encoding, BOM, "
+        "permissions and line-ending style. For changing part of a file, prefer edit_file: it "
+        "sends less and cannot drop lines you did not mean to touch. Pass expected_version "
+        "from read_file to refuse overwriting a file that changed since you read it.\n"
+        'Example: {"path": "notes/todo.md", "content": "# TODO\\n- write tests\\n"}'
+    ),
+    arguments=WriteFileArgs,
+    result=WriteFileResult,
+    run=run,
+    idempotent=True,
+)

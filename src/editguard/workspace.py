@@ -1,0 +1,229 @@
+"""The Python API: :class:`Workspace`, the allowed folders and limits, with one method per tool.
+
+Each method validates its keywords with the tool's argument model (so a malformed call gets the
+same INVALID_REQUEST as over MCP) and runs the tool; the work happens in :mod:`editguard.tools`
+and :mod:`editguard.pipeline`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from editguard.core.formats.lines import LineOp
+from editguard.core.formats.search_replace import SearchReplace
+from editguard.fs.lock import SHARED, FileLocks
+from editguard.fs.sandbox import Sandbox
+from editguard.pipeline import Context, Mode
+from editguard.tools import (
+    edit_file,
+    edit_lines,
+    edit_symbol,
+    list_symbols,
+    read_file,
+    safe_edit,
+    write_file,
+)
+from editguard.tools.edit_file import EditFileResult, EditOperation
+from editguard.tools.edit_lines import LineEditOp
+from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
+from editguard.tools.list_symbols import ListSymbolsResult
+from editguard.tools.read_file import ReadFileResult
+from editguard.tools.safe_edit import LineEdit, SafeEditResult, SearchReplaceOp
+from editguard.tools.write_file import WriteFileResult
+from editguard.validate import Linter
+from editguard.validate.linters import linter_named
+
+DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
+DEFAULT_MAX_EDITS = 1000
+DEFAULT_READ_LINES = 2000
+
+
+class Workspace:
+    """Edit files inside a set of allowed folders, exactly or not at all.
+
+    Args:
+        roots: the folders that may be read and written (default: the current directory).
+            Relative paths start at the first one.
+        max_file_bytes: files larger than this are refused with FILE_TOO_LARGE.
+        max_edits: requests with more edits are refused with TOO_MANY_EDITS.
+        read_lines: how many lines read_file shows when no end_line is given.
+        locks: the per-file locks that writers hold (default: shared by every Workspace, and
+            across processes through lock files).
+        linters: external linters to run on a temporary copy of each edited file (names of
+            known ones, e.g. ``"ruff"``, or :class:`~editguard.validate.Linter` objects); their
+            introduced findings are warnings unless the linter is blocking.
+        prewarm: parse a source file in a background thread after it is read or written, so
+            that the next edit finds its symbols and parse tree cached (a long-lived process
+            wants this; a one-shot command does not).
+    """
+
+    def __init__(
+        self,
+        roots: Iterable[str | os.PathLike[str]] = (".",),
+        *,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        max_edits: int = DEFAULT_MAX_EDITS,
+        read_lines: int = DEFAULT_READ_LINES,
+        locks: FileLocks | None = None,
+        linters: Iterable[Linter | str] = (),
+        prewarm: bool = True,
+    ) -> None:
+        self.context = Context(
+            sandbox=Sandbox(roots),
+            locks=locks or SHARED,
+            linters=tuple(linter_named(x) if isinstance(x, str) else x for x in linters),
+            max_file_bytes=max_file_bytes,
+            max_edits=max_edits,
+            read_lines=read_lines,
+            prewarm=prewarm,
+        )
+
+    @property
+    def roots(self) -> tuple[str, ...]:
+        """The allowed folders, resolved."""
+        return self.context.sandbox.roots
+
+    def with_roots(self, roots: Iterable[str | os.PathLike[str]]) -> Workspace:
+        """The same workspace (limits, locks, linters) with other allowed folders."""
+        other = Workspace.__new__(Workspace)
+        other.context = Context(
+            sandbox=Sandbox(roots),
+            locks=self.context.locks,
+            linters=self.context.linters,
+            max_file_bytes=self.context.max_file_bytes,
+            max_edits=self.context.max_edits,
+            read_lines=self.context.read_lines,
+            prewarm=self.context.prewarm,
+        )
+        return other
+
+    def read_file(
+        self, path: str, start_line: int | None = None, end_line: int | None = None
+    ) -> ReadFileResult:
+        """Read a text file as numbered lines, with its version (see the ``read_file`` tool).
+
+        Raises:
+            EditError: OUTSIDE_ROOT, FILE_NOT_FOUND, NOT_A_FILE, PERMISSION_DENIED,
+                FILE_TOO_LARGE, BINARY_FILE, INVALID_REQUEST (a bad line range).
+        """
+        return read_file.TOOL.call(self.context, _given(locals()))
+
+    def edit_file(
+        self,
+        path: str,
+        edits: Sequence[EditOperation | SearchReplace | Mapping[str, Any]] | str,
+        *,
+        dry_run: bool = False,
+        expected_version: str | None = None,
+        mode: Mode = "strict",
+    ) -> EditFileResult:
+        """Apply exact search/replace edits in sequence; all of them or none.
+
+        ``mode`` decides what a syntax error the edits would introduce does: ``strict`` refuses
+        (VALIDATION_FAILED), ``interactive`` writes and warns, ``verify_only`` never writes.
+
+        Raises:
+            EditError: NO_MATCH, WRONG_COUNT, INVALID_REQUEST, TOO_MANY_EDITS, STALE_VERSION,
+                ENCODING_ERROR, VALIDATION_FAILED, FILE_BUSY and the file errors of read_file,
+                plus WRITE_FAILED.
+        """
+        return edit_file.TOOL.call(self.context, _given(locals()))
+
+    def edit_lines(
+        self,
+        path: str,
+        edits: Sequence[LineEditOp | LineOp | Mapping[str, Any]] | str,
+        *,
+        dry_run: bool = False,
+        expected_version: str | None = None,
+        mode: Mode = "strict",
+    ) -> EditFileResult:
+        """Insert, delete and replace lines by number; every number refers to the file as read.
+
+        Raises:
+            EditError: LINE_OUT_OF_RANGE, OVERLAPPING_EDITS, INVALID_REQUEST, NO_MATCH and
+                WRONG_COUNT (old_text inside a line), STALE_VERSION, VALIDATION_FAILED, and the
+                file errors of edit_file.
+        """
+        return edit_lines.TOOL.call(self.context, _given(locals()))
+
+    def safe_edit(
+        self,
+        path: str,
+        *,
+        mode: Mode = "strict",
+        show_diff: bool = True,
+        content: str | None = None,
+        line_edits: Sequence[LineEdit | Mapping[str, Any]] | None = None,
+        search_replace: SearchReplaceOp | Mapping[str, Any] | None = None,
+        expected_version: str | None = None,
+    ) -> SafeEditResult:
+        """One of: the whole ``content``, ``line_edits``, or a ``search_replace``; validated.
+
+        Raises:
+            EditError: INVALID_REQUEST (not exactly one edit mode, bad ranges), LINE_OUT_OF_RANGE,
+                OVERLAPPING_EDITS, NO_MATCH (pattern not found, strict mode), INVALID_REGEX,
+                REGEX_TIMEOUT, VALIDATION_FAILED, STALE_VERSION and the file errors.
+        """
+        return safe_edit.TOOL.call(self.context, _given(locals()))
+
+    def write_file(
+        self,
+        path: str,
+        content: str,
+        *,
+        expected_version: str | None = None,
+        mode: Mode = "strict",
+    ) -> WriteFileResult:
+        """Create a file, or overwrite one whole, atomically; parent folders are created.
+
+        Overwriting keeps the file's encoding, BOM and line-ending style.
+
+        Raises:
+            EditError: OUTSIDE_ROOT, STALE_VERSION, ENCODING_ERROR, NOT_A_FILE, BINARY_FILE,
+                PERMISSION_DENIED, VALIDATION_FAILED, WRITE_FAILED.
+        """
+        return write_file.TOOL.call(self.context, _given(locals()))
+
+    def list_symbols(self, path: str, depth: int | None = None) -> ListSymbolsResult:
+        """Every definition of a source file: kind, name path and line range, in file order.
+
+        Raises:
+            EditError: INVALID_REQUEST (a file type without symbols) and the file errors.
+        """
+        return list_symbols.TOOL.call(self.context, _given(locals()))
+
+    def edit_symbol(
+        self,
+        path: str,
+        symbol: str | None = None,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        chunks: Sequence[ChunkModel | Mapping[str, Any]] | None = None,
+        new_body: str | None = None,
+        insert_before: str | None = None,
+        insert_after: str | None = None,
+        dry_run: bool = False,
+        expected_version: str | None = None,
+        mode: Mode = "strict",
+    ) -> EditSymbolResult:
+        """Edit one definition: context chunks inside it, a new body, or lines before/after it.
+
+        Everything outside the symbol stays identical. After the edit the syntax guard runs,
+        and every other symbol must still exist with its name path (a structure check).
+
+        Raises:
+            EditError: SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, CHUNK_MISMATCH, AMBIGUOUS_MATCH,
+                OVERLAPPING_EDITS, VALIDATION_FAILED, INVALID_REQUEST, STALE_VERSION and the
+                file errors.
+        """
+        return edit_symbol.TOOL.call(self.context, _given(locals()))
+
+
+def _given(arguments: dict[str, Any]) -> dict[str, Any]:
+    """A method's arguments as the tool takes them: ``self`` dropped, and a ``None`` that
+    stands for "not given" left out, so that the argument model decides."""
+    return {k: v for k, v in arguments.items() if k != "self" and v is not None}
