@@ -51,6 +51,7 @@ from editguard.errors import (
 from editguard.fs.atomic import FileReader, os_error, write_atomic
 from editguard.fs.lock import SHARED, FileLocks
 from editguard.fs.sandbox import Resolved, Sandbox
+from editguard.languages import language_of
 from editguard.schema import (
     AppliedEdit,
     ChunkModel,
@@ -77,7 +78,6 @@ from editguard.symbols import Symbol, find_symbol, symbols_of
 from editguard.symbols.locate import shares_lines
 from editguard.validate import Finding, Linter, Report, validate
 from editguard.validate.linters import linter_named
-from editguard.validate.syntax import language_of
 
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_MAX_EDITS = 1000
