@@ -26,12 +26,11 @@ from typing import Any
 
 from sample_code import SEED, code_line
 
-from editguard import Workspace, prewarm
+from editguard import Workspace, languages, prewarm
 from editguard.core.document import decode
 from editguard.core.formats.search_replace import SearchReplace, compile_search_replace
 from editguard.core.plan import render
 from editguard.symbols import locate
-from editguard.validate import syntax
 
 
 def code_lines(count: int, rng: random.Random) -> list[str]:
@@ -247,7 +246,7 @@ def bench_single(folder: str, n_lines: int, runs: int) -> SingleResult:
     def reset_py() -> None:
         write_bytes(py_path, data)
         prewarm.SHARED.wait_idle()
-        syntax._TREES.clear()
+        languages.TREES.clear()
         locate._CACHE.clear()
 
     guarded_samples = timed(lambda: ws.edit_file("module.py", request), runs, reset=reset_py)

@@ -27,10 +27,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from editguard import prewarm
+from editguard import languages, prewarm
 from editguard.core.plan import Plan, Replacement
 from editguard.symbols import find_symbol, locate, symbols_of
-from editguard.validate import syntax, validate
+from editguard.validate import validate
 from editguard.workspace import Workspace
 
 SAMPLES = Path(__file__).resolve().parent.parent / "tests" / "symbol_samples"
@@ -55,7 +55,7 @@ REQUIREMENT_MS = 50.0
 
 def clear() -> None:
     locate._CACHE.clear()
-    syntax._TREES.clear()
+    languages.TREES.clear()
 
 
 def median_ms(run: Callable[[], object], repeats: int, setup: Callable[[], object]) -> float:
@@ -73,7 +73,7 @@ def measure(
     folder: Path, name: str, ext: str, text: str, line: int, repeats: int
 ) -> dict[str, float]:
     """Medians in ms: cold parse, locate, guard; then after a read: locate, guard, edit_symbol."""
-    parser = syntax._parser(ext)
+    parser = languages.parser_for(ext)
     data = text.encode()
     path = folder / name
     path.write_text(text, encoding="utf-8")

@@ -20,10 +20,10 @@ import statistics
 import time
 from collections.abc import Callable
 
-from editguard import prewarm
+from editguard import languages, prewarm
 from editguard.core.plan import Plan, Replacement
 from editguard.symbols import locate
-from editguard.validate import syntax, validate
+from editguard.validate import validate
 
 
 def python_file(lines: int) -> str:
@@ -50,7 +50,7 @@ def timed(run: Callable[[], object], repeats: int, setup: Callable[[], object]) 
     run()  # warm-up: loads the grammar
     samples = []
     for _ in range(repeats):
-        syntax._TREES.clear()
+        languages.TREES.clear()
         locate._CACHE.clear()
         setup()
         start = time.perf_counter()

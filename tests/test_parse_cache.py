@@ -10,12 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from editguard import Workspace, prewarm
+from editguard import Workspace, languages, prewarm
 from editguard.core.memo import ContentMemo
 from editguard.core.plan import Plan, Replacement
+from editguard.languages import parse, parser_for
 from editguard.symbols import locate
-from editguard.validate import syntax
-from editguard.validate.syntax import _parser, parse
 
 pieces = st.sampled_from(
     [
@@ -58,9 +57,9 @@ def test_an_incremental_reparse_equals_a_fresh_parse(case: tuple[str, Plan], ext
     new = plan.apply_to_text(old)
     assert len(new) == len(old) + plan.size_change()
     parse(ext, old)  # cached, so that the next call reparses incrementally from it
-    syntax._TREES.discard(ext, new)  # make sure the incremental path runs
+    languages.TREES.discard(ext, new)  # make sure the incremental path runs
     incremental = parse(ext, new, (old, plan))
-    fresh = _parser(ext).parse(new.encode("utf-8"))
+    fresh = parser_for(ext).parse(new.encode("utf-8"))
     assert str(incremental.root_node) == str(fresh.root_node)
     assert incremental.root_node.end_byte == len(new.encode("utf-8"))
 
@@ -153,7 +152,7 @@ class _ParseLog:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         assert prewarm.SHARED.wait_idle(timeout=60)  # nothing left over from earlier tests
         self.calls: list[bool] = []
-        real = syntax._parser
+        real = languages.parser_for
 
         log = self.calls
 
@@ -168,7 +167,7 @@ class _ParseLog:
             def reset(self) -> None:
                 self.parser.reset()
 
-        monkeypatch.setattr(syntax, "_parser", lambda ext: Spy(real(ext)))
+        monkeypatch.setattr(languages, "parser_for", lambda ext: Spy(real(ext)))
 
 
 def _module(n: int, tag: str) -> str:
@@ -189,7 +188,7 @@ def test_reading_a_file_parses_it_ahead_so_the_edit_only_reparses_its_change(
     assert prewarm.SHARED.wait_idle(timeout=30)
     assert log.calls == [False]  # one full parse, in the background
     assert locate._CACHE.peek(".ts", text) is not None
-    assert syntax._TREES.peek(".ts", text) is not None
+    assert languages.TREES.peek(".ts", text) is not None
 
     ws.edit_file("m.ts", [{"old_text": "return x + 150;", "new_text": "return x + 151;"}])
     assert log.calls == [False, True]  # the edit's guard: one incremental reparse
@@ -230,7 +229,7 @@ def test_a_workspace_without_prewarm_and_the_cli_parse_nothing_ahead(
     assert main(["call", "read_file", "--json", '{"path": "n.ts"}']) == 0
     capsys.readouterr()
     assert prewarm.SHARED.wait_idle(timeout=30)
-    assert syntax._TREES.peek(".ts", text) is None
+    assert languages.TREES.peek(".ts", text) is None
 
 
 def test_prewarm_skips_files_without_a_grammar_and_texts_over_the_limit(root: Path) -> None:
@@ -240,7 +239,7 @@ def test_prewarm_skips_files_without_a_grammar_and_texts_over_the_limit(root: Pa
     warmer.schedule(str(root / "big.py"), big)
     assert warmer.wait_idle(timeout=5)
     assert warmer._thread is None  # nothing was worth a thread
-    assert syntax._TREES.peek(".py", big) is None
+    assert languages.TREES.peek(".py", big) is None
 
 
 def test_a_failure_while_parsing_ahead_is_ignored_and_the_next_text_is_parsed(
@@ -274,7 +273,7 @@ def test_a_background_parse_over_its_budget_is_abandoned_and_keeps_nothing(
     text = _module(200, "over_budget")
     warmer.schedule(str(root / "slow.ts"), text)
     assert warmer.wait_idle(timeout=30)
-    assert syntax._TREES.peek(".ts", text) is None
+    assert languages.TREES.peek(".ts", text) is None
     assert locate._CACHE.peek(".ts", text) is None
     monkeypatch.setattr(prewarm, "WARM_BUDGET", 30.0)
     warmer.schedule(str(root / "slow.ts"), text)  # the worker lives on, the parser works

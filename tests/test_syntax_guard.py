@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from editguard import EditError, Workspace
-from editguard.validate.syntax import LANGUAGES, iter_languages, language_of
+from editguard.languages import LANGUAGES, iter_languages, language_of
 
 from .conftest import Snapshot, set_old_mtime
 

@@ -21,16 +21,15 @@ from typing import Generic, Literal, TypeVar
 
 from editguard import prewarm
 from editguard.core.diff import render_diff
-from editguard.core.document import Document, content_version, decode_stream, line_numbers
+from editguard.core.document import Document, content_version, decode_stream
 from editguard.core.formats import AppliedEdit, Compiled
-from editguard.core.listing import listing
 from editguard.core.plan import Plan, render
-from editguard.errors import FileNotFound, StaleVersion, ValidationFailed, error_context
+from editguard.errors import FileNotFound, StaleVersion, error_context
 from editguard.fs.atomic import FileReader, make_parents, write_atomic
 from editguard.fs.lock import FileLocks
 from editguard.fs.sandbox import Resolved, Sandbox
+from editguard.languages import language_of
 from editguard.validate import Finding, Linter, Report, validate
-from editguard.validate.syntax import language_of
 
 Mode = Literal["strict", "interactive", "verify_only"]
 
@@ -243,56 +242,5 @@ def _validated(ctx: Context, where: Resolved, old: str, change: Change, mode: Mo
     report = validate(name, old, new, plan, ctx.linters)
     report = Report(report.findings + extra, report.notes)
     if mode == "strict" and report.blocking:
-        raise refusal(where.display, report, _changed_lines(new, plan))
+        raise report.refusal(where.display, new, plan)
     return report
-
-
-def _changed_lines(new: str, plan: Plan) -> tuple[int, int]:
-    """The first and last line of ``new`` (the text after ``plan``) that the plan wrote."""
-    shift = 0
-    spans = []  # where each replacement's text sits in the new text
-    for r in plan.replacements:
-        spans.append((r.start + shift, r.start + shift + len(r.text)))
-        shift += len(r.text) - (r.end - r.start)
-    first_pos, end = spans[0][0], spans[-1][1]
-    first, last = line_numbers(new, [first_pos, max(first_pos, end - 1)])
-    return first, last
-
-
-def refusal(
-    display: str, report: Report, changed: tuple[int, int] | None = None
-) -> ValidationFailed:
-    """The VALIDATION_FAILED error for a strict edit with blocking findings."""
-    blocking = report.blocking
-    shown = "\n".join(
-        f"  line {f.line}, column {f.column} ({f.source}): {f.message}\n  "
-        + listing([f.line_text], f.line, width=6)
-        for f in blocking[:10]
-    )
-    more = f"\n  ... and {len(blocking) - 10} more" if len(blocking) > 10 else ""
-    where = ""
-    if changed is not None:
-        first, last = changed
-        span = f"line {first}" if first == last else f"lines {first}-{last}"
-        where = f"\nThe edit wrote {span}."
-        if all(not first <= f.line <= last for f in blocking):
-            where += (
-                " None of the problems is there: the edit probably opened or closed a "
-                "bracket, block or quote, so the rest of the file now reads differently."
-            )
-    return ValidationFailed(
-        f"the edit would introduce {len(blocking)} problem(s) in {display}; nothing was "
-        f"written:\n{shown}{more}{where}",
-        path=display,
-        data={
-            "findings": [dataclasses.asdict(f) for f in report.findings],
-            "notes": list(report.notes),
-            **({"changed_lines": list(changed)} if changed is not None else {}),
-        },
-        suggestions=[
-            "Fix the edit so that the file stays valid (check brackets, quotes and "
-            "indentation around the lines above).",
-            "If the file is meant to stay invalid for now, send the same call with mode "
-            "'interactive' to write it with warnings.",
-        ],
-    )

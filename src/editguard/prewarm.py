@@ -17,8 +17,8 @@ import logging
 import threading
 from collections import deque
 
+from editguard.languages import grammar_for, parse
 from editguard.symbols import symbols_of, symbols_supported
-from editguard.validate.syntax import grammar_ext, parse
 
 _log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ class Prewarmer:
     def wants(name: str, size: int) -> bool:
         """Whether a text of ``size`` characters in the file ``name`` is worth parsing ahead
         (ask before building a text only for :meth:`schedule`)."""
-        return size <= WARM_LIMIT and grammar_ext(name) is not None
+        return size <= WARM_LIMIT and grammar_for(name) is not None
 
     def schedule(self, name: str, text: str) -> None:
         """Parse ``text`` (the normalized content of the file ``name``) in the background."""
@@ -93,7 +93,7 @@ def warm(name: str, text: str) -> None:
     Raises:
         ParseTimeout: the parse took more than WARM_BUDGET seconds.
     """
-    ext = grammar_ext(name, text)
+    ext = grammar_for(name, text)
     if ext is None:
         return
     parse(ext, text, budget=WARM_BUDGET)

@@ -15,7 +15,7 @@ from editguard.core.document import LF
 from editguard.core.memo import ContentMemo
 from editguard.core.plan import Plan
 from editguard.errors import AmbiguousSymbol, InvalidRequest, SymbolNotFound
-from editguard.validate.syntax import _GRAMMARS, _language, grammar_ext, parse
+from editguard.languages import LANGUAGES, grammar_for, language, language_of, parse
 
 # language -> node type -> kind. A node of such a type is a definition.
 _DEFINITIONS: dict[str, dict[str, str]] = {
@@ -187,13 +187,14 @@ class Symbol:
 
 def symbols_supported(name: str) -> bool:
     """Whether symbols can be located in a file called ``name``."""
-    entry = _GRAMMARS.get(_ext(name))
-    return entry is not None and entry[0] in _DEFINITIONS
+    return language_of(name) in _DEFINITIONS
 
 
-def _ext(name: str) -> str:
-    dot = name.rfind(".")
-    return name[dot:].lower() if dot >= 0 else ""
+def _definitions(ext: str) -> dict[str, str]:
+    """Node type -> kind for the grammar ``ext`` (an extension grammar_for returned)."""
+    lang = language_of(ext)
+    assert lang is not None  # grammar_for returns only extensions that have a grammar
+    return _DEFINITIONS[lang]
 
 
 # Symbols by content: a read, an edit and its checks of one version find them once, and a
@@ -207,13 +208,11 @@ def symbols_of(name: str, text: str, base: tuple[str, Plan] | None = None) -> tu
     Raises:
         InvalidRequest: editguard does not locate symbols in this file type.
     """
-    ext = grammar_ext(name, text) or _ext(name)
-    if not symbols_supported(name):
+    ext = grammar_for(name, text)
+    if ext is None or not symbols_supported(name):
         raise InvalidRequest(
             f"symbols are not supported for {name}; they are for "
-            + ", ".join(
-                sorted({lang for lang, _, _ in _GRAMMARS.values() if lang in _DEFINITIONS})
-            ),
+            + ", ".join(lang for lang in LANGUAGES if lang in _DEFINITIONS),
             data={"field": "path"},
         )
     return _CACHE.get(ext, text, lambda: tuple(_flatten(_collect(ext, text, base))))
@@ -252,26 +251,25 @@ def _query(ext: str) -> Any:
     """One query that captures every definition node of the language (it runs in C)."""
     from tree_sitter import Query  # noqa: PLC0415 - loaded on first use
 
-    lang = _GRAMMARS[ext][0]
-    language = _language(ext)
-    kinds = [k for k in _DEFINITIONS[lang] if language.id_for_node_kind(k, True) is not None]
+    grammar = language(ext)
+    kinds = [k for k in _definitions(ext) if grammar.id_for_node_kind(k, True) is not None]
     patterns = [
         f"({k} body: (_)) @definition" if k in _NEED_BODY else f"({k}) @definition" for k in kinds
     ]
-    bound = [k for k in _BOUND_FUNCTIONS if language.id_for_node_kind(k, True) is not None]
+    bound = [k for k in _BOUND_FUNCTIONS if grammar.id_for_node_kind(k, True) is not None]
     values = " ".join(f"({k})" for k in bound)
     patterns += [
         f"({holder} value: [{values}]) @definition"
         for holder in _BOUND_KINDS
-        if bound and language.id_for_node_kind(holder, True) is not None
+        if bound and grammar.id_for_node_kind(holder, True) is not None
     ]
-    return Query(language, "\n".join(patterns))
+    return Query(grammar, "\n".join(patterns))
 
 
 def _collect(ext: str, text: str, base: tuple[str, Plan] | None = None) -> list[Symbol]:
     from tree_sitter import QueryCursor  # noqa: PLC0415
 
-    table = _DEFINITIONS[_GRAMMARS[ext][0]]
+    table = _definitions(ext)
     tree = parse(ext, text, base)
     src = _Text(text)
     nodes = list(QueryCursor(_query(ext)).captures(tree.root_node).get("definition", []))

@@ -4,26 +4,13 @@ count."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from editguard.core.plan import Plan
+from editguard.languages import ParseTimeout
 from editguard.validate.linters import Linter, lint_findings
-from editguard.validate.syntax import Finding, ParseTimeout, syntax_findings
+from editguard.validate.report import Finding, Report
+from editguard.validate.syntax import syntax_findings
 
 __all__ = ["Finding", "Linter", "Report", "validate"]
-
-
-@dataclass(frozen=True, slots=True)
-class Report:
-    """What validation found: the findings (blocking or warnings) and notes on skipped checks."""
-
-    findings: tuple[Finding, ...] = ()
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def blocking(self) -> tuple[Finding, ...]:
-        """The findings that refuse an edit in strict mode."""
-        return tuple(f for f in self.findings if f.blocking)
 
 
 def validate(name: str, old: str, new: str, plan: Plan, linters: tuple[Linter, ...] = ()) -> Report:

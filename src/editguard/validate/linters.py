@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from editguard.validate.syntax import Finding
+from editguard.validate.report import Finding
 
 DEFAULT_TIMEOUT = 30.0
 

@@ -13,7 +13,7 @@ from editguard.core.document import line_numbers
 from editguard.core.plan import Plan
 from editguard.errors import EditError
 from editguard.symbols import Symbol, symbols_of
-from editguard.validate.syntax import Finding
+from editguard.validate.report import Finding
 
 
 def structure_findings(

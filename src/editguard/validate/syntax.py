@@ -1,243 +1,44 @@
 """The syntax guard: errors an edit introduces, found by parsing before and after.
 
-Every language editguard knows is parsed with tree-sitter (per-language grammar wheels, loaded on
-first use, offline). Python is compiled first: code the compiler accepts is valid, and tree-sitter
-(which accepts bad indentation and a module-level ``return``) only helps explain a failure. JSON,
-TOML and YAML also go through their own parsers. Only errors the edit
-introduced count: an error of the new text that maps (through the plan) onto an error of the same
+Every language editguard knows is parsed with tree-sitter (:mod:`editguard.languages` chooses
+the grammar and keeps the trees). Python is compiled first: code the compiler accepts is valid,
+and tree-sitter (which accepts bad indentation and a module-level ``return``) only helps explain a
+failure. JSON, TOML and YAML also go through their own parsers. Only errors the edit introduced
+count: an error of the new text that maps (through the plan) onto an error of the same
 kind in the old text was already there and never blocks.
 """
 
 from __future__ import annotations
 
 import difflib
-import importlib
 import json
 import re
-import threading
-import time
 import tomllib
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from functools import cache
+from collections.abc import Callable
 from typing import Any
 
 from editguard.core.document import LF
-from editguard.core.memo import ContentMemo
 from editguard.core.plan import Plan
-
-# extension -> (language name, grammar module, function returning the language pointer)
-_GRAMMARS: dict[str, tuple[str, str, str]] = {}
-for _exts, _lang, _module, _fn in (
-    ((".py", ".pyi", ".pyw"), "python", "tree_sitter_python", "language"),
-    ((".js", ".mjs", ".cjs", ".jsx"), "javascript", "tree_sitter_javascript", "language"),
-    ((".ts", ".mts", ".cts"), "typescript", "tree_sitter_typescript", "language_typescript"),
-    ((".tsx",), "tsx", "tree_sitter_typescript", "language_tsx"),
-    ((".json",), "json", "tree_sitter_json", "language"),
-    ((".yaml", ".yml"), "yaml", "tree_sitter_yaml", "language"),
-    ((".toml",), "toml", "tree_sitter_toml", "language"),
-    ((".go",), "go", "tree_sitter_go", "language"),
-    ((".rs",), "rust", "tree_sitter_rust", "language"),
-    ((".java",), "java", "tree_sitter_java", "language"),
-    ((".c", ".h"), "c", "tree_sitter_c", "language"),
-    ((".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"), "cpp", "tree_sitter_cpp", "language"),
-    ((".cs",), "csharp", "tree_sitter_c_sharp", "language"),
-    ((".rb",), "ruby", "tree_sitter_ruby", "language"),
-    ((".php",), "php", "tree_sitter_php", "language_php"),
-    ((".sh", ".bash"), "bash", "tree_sitter_bash", "language"),
-    ((".html", ".htm"), "html", "tree_sitter_html", "language"),
-    ((".css",), "css", "tree_sitter_css", "language"),
-):
-    for _ext in _exts:
-        _GRAMMARS[_ext] = (_lang, _module, _fn)
-
-LANGUAGES: tuple[str, ...] = tuple(sorted({lang for lang, _, _ in _GRAMMARS.values()}))
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One problem in the new text: where (1-based line and column), what, and who found it."""
-
-    source: str  # "syntax" (tree-sitter), "python", "json", "toml", "yaml", or a linter's name
-    line: int
-    column: int
-    message: str
-    line_text: str
-    blocking: bool = True
-    code: str | None = None
-
-
-def language_of(name: str) -> str | None:
-    """The language editguard parses a file called ``name`` as, if any."""
-    dot = name.rfind(".")
-    return (
-        _GRAMMARS[name[dot:].lower()][0] if dot >= 0 and name[dot:].lower() in _GRAMMARS else None
-    )
-
-
-def grammar_ext(name: str, *texts: str) -> str | None:
-    """The extension whose grammar reads the file ``name`` (lowercase), else None.
-
-    A ``.h`` header is C unless one of ``texts`` (its contents) shows C++: then ``.hpp``.
-    """
-    dot = name.rfind(".")
-    ext = name[dot:].lower() if dot >= 0 else ""
-    if ext == ".h" and any(_CPP_HEADER.search(t) for t in texts):
-        return ".hpp"
-    return ext if ext in _GRAMMARS else None
-
-
-# C++ in a .h file: a namespace, class or template, an access label, `using namespace`,
-# `extern "C++"` or a scope operator (C has none of these outside comments and strings).
-_CPP_HEADER = re.compile(
-    r"^[ \t]*(?:namespace\b|template\s*<|class\s+\w+[^;()]*\{|(?:public|private|protected)\s*:"
-    r"|using\s+namespace\b|extern\s+\"C\+\+\")|\b\w+::\w",
-    re.MULTILINE,
-)
-
-
-@cache
-def _language(ext: str) -> Any:
-    from tree_sitter import Language  # noqa: PLC0415 - loaded on first use
-
-    _, module, fn = _GRAMMARS[ext]
-    return Language(getattr(importlib.import_module(module), fn)())
-
-
-_PARSERS = threading.local()
-
-
-def _parser(ext: str) -> Any:
-    """This thread's parser for ``ext`` (a tree-sitter parser must not be shared by threads:
-    the MCP server runs calls on several worker threads)."""
-    from tree_sitter import Parser  # noqa: PLC0415
-
-    parsers: dict[str, Any] = _PARSERS.__dict__.setdefault("by_ext", {})
-    if ext not in parsers:
-        parsers[ext] = Parser(_language(ext))
-    return parsers[ext]
-
-
-# Parse trees by content, shared by the symbol locator and the syntax guard: an edit parses its
-# new text once, and a parse started in the background after a read serves the edit that follows.
-_TREES: ContentMemo[Any] = ContentMemo(size=8, limit=5_000_000)  # larger texts are not kept
-
-
-class ParseTimeout(Exception):
-    """tree-sitter did not finish within its time budget (heavy error recovery)."""
-
+from editguard.languages import grammar_for, parse
+from editguard.validate.report import Finding
 
 # Seconds the syntax guard lets one parse take. Error recovery on a large broken file can cost
 # seconds per megabyte, holding the interpreter meanwhile; past this the check is skipped.
 GUARD_BUDGET = 2.0
 
 
-def parse(
-    ext: str, text: str, base: tuple[str, Plan] | None = None, budget: float | None = None
-) -> Any:
-    """The tree-sitter tree of ``text`` (cached by content).
-
-    Every caller gets its own tree object (trees are not thread-safe; copies share their nodes).
-    With ``base = (old, plan)`` where ``plan`` turns ``old`` into ``text`` and ``old``'s tree is
-    cached, the new tree is reparsed incrementally from the old one (a small edit of a
-    5,000-line file then costs a few milliseconds instead of a full parse).
-
-    Raises:
-        ParseTimeout: ``budget`` seconds passed before the parse ended (nothing is kept).
-    """
-
-    def make() -> Any:
-        previous = None
-        if base is not None:
-            old, plan = base
-            old_tree = _TREES.peek(ext, old)
-            if old_tree is not None and plan.replacements:
-                previous = old_tree.copy()  # the cached tree itself stays as it is
-                _edit_tree(previous, old, plan)
-        data = text.encode("utf-8", "surrogatepass")
-        parser = _parser(ext)
-        if budget is None:
-            return parser.parse(data, previous) if previous is not None else parser.parse(data)
-        view = memoryview(data)
-        deadline = time.monotonic() + budget
-
-        def read(offset: int, _point: Any) -> memoryview:
-            return view[offset:]
-
-        def stop(_offset: int, _errors: bool) -> bool:
-            return time.monotonic() > deadline
-
-        try:
-            if previous is not None:
-                return parser.parse(read, previous, progress_callback=stop)
-            return parser.parse(read, progress_callback=stop)
-        except ValueError:
-            parser.reset()  # a cancelled parse would otherwise resume on the next call
-            raise ParseTimeout(
-                f"the parser gave up after {budget:g} s (error recovery on a large broken file)"
-            ) from None
-
-    # A tree must not be used by two threads at once; a copy is cheap (shared nodes).
-    return _TREES.get(ext, text, make).copy()
-
-
-def _edit_tree(tree: Any, old: str, plan: Plan) -> None:
-    """Tell ``tree`` (of ``old``) about every replacement of ``plan``, last one first, so that
-    the positions of the earlier ones stay valid."""
-    places = sorted({p for r in plan.replacements for p in (r.start, r.end)})
-    where = dict(zip(places, _byte_points(old, places), strict=True))
-    for r in reversed(plan.replacements):
-        start_byte, start_row, start_col = where[r.start]
-        end_byte, end_row, end_col = where[r.end]
-        added = r.text.encode("utf-8", "surrogatepass")
-        breaks = r.text.count(LF)
-        tail = len(added) - (added.rfind(b"\n") + 1) if breaks else start_col + len(added)
-        tree.edit(
-            start_byte=start_byte,
-            old_end_byte=end_byte,
-            new_end_byte=start_byte + len(added),
-            start_point=(start_row, start_col),
-            old_end_point=(end_row, end_col),
-            new_end_point=(start_row + breaks, tail),
-        )
-
-
-def _byte_points(text: str, positions: list[int]) -> list[tuple[int, int, int]]:
-    """(byte offset, row, byte column) of sorted character ``positions``, in one pass."""
-    out: list[tuple[int, int, int]] = []
-    byte = row = last = 0
-    line_start_byte = 0
-    for pos in positions:
-        piece = text[last:pos]
-        size = len(piece) if piece.isascii() else len(piece.encode("utf-8", "surrogatepass"))
-        nl = piece.rfind(LF)
-        if nl >= 0:
-            row += piece.count(LF)
-            after = piece[nl + 1 :]
-            line_start_byte = (
-                byte
-                + size
-                - (len(after) if after.isascii() else len(after.encode("utf-8", "surrogatepass")))
-            )
-        byte += size
-        last = pos
-        out.append((byte, row, byte - line_start_byte))
-    return out
-
-
 def syntax_findings(name: str, old: str, new: str, plan: Plan) -> list[Finding]:
     """The syntax errors ``new`` has that ``old`` did not (``plan`` turns old into new)."""
-    dot = name.rfind(".")
-    ext = grammar_ext(name, old, new) or (name[dot:].lower() if dot >= 0 else "")
+    ext = grammar_for(name, old, new)
+    if ext is None:
+        return []
     strict = _STRICT.get(ext)
     problem = strict[1](new) if strict is not None else None
     if strict is not None and strict[0] == "python" and problem is None:
         # Python's own compiler is the authority: code it accepts is valid, whatever the
         # grammar (which may lag behind new syntax) says. This also skips a second parse.
         return []
-    findings: list[Finding] = []
-    if ext in _GRAMMARS:
-        findings += _tree_sitter_findings(ext, old, new, plan)
+    findings = _tree_sitter_findings(ext, old, new, plan)
     if strict is not None and problem is not None:
         findings += _strict_findings(strict, old, new, problem)
     return findings
@@ -449,8 +250,3 @@ def _strict_findings(
     lines = new.split(LF)
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     return [Finding(source, line, col, message, text)]
-
-
-def iter_languages() -> Iterator[tuple[str, str]]:
-    """(extension, language) for every file type the syntax guard parses."""
-    yield from ((ext, lang) for ext, (lang, _, _) in sorted(_GRAMMARS.items()))
