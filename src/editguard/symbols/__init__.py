@@ -8,11 +8,7 @@ above it (no blank line between). Ranges are whole lines.
 
 from __future__ import annotations
 
-from editguard.symbols.locate import (
-    Symbol,
-    find_symbol,
-    symbols_of,
-    symbols_supported,
-)
+from editguard.symbols.locate import Symbol, shares_lines, symbols_of, symbols_supported
+from editguard.symbols.resolve import find_symbol
 
-__all__ = ["Symbol", "find_symbol", "symbols_of", "symbols_supported"]
+__all__ = ["Symbol", "find_symbol", "shares_lines", "symbols_of", "symbols_supported"]

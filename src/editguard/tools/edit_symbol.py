@@ -20,8 +20,7 @@ from editguard.core.formats.symbol_edit import (
     replaces_symbol,
 )
 from editguard.pipeline import Change, Context, run_edit
-from editguard.symbols import Symbol, find_symbol, symbols_of
-from editguard.symbols.locate import shares_lines
+from editguard.symbols import Symbol, find_symbol, shares_lines, symbols_of
 from editguard.tools._common import (
     DRY_RUN_HELP,
     MODE_HELP,
