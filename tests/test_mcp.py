@@ -76,16 +76,10 @@ async def test_the_tool_list_equals_what_editguard_tools_prints(
     async with Client(server, raise_exceptions=True) as client:
         listed = (await client.list_tools()).tools
     assert [t.name for t in listed] == [t["name"] for t in printed]
-    for tool, expected in zip(listed, printed, strict=True):
-        assert tool.description == expected["description"]
-        assert tool.title == expected["title"]
-        assert tool.input_schema == expected["inputSchema"]
-        assert tool.output_schema == expected["outputSchema"]
-        assert tool.annotations is not None
-        hints = expected["annotations"]
-        assert tool.annotations.read_only_hint is hints["readOnlyHint"]
-        assert tool.annotations.destructive_hint is hints["destructiveHint"]
-        assert tool.annotations.idempotent_hint is hints["idempotentHint"]
+    # Exactly the same, field for field: annotations (title, openWorldHint) included.
+    served = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed]
+    assert served == printed
+    assert all(t["annotations"]["openWorldHint"] is False for t in printed)
 
 
 async def test_every_tool_succeeds_with_structured_content(

@@ -1,0 +1,78 @@
+"""The Python API is the tools' API: each Workspace method takes exactly its tool's arguments,
+returns its tool's result, and every type a user meets in a signature is importable from
+editguard."""
+
+from __future__ import annotations
+
+import inspect
+import types
+import typing
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+import editguard
+from editguard import Workspace
+from editguard.tools import TOOLS, Tool
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=[t.name for t in TOOLS])
+def test_each_workspace_method_takes_exactly_its_tools_arguments(tool: Tool[Any, Any]) -> None:
+    params = inspect.signature(getattr(Workspace, tool.name)).parameters
+    taken = {name: p for name, p in params.items() if name != "self"}
+    fields = tool.arguments.model_fields
+    assert set(taken) == set(fields)
+    for name, field in fields.items():
+        default = taken[name].default
+        if field.is_required():
+            assert default is inspect.Parameter.empty, name
+        else:
+            assert default == field.default, name
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=[t.name for t in TOOLS])
+def test_each_workspace_method_returns_its_tools_result(tool: Tool[Any, Any]) -> None:
+    hints = typing.get_type_hints(getattr(Workspace, tool.name))
+    assert hints["return"] is tool.result
+
+
+def _classes(annotation: Any) -> set[type]:
+    """The editguard classes an annotation names, and those of the models inside them."""
+    out: set[type] = set()
+    args = typing.get_args(annotation)
+    if args or typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        for arg in args:
+            out |= _classes(arg)
+        return out
+    if isinstance(annotation, type) and annotation.__module__.startswith("editguard"):
+        out.add(annotation)
+        if issubclass(annotation, BaseModel):
+            for field in annotation.model_fields.values():
+                out |= _classes(field.annotation)
+    return out
+
+
+def test_every_type_in_a_public_signature_is_exported() -> None:
+    methods = [Workspace.__init__, *(getattr(Workspace, t.name) for t in TOOLS)]
+    named: set[type] = set()
+    for method in methods:
+        for annotation in typing.get_type_hints(method).values():
+            named |= _classes(annotation)
+    assert named, "the walk found no editguard type at all"
+    missing = sorted(c.__name__ for c in named if getattr(editguard, c.__name__, None) is not c)
+    assert not missing, f"add these to editguard.__all__: {missing}"
+    assert {"Mode", *(c.__name__ for c in named)} <= set(editguard.__all__)
+
+
+def test_a_malformed_python_call_is_the_same_error_as_over_mcp(tmp_path: Any) -> None:
+    (tmp_path / "a.txt").write_text("x\n")
+    ws = Workspace([tmp_path])
+    with pytest.raises(editguard.InvalidRequest) as by_python:
+        ws.edit_file("a.txt", [{"old_text": "x"}])
+    tool = next(t for t in TOOLS if t.name == "edit_file")
+    with pytest.raises(editguard.InvalidRequest) as by_wire:
+        tool.call(ws.context, {"path": "a.txt", "edits": [{"old_text": "x"}]})
+    assert by_python.value.to_dict() == by_wire.value.to_dict()
+    assert (by_python.value.edit_index, by_python.value.total_edits) == (0, 1)
+    assert by_python.value.data["field"] == "edits[0].new_text"
