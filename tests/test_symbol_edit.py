@@ -6,8 +6,8 @@ import pytest
 
 from editguard.core.document import Document
 from editguard.core.formats.symbol_edit import (
-    ChunkText,
     Chunks,
+    ChunkText,
     InsertAfter,
     InsertBefore,
     NewBody,

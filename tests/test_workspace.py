@@ -15,7 +15,6 @@ import pytest
 from editguard import EditError, Workspace
 from editguard.core.document import content_version
 from editguard.fs import atomic
-from editguard.workspace import DEFAULT_MAX_EDITS
 
 from .conftest import Snapshot, no_temp_files, set_old_mtime
 
@@ -129,27 +128,6 @@ def test_editing_through_a_symlink_edits_the_target_and_keeps_the_link(
     assert result.path == str(app)
 
 
-def test_seed_scenarios_rename_imports_and_comments(ws: Workspace, root: Path) -> None:
-    (root / "a.ts").write_text(
-        "const userId = getUserId();\nconsole.log(userId);\nif (userId) {\n"
-        "  return userId.toString();\n}\n"
-        "import { foo } from './old-path';\nimport { bar } from './old-path';\n"
-        "// TODO: implement this\nfunction f() {\n  // TODO: implement this\n}\n"
-    )
-    ws.edit_file(
-        "a.ts",
-        [
-            {"old_text": "userId", "new_text": "userIdentifier", "occurrences": 4},
-            {"old_text": "'./old-path'", "new_text": "'./new-path'", "occurrences": 2},
-            {"old_text": "// TODO: implement this", "new_text": "// DONE", "occurrences": 2},
-        ],
-    )
-    text = (root / "a.ts").read_text()
-    assert text.count("userIdentifier") == 4
-    assert "old-path" not in text
-    assert "TODO" not in text
-
-
 def test_the_python_api_accepts_edit_objects_and_aliases(ws: Workspace, app: Path) -> None:
     from editguard import EditOperation
     from editguard.core.formats.search_replace import SearchReplace
@@ -170,70 +148,15 @@ def test_the_python_api_accepts_edit_objects_and_aliases(ws: Workspace, app: Pat
 ErrorCase = tuple[str, Callable[[Workspace, Path], Any]]
 
 ERROR_CASES: dict[str, ErrorCase] = {
-    "no match": (
-        "NO_MATCH",
-        lambda ws, r: ws.edit_file("app.py", [{"old_text": "return a * b", "new_text": "x"}]),
-    ),
-    "second of two edits fails": (
-        "NO_MATCH",
-        lambda ws, r: ws.edit_file(
-            "app.py", [{"old_text": "a + b", "new_text": "a"}, {"old_text": "zzz", "new_text": ""}]
-        ),
-    ),
-    "wrong count": (
-        "WRONG_COUNT",
-        lambda ws, r: ws.edit_file("app.py", [{"old_text": "return", "new_text": "yield"}]),
-    ),
-    "empty old_text": (
-        "INVALID_REQUEST",
-        lambda ws, r: ws.edit_file("app.py", [{"old_text": "", "new_text": "x"}]),
-    ),
-    "no edits": ("INVALID_REQUEST", lambda ws, r: ws.edit_file("app.py", [])),
     "malformed edit": (
         "INVALID_REQUEST",
         lambda ws, r: ws.edit_file("app.py", [{"old": "a", "new_text": "b"}]),
-    ),
-    "too many edits": (
-        "TOO_MANY_EDITS",
-        lambda ws, r: ws.edit_file(
-            "app.py", [{"old_text": "a", "new_text": "a"}] * (DEFAULT_MAX_EDITS + 1)
-        ),
-    ),
-    "stale version": (
-        "STALE_VERSION",
-        lambda ws, r: ws.edit_file(
-            "app.py", [{"old_text": "a + b", "new_text": "b"}], expected_version="0" * 16
-        ),
-    ),
-    "outside root": (
-        "OUTSIDE_ROOT",
-        lambda ws, r: ws.edit_file("../outside.py", [{"old_text": "a", "new_text": "b"}]),
-    ),
-    "not found": (
-        "FILE_NOT_FOUND",
-        lambda ws, r: ws.edit_file("missing.py", [{"old_text": "a", "new_text": "b"}]),
-    ),
-    "a folder": (
-        "NOT_A_FILE",
-        lambda ws, r: ws.edit_file("sub", [{"old_text": "a", "new_text": "b"}]),
-    ),
-    "a symlink loop": (
-        "NOT_A_FILE",
-        lambda ws, r: ws.edit_file("loop", [{"old_text": "a", "new_text": "b"}]),
-    ),
-    "binary": (
-        "BINARY_FILE",
-        lambda ws, r: ws.edit_file("blob.bin", [{"old_text": "a", "new_text": "b"}]),
     ),
     "too large": (
         "FILE_TOO_LARGE",
         lambda ws, r: Workspace([r], max_file_bytes=10).edit_file(
             "app.py", [{"old_text": "a", "new_text": "b"}]
         ),
-    ),
-    "unencodable": (
-        "ENCODING_ERROR",
-        lambda ws, r: ws.edit_file("legacy.txt", [{"old_text": "caf", "new_text": "☃"}]),
     ),
 }
 

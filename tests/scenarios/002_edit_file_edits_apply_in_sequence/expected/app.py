@@ -1,0 +1,6 @@
+def add(a: int, b: int):
+    return (b + a)
+
+
+def sub(a: int, b: int):
+    return a - b

@@ -1,0 +1,2 @@
+DEBUG = False
+LEVEL = 2

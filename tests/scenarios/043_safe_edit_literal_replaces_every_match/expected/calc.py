@@ -1,0 +1,3 @@
+bar = 1
+bar += bar
+print(bar)

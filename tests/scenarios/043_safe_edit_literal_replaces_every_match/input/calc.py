@@ -1,0 +1,3 @@
+foo = 1
+foo += foo
+print(foo)

@@ -1,0 +1,3 @@
+log('a')
+log('b')
+print('c')

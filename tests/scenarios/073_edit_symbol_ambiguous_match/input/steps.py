@@ -1,0 +1,8 @@
+def steps():
+    step()
+    log()
+    done()
+    step()
+    log()
+    done()
+    return 0
