@@ -76,3 +76,14 @@ def test_a_malformed_python_call_is_the_same_error_as_over_mcp(tmp_path: Any) ->
     assert by_python.value.to_dict() == by_wire.value.to_dict()
     assert (by_python.value.edit_index, by_python.value.total_edits) == (0, 1)
     assert by_python.value.data["field"] == "edits[0].new_text"
+
+
+def test_errors_name_the_file_as_the_caller_sees_it(tmp_path: Any) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "notes.txt").write_text("x\n")
+    ws = Workspace([tmp_path])
+    with pytest.raises(editguard.InvalidRequest) as err:
+        ws.list_symbols("sub/notes.txt")
+    assert err.value.path == "sub/notes.txt"
+    assert "symbols are not supported for sub/notes.txt" in err.value.message
+    assert str(tmp_path) not in err.value.message

@@ -55,7 +55,7 @@ def run(ctx: Context, args: ListSymbolsArgs) -> ListSymbolsResult:
     """
     where, doc, version = read(ctx, args.path)
     with error_context(path=where.display):
-        found = symbols_of(where.real, doc.text)
+        found = symbols_of(doc.name, doc.text)
     depth = args.depth
     return ListSymbolsResult(
         path=where.real,
