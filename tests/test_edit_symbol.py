@@ -1,4 +1,5 @@
-"""edit_symbol and list_symbols: seed 004's test plan and seed 003's stages, on real files."""
+"""edit_symbol and list_symbols: locating, the four actions, the seven chunk checks and the
+structure check, on real files."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The search/replace engine (seed 001): tables of before, edits, after, and properties."""
+"""The search/replace engine: tables of before, edits, after, and properties."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def naive(text: str, edits: list[SearchReplace]) -> str | None:
 
 
 CASES = {
-    # The seed's fixtures.
+    # The classic renaming fixtures (a variable, two imports, two comments).
     "simple": (b"Hello World", [E("World", "Universe")], b"Hello Universe"),
     "multiple occurrences": (b"foo bar foo baz foo", [E("foo", "qux", 3)], b"qux bar qux baz qux"),
     "sequential": (

@@ -1,4 +1,4 @@
-"""Line edits (seed 002's edit_file; seed 000's line_edits): operations, rules, and properties."""
+"""Line edits (edit_lines; safe_edit's line_edits): operations, rules, and properties."""
 
 from __future__ import annotations
 
@@ -154,7 +154,7 @@ def test_landed_lines_count_in_the_new_file() -> None:
     assert tuple(e.lines[0] for e in compiled.applied) == (1, 5)
 
 
-def test_safe_edit_line_edits_follow_seed_000() -> None:
+def test_safe_edit_line_edits_replace_inclusive_ranges() -> None:
     text = "line 1\nline 2\nline 3\n"
     plan = line_edits(text, [(1, 1, "first"), (3, 3, "")]).plan
     assert plan.apply_to_text(text) == "first\nline 2\n"
@@ -185,7 +185,7 @@ def five(root: Path) -> Path:
         [{"lineNumber": 2, "type": "delete"}],
         json.dumps([{"LineNumber": 2, "Type": "Delete"}]),
     ],
-    ids=["canonical", "seed names, upper case", "camel case", "edits as a JSON string"],
+    ids=["canonical", "PascalCase names", "camel case", "edits as a JSON string"],
 )
 def test_edit_lines_is_lenient_where_models_stumble(ws: Workspace, five: Path, edits: Any) -> None:
     from editguard.tools import tool_named
@@ -488,9 +488,9 @@ def test_the_python_api_names_the_element_and_field_too(
         {"line_number": 2, "type": "REPLACE_SECTION", "end_line": 3, "text": "TWO"},
         {"lineNumber": 2, "type": "ReplaceSection", "endLine": 3, "text": "TWO"},
     ],
-    ids=["seed names with OldText", "EndLine", "upper snake case", "camel case"],
+    ids=["PascalCase names with OldText", "EndLine", "upper snake case", "camel case"],
 )
-def test_the_seed_field_names_and_type_spellings_are_accepted(
+def test_pascal_case_field_names_and_type_spellings_are_accepted(
     ws: Workspace, five: Path, edit: dict[str, Any]
 ) -> None:
     ws.edit_lines("five.txt", [edit])

@@ -1,4 +1,5 @@
-"""safe_edit (seed 000): its test strategy, category by category, on real files."""
+"""safe_edit: its three edit modes and three validation modes, category by category, on real
+files."""
 
 from __future__ import annotations
 

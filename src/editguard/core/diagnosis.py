@@ -1,5 +1,5 @@
-"""Turning a failed match into an error a model can act on (seed 001, "Error Messages for LLM
-Self-Correction"): what was searched, where the real text is, what differs, what to send next."""
+"""Turning a failed match into an error a model can act on: what was searched, where the real
+text is, what differs, and what to send next."""
 
 from __future__ import annotations
 

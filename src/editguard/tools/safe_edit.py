@@ -65,7 +65,7 @@ class SearchReplaceOp(Args):
     @classmethod
     def _count_not_negative(cls, value: int | None) -> int | None:
         if value is not None and value < 0:
-            raise ValueError("count must be >= 0")  # the seed's message
+            raise ValueError("count must be >= 0")  # the message scripts already match
         return value
 
 

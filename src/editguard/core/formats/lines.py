@@ -1,4 +1,4 @@
-"""Line edits (`edit_lines`, seed 002; `safe_edit` line_edits, seed 000) compiled to a plan.
+"""Line edits (`edit_lines`; `safe_edit` line_edits) compiled to a plan.
 
 Every line number refers to the file as it was read, so one edit never shifts another's target.
 Edits must not overlap; several inserts before one line keep their order. Lines are 1-based and

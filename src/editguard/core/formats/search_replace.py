@@ -1,6 +1,6 @@
 """``edit_file``'s language: exact search/replace edits, applied in sequence, compiled to a plan.
 
-Semantics (seed 001): edit *k* sees the text as edits 0..k-1 left it, counts the non-overlapping
+Semantics: edit *k* sees the text as edits 0..k-1 left it, counts the non-overlapping
 occurrences of its ``old_text`` there, and replaces all of them when the count equals
 ``occurrences``; otherwise nothing at all is written.
 
