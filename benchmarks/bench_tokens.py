@@ -1,9 +1,9 @@
 """Token economy of ``edit_symbol``'s chunks, on real changes, with a real LLM tokenizer.
 
-Seed 004 claims that context chunks cut the tokens of an edit by 80 to 95% against sending the
-symbol's whole body. This script measures it. For every function or method that changed between
-two consecutive releases in ``tests/corpus/`` (real files of real packages), it builds the
-arguments a model would send for the same change, three ways:
+The design of the chunk format claims that context chunks cut the tokens of an edit by 80 to 95%
+against sending the symbol's whole body. This script measures it. For every function or method
+that changed between two consecutive releases in ``tests/corpus/`` (real files of real packages),
+it builds the arguments a model would send for the same change, three ways:
 
 (a) ``edit_symbol`` with ``chunks``: one chunk per changed hunk, with the least context that makes
     the chunk fit exactly one place in the symbol (1 to 3 lines before it, none when the change
@@ -53,7 +53,7 @@ TOKENIZER_PACKAGE = "mistral_common"
 TOKENIZER_FILE = "tekken_240718.json"  # Mistral NeMo's Tekken vocabulary, shipped in the wheel
 FUNCTION_KINDS = frozenset({"function", "method"})
 CONTEXT_LINES = 3  # the most context lines a chunk normally carries on each side
-CLAIM_LOW, CLAIM_HIGH = 0.80, 0.95  # seed 004: "Average token reduction: 80-95%"
+CLAIM_LOW, CLAIM_HIGH = 0.80, 0.95  # the chunk format's claim: "Average token reduction: 80-95%"
 QUICK_CHANGES = 4
 
 
@@ -254,7 +254,7 @@ def _same(actual: Sequence[str], expected: Sequence[str]) -> bool:
 def places(
     lines: Sequence[str], before: Sequence[str], old: Sequence[str], after: Sequence[str]
 ) -> int:
-    """How many places of ``lines`` a chunk fits, by the seed's rules: lines compared after
+    """How many places of ``lines`` a chunk fits, by the chunk rules: lines compared after
     rstrip; no ``context_before`` constrains nothing; no ``context_after`` means the chunk ends
     where the symbol ends."""
     count = 0
@@ -531,7 +531,10 @@ def main(argv: list[str] | None = None) -> int:
         "tokens of each tool call's JSON arguments; (a) edit_symbol chunks, (b) edit_symbol "
         "new_body, (c) write_file whole file"
     )
-    print("claim (seed 004; not a requirement this script enforces): 80-95% fewer tokens than (b)")
+    print(
+        "claim (the chunk format's design; not a requirement this script enforces): "
+        "80-95% fewer tokens than (b)"
+    )
     print()
     print_table(changes)
     print_summary(changes)

@@ -12,12 +12,13 @@ from typing import Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from editguard.core.document import EolStyle
 from editguard.pipeline import Mode, Outcome
 from editguard.validate import Report
 
 __all__ = ["Mode"]
 
-LineEnding = Literal["LF", "CRLF", "CR", "mixed", "none"]
+LineEnding = EolStyle  # one Literal for the core and the wire
 
 MODE_HELP = (
     "What to do when the edit would introduce syntax errors (or blocking linter findings): "
