@@ -239,3 +239,25 @@ def test_the_line_and_safe_edit_tools_run_from_the_command_line(root: Path) -> N
     code, out, _ = run("call", "--linter", "nonesuch", "read_file", '{"path": "a.py"}', cwd=root)
     assert code == 2
     assert (root / "a.py").read_text() == "x = 1\n"
+
+
+@pytest.mark.parametrize("command", ["call", "tools"])
+def test_a_reader_that_stops_early_ends_the_output_quietly(root: Path, command: str) -> None:
+    (root / "big.txt").write_text("".join(f"{n:>5} {'x' * 90}\n" for n in range(3000)))
+    args = ["tools"]
+    if command == "call":
+        args = ["call", "read_file", '{"path": "big.txt", "end_line": 3000}', "--json"]
+    # Like `editguard ... | head -c 100`: the reader takes a little and closes the pipe.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "editguard", *args],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    with proc.stdout, proc.stderr:
+        assert proc.stdout.read(100)
+        proc.stdout.close()
+        errors = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0
+    assert errors == ""
