@@ -254,7 +254,8 @@ def test_a_reader_that_stops_early_ends_the_output_quietly(root: Path, command: 
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout is not None
+    assert proc.stderr is not None
     with proc.stdout, proc.stderr:
         assert proc.stdout.read(100)
         proc.stdout.close()
