@@ -87,3 +87,11 @@ def test_errors_name_the_file_as_the_caller_sees_it(tmp_path: Any) -> None:
     assert err.value.path == "sub/notes.txt"
     assert "symbols are not supported for sub/notes.txt" in err.value.message
     assert str(tmp_path) not in err.value.message
+
+
+def test_the_python_api_also_takes_the_plain_edit_dataclasses(tmp_path: Any) -> None:
+    (tmp_path / "a.txt").write_text("one\ntwo\nthree\n")
+    ws = Workspace([tmp_path])
+    ws.edit_lines("a.txt", [editguard.LineOp("replace_section", 2, "2", end_line=3)])
+    ws.edit_file("a.txt", [editguard.SearchReplace("one", "1")])
+    assert (tmp_path / "a.txt").read_text() == "1\n2\n"

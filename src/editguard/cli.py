@@ -209,7 +209,7 @@ def _linters(args: argparse.Namespace) -> list[Any]:
 def _tools(out: TextIO) -> int:
     from editguard.tools import TOOLS  # noqa: PLC0415 - keeps `--version` and `--help` instant
 
-    listing = [t.listing() for t in TOOLS]
+    listing = [t.describe() for t in TOOLS]
     json.dump(listing, out, indent=2, ensure_ascii=False)
     out.write("\n")
     return EXIT_OK

@@ -53,7 +53,7 @@ INSTRUCTIONS = (
 
 def mcp_tool(tool: Tool[Any, Any]) -> MCPTool:
     """The MCP description of a registry tool: exactly what ``editguard tools`` prints."""
-    return MCPTool.model_validate(tool.listing())
+    return MCPTool.model_validate(tool.describe())
 
 
 def error_result(error: EditError) -> CallToolResult:

@@ -44,11 +44,11 @@ class Context:
 
     sandbox: Sandbox
     locks: FileLocks
-    linters: tuple[Linter, ...] = ()
-    max_file_bytes: int = 100 * 1024 * 1024
-    max_edits: int = 1000
-    read_lines: int = 2000
-    prewarm: bool = True
+    linters: tuple[Linter, ...]
+    max_file_bytes: int
+    max_edits: int
+    read_lines: int
+    prewarm: bool
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -87,17 +87,16 @@ class Workspace:
 
     def with_roots(self, roots: Iterable[str | os.PathLike[str]]) -> Workspace:
         """The same workspace (limits, locks, linters) with other allowed folders."""
-        other = Workspace.__new__(Workspace)
-        other.context = Context(
-            sandbox=Sandbox(roots),
-            locks=self.context.locks,
-            linters=self.context.linters,
-            max_file_bytes=self.context.max_file_bytes,
-            max_edits=self.context.max_edits,
-            read_lines=self.context.read_lines,
-            prewarm=self.context.prewarm,
+        ctx = self.context
+        return Workspace(
+            roots,
+            max_file_bytes=ctx.max_file_bytes,
+            max_edits=ctx.max_edits,
+            read_lines=ctx.read_lines,
+            locks=ctx.locks,
+            linters=ctx.linters,
+            prewarm=ctx.prewarm,
         )
-        return other
 
     def read_file(
         self, path: str, start_line: int | None = None, end_line: int | None = None
@@ -224,6 +223,7 @@ class Workspace:
 
 
 def _given(arguments: dict[str, Any]) -> dict[str, Any]:
-    """A method's arguments as the tool takes them: ``self`` dropped, and a ``None`` that
-    stands for "not given" left out, so that the argument model decides."""
+    """A method's arguments (its ``locals()`` on entry) as the tool takes them: ``self``
+    dropped, and a ``None`` that stands for "not given" left out, so that the argument model
+    applies its own default."""
     return {k: v for k, v in arguments.items() if k != "self" and v is not None}

@@ -42,7 +42,7 @@ class Tool(Generic[A, R]):
         """JSON Schema of a successful result."""
         return self.result.model_json_schema()
 
-    def listing(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, Any]:
         """The tool as MCP's ``tools/list`` shows it (and ``editguard tools`` prints it)."""
         return {
             "name": self.name,
