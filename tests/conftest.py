@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from editguard import Workspace
+from editguard.fs.location import Location, locate
+from editguard.fs.sandbox import Sandbox
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,18 @@ def ws(root: Path) -> Workspace:
 
 def no_temp_files(folder: Path) -> bool:
     """Whether no editguard temporary file is left anywhere under ``folder``."""
-    return not [p for p in folder.rglob("*") if p.name.endswith(".editguard-tmp")]
+    return not [p for p in folder.rglob("*") if is_temp_file(p)]
+
+
+def is_temp_file(path: Path) -> bool:
+    """Whether ``path`` is named like an editguard temporary file."""
+    return path.name.startswith(".editguard-") and path.name.endswith(".tmp")
+
+
+def located(root: Path, name: str) -> Location:
+    """``name`` in ``root`` as the sandbox locates it for a write (close it after use)."""
+    sandbox = Sandbox([root])
+    return locate(sandbox, sandbox.resolve(name), create=True)
 
 
 def set_old_mtime(path: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from editguard import EditError, Workspace
 from editguard.core.document import content_version
 from editguard.fs import atomic
 
-from .conftest import Snapshot, no_temp_files, set_old_mtime
+from .conftest import Snapshot, located, no_temp_files, set_old_mtime
 
 APP = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
 
@@ -269,8 +268,8 @@ def test_a_change_by_another_process_during_the_write_is_detected_not_overwritte
         yield b"new content\n"
         app.write_text("the other process wrote this\n")  # lands while we write the temp file
 
-    with pytest.raises(EditError) as err:
-        atomic.write_atomic(str(app), chunks(), display="app.py", base_version=base)
+    with pytest.raises(EditError) as err, located(root, "app.py") as where:
+        atomic.write_atomic(where, chunks(), display="app.py", base_version=base)
     assert err.value.code == "STALE_VERSION"
     assert app.read_text() == "the other process wrote this\n"
     assert no_temp_files(root)
@@ -283,8 +282,8 @@ def test_a_file_created_by_someone_else_meanwhile_is_not_overwritten(root: Path)
         target.write_text("theirs\n")
         yield b"mine\n"
 
-    with pytest.raises(EditError) as err:
-        atomic.write_atomic(str(target), chunks(), display="new.txt", base_version=None)
+    with pytest.raises(EditError) as err, located(root, "new.txt") as where:
+        atomic.write_atomic(where, chunks(), display="new.txt", base_version=None)
     assert err.value.code == "STALE_VERSION"
     assert target.read_text() == "theirs\n"
 
@@ -295,7 +294,7 @@ def test_a_file_created_by_someone_else_meanwhile_is_not_overwritten(root: Path)
         ("fsync", errno.ENOSPC, "WRITE_FAILED"),
         ("replace", errno.EACCES, "PERMISSION_DENIED"),
         ("fchmod", errno.EIO, "WRITE_FAILED"),
-        ("mkstemp", errno.EACCES, "PERMISSION_DENIED"),
+        ("_create_temp", errno.EACCES, "PERMISSION_DENIED"),
     ],
 )
 def test_a_write_that_fails_midway_leaves_the_original_and_no_temp_file(
@@ -310,7 +309,7 @@ def test_a_write_that_fails_midway_leaves_the_original_and_no_temp_file(
     def fail(*_args: object, **_kwargs: object) -> None:
         raise OSError(err_no, os.strerror(err_no))
 
-    monkeypatch.setattr(tempfile if failing == "mkstemp" else os, failing, fail)
+    monkeypatch.setattr(atomic if failing == "_create_temp" else os, failing, fail)
     snap = Snapshot.of(app)
     with pytest.raises(EditError) as err:
         ws.edit_file("app.py", [{"old_text": "a + b", "new_text": "b"}])
@@ -325,10 +324,9 @@ def test_a_disk_that_fills_up_while_writing_leaves_the_original(root: Path, app:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     snap = Snapshot.of(app)
-    with pytest.raises(EditError) as err:
-        atomic.write_atomic(
-            str(app), chunks(), display="app.py", base_version=content_version([app.read_bytes()])
-        )
+    base = content_version([app.read_bytes()])
+    with pytest.raises(EditError) as err, located(root, "app.py") as where:
+        atomic.write_atomic(where, chunks(), display="app.py", base_version=base)
     assert err.value.code == "WRITE_FAILED"
     assert Snapshot.of(app) == snap
     assert no_temp_files(root)
@@ -347,14 +345,14 @@ def test_a_read_only_file_is_refused(
 def test_an_unreadable_file_is_permission_denied(
     ws: Workspace, app: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_open = open
+    real_open = os.open
 
-    def deny(path: Any, *args: Any, **kwargs: Any) -> Any:
-        if str(path) == str(app):
+    def deny(path: Any, flags: int, *args: Any, **kwargs: Any) -> Any:
+        if path == app.name:  # opened in its folder, by name
             raise PermissionError(errno.EACCES, "Permission denied")
-        return real_open(path, *args, **kwargs)
+        return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr("builtins.open", deny)
+    monkeypatch.setattr(os, "open", deny)
     with pytest.raises(EditError) as err:
         ws.read_file("app.py")
     assert err.value.code == "PERMISSION_DENIED"

@@ -25,7 +25,8 @@ from editguard.core.document import Document, content_version, decode_stream
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.plan import Plan, render
 from editguard.errors import FileNotFound, StaleVersion, error_context
-from editguard.fs.atomic import FileReader, make_parents, write_atomic
+from editguard.fs.atomic import FileReader, write_atomic
+from editguard.fs.location import Location, locate
 from editguard.fs.lock import FileLocks
 from editguard.fs.sandbox import Resolved, Sandbox
 from editguard.languages import language_of
@@ -109,18 +110,22 @@ class Outcome(Generic[C]):
 
 
 def load(
-    ctx: Context, where: Resolved, expected_version: str | None = None
+    ctx: Context, location: Location, expected_version: str | None = None
 ) -> tuple[Document, str]:
-    """Read the file at ``where`` as a Document (named for messages), with its version.
+    """Read the located file as a Document (named for messages), with its version.
 
     Raises:
         StaleVersion: ``expected_version`` is given and the file holds another version.
         EditError: the file errors (FILE_NOT_FOUND, NOT_A_FILE, BINARY_FILE, FILE_TOO_LARGE,
             PERMISSION_DENIED).
     """
-    reader = FileReader(where.real, where.display, ctx.max_file_bytes)
-    with error_context(path=where.display):
-        doc = decode_stream(reader.head(), reader)
+    where = location.where
+    reader = FileReader(location, where.display, ctx.max_file_bytes)
+    try:
+        with error_context(path=where.display):
+            doc = decode_stream(reader.head(), reader)
+    finally:
+        reader.close()
     version = reader.version
     if expected_version is not None and expected_version != version:
         raise StaleVersion(
@@ -139,7 +144,8 @@ def read(ctx: Context, path: str, *, warm: bool = False) -> tuple[Resolved, Docu
     """Resolve and load ``path`` for a tool that only reads; ``warm`` parses it in the
     background afterwards, for the edit that may follow."""
     where = ctx.sandbox.resolve(path)
-    doc, version = load(ctx, where)
+    with locate(ctx.sandbox, where) as location:
+        doc, version = load(ctx, location)
     if warm:
         _warm(ctx, where, doc.text, None)
     return where, doc, version
@@ -165,8 +171,12 @@ def run_edit(
     """
     where = ctx.sandbox.resolve(path)
     writes = not dry_run and mode != "verify_only"
-    with _writer(ctx, where, writes), error_context(path=where.display):
-        before, version = _load_or_new(ctx, where, expected_version, create)
+    with (
+        _writer(ctx, where, writes),
+        error_context(path=where.display),
+        locate(ctx.sandbox, where, create=create) as location,
+    ):
+        before, version = _load_or_new(ctx, location, expected_version, create)
         change = build(before)
         plan = change.plan
         for r in plan.replacements:
@@ -179,10 +189,8 @@ def run_edit(
         elif not writes:
             new_version, written = content_version(render(before, plan)), False
         else:
-            if creates:
-                make_parents(where.real, where.display)
             new_version = write_atomic(
-                where.real, render(before, plan), display=where.display, base_version=version
+                location, render(before, plan), display=where.display, base_version=version
             )
             written = True
             _warm(ctx, where, before.text, plan)
@@ -190,12 +198,13 @@ def run_edit(
 
 
 def _load_or_new(
-    ctx: Context, where: Resolved, expected_version: str | None, create: bool
+    ctx: Context, location: Location, expected_version: str | None, create: bool
 ) -> tuple[Document, str | None]:
+    where = location.where
     if not create:
-        return load(ctx, where, expected_version)
+        return load(ctx, location, expected_version)
     try:
-        return load(ctx, where, expected_version)
+        return load(ctx, location, expected_version)
     except FileNotFound:
         if expected_version is not None:
             raise StaleVersion(

@@ -3,12 +3,14 @@ nothing else."""
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from editguard.errors import InvalidRequest, OutsideRoot
+from editguard.errors import InvalidRequest, OutsideRoot, StaleVersion
+from editguard.fs.oserror import os_error
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +68,8 @@ class Sandbox:
                 data={"roots": list(self.roots)},
             )
         joined = path if os.path.isabs(path) else os.path.join(self.roots[0], path)
-        real = os.path.realpath(joined)
-        if real != os.path.normpath(real) or os.path.realpath(real) != real:
+        real = _realpath(joined, path)
+        if real != os.path.normpath(real) or _realpath(real, path) != real:
             # realpath stops at a symlink loop and returns the rest unresolved, ".." included:
             # the system would resolve that rest later, possibly outside every root.
             raise OutsideRoot(
@@ -88,3 +90,26 @@ class Sandbox:
                 f"from {self.roots[0]})."
             ],
         )
+
+
+def _realpath(joined: str, path: str) -> str:
+    """``os.path.realpath``, which fails with an OSError when a component changes from a link
+    to a folder while it runs: tried again a few times, then refused as a path that is changing.
+
+    Raises:
+        StaleVersion: the path kept changing.
+        InvalidRequest, WriteFailed: the path is too long for the system, or another refusal.
+    """
+    for _ in range(3):
+        try:
+            return os.path.realpath(joined)
+        except OSError as exc:
+            if exc.errno not in (errno.EINVAL, errno.ENOENT):
+                raise os_error(exc, path, "resolve") from None
+    raise StaleVersion(
+        f"{path} kept changing while editguard resolved it (a folder swapped with a symbolic "
+        "link?); nothing was done",
+        path=path,
+        data={"reason": "path_changed"},
+        suggestions=["Send the call again once the path is stable."],
+    )

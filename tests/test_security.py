@@ -1,0 +1,225 @@
+"""The sandbox holds at the moment of use: a folder or a file swapped for a symbolic link to the
+outside while editguard works never lets a call read or write there. Real processes race the
+tool on real files; each race runs for a bounded time."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from editguard import EditError, Workspace
+
+from .conftest import is_temp_file
+
+RACE_SECONDS = 2.0
+
+# Flips `target` between the real entry (kept aside as `aside`) and a symbolic link to
+# `outside`, with atomic renames, as fast as it can, until it is killed.
+SWAPPER = textwrap.dedent(
+    """
+    import os, sys
+    target, aside, link, outside = sys.argv[1:5]
+    os.symlink(outside, link)
+    print("ready", flush=True)
+    while True:
+        os.rename(target, aside)
+        os.rename(link, target)
+        os.rename(target, link)
+        os.rename(aside, target)
+    """
+)
+
+
+@contextmanager
+def swapping(target: Path, outside: Path) -> Iterator[None]:
+    """``target`` swapped back and forth for a symbolic link to ``outside`` meanwhile."""
+    aside = target.with_name(target.name + ".aside")
+    link = target.with_name(target.name + ".link")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SWAPPER, str(target), str(aside), str(link), str(outside)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    with proc.stdout:
+        assert proc.stdout.readline().strip() == "ready"
+        try:
+            yield
+        finally:
+            proc.kill()
+            proc.wait(timeout=10)
+    # Put the real entry back where it belongs, whatever instant the swapper was killed at (a
+    # write may have created a new folder at `target` while it was missing).
+    if target.is_symlink():
+        target.unlink()
+    if aside.exists():
+        if target.is_dir():
+            shutil.rmtree(target)
+        aside.rename(target)
+    if link.is_symlink():
+        link.unlink()
+
+
+def race(call: object, seconds: float = RACE_SECONDS) -> tuple[int, int]:
+    """Call ``call()`` again and again for ``seconds``: (calls that succeeded, that failed)."""
+    assert callable(call)
+    ok = failed = 0
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            call()
+            ok += 1
+        except EditError:
+            failed += 1
+    return ok, failed
+
+
+def outside_tree(root: Path) -> tuple[Path, dict[Path, bytes]]:
+    outside = root.parent / "outside"
+    outside.mkdir()
+    (outside / "x.txt").write_text("SECRET\n")
+    return outside, {p: p.read_bytes() for p in outside.rglob("*")}
+
+
+def test_a_folder_swapped_for_a_link_to_outside_is_never_written_through(root: Path) -> None:
+    outside, before = outside_tree(root)
+    (root / "sub").mkdir()
+    (root / "sub" / "x.txt").write_text("inside\n")
+    ws = Workspace([root], prewarm=False)
+    with swapping(root / "sub", outside):
+        ok, failed = race(lambda: ws.write_file("sub/x.txt", f"mine {time.monotonic()}\n"))
+    assert ok + failed > 20
+    assert {p: p.read_bytes() for p in outside.rglob("*")} == before
+    assert not [p for p in root.parent.rglob("*") if is_temp_file(p)]
+
+
+def test_a_file_swapped_for_a_link_to_outside_is_never_read(root: Path) -> None:
+    outside, _ = outside_tree(root)
+    (root / "x.txt").write_text("inside\n")
+    ws = Workspace([root], prewarm=False)
+    seen: list[str] = []
+    with swapping(root / "x.txt", outside / "x.txt"):
+        race(lambda: seen.append(ws.read_file("x.txt").content))
+    assert seen
+    assert not [s for s in seen if "SECRET" in s]
+
+
+def test_a_file_swapped_for_a_link_to_outside_is_never_edited_through(root: Path) -> None:
+    outside, before = outside_tree(root)
+    (root / "x.txt").write_text("SECRET\n")  # the same text, so an edit through the link fits
+    ws = Workspace([root], prewarm=False)
+
+    def edit() -> None:
+        ws.edit_file("x.txt", [{"old_text": "SECRET", "new_text": "SECRET"}])
+        ws.edit_file("x.txt", [{"old_text": "SECRET\n", "new_text": "SECRET\n\n"}])
+        ws.edit_file("x.txt", [{"old_text": "SECRET\n\n", "new_text": "SECRET\n"}])
+
+    with swapping(root / "x.txt", outside / "x.txt"):
+        race(edit)
+    assert {p: p.read_bytes() for p in outside.rglob("*")} == before
+
+
+def test_a_missing_folder_created_as_a_link_to_outside_gets_nothing(root: Path) -> None:
+    outside, before = outside_tree(root)
+    ws = Workspace([root], prewarm=False)
+    script = textwrap.dedent(
+        """
+        import os, sys
+        link, outside = sys.argv[1:3]
+        print("ready", flush=True)
+        while True:
+            try:
+                os.symlink(outside, link)
+                os.unlink(link)
+            except FileExistsError:
+                pass
+        """
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, str(root / "new"), str(outside)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    with proc.stdout:
+        assert proc.stdout.readline().strip() == "ready"
+
+        def create() -> None:
+            try:
+                ws.write_file("new/deeper/y.txt", "mine\n")
+            finally:
+                for leftover in (root / "new" / "deeper" / "y.txt", root / "new" / "deeper"):
+                    if not (root / "new").is_symlink() and leftover.exists():
+                        if leftover.is_dir():
+                            leftover.rmdir()
+                        else:
+                            leftover.unlink()
+
+        try:
+            race(create)
+        finally:
+            proc.kill()
+            proc.wait(timeout=10)
+    assert {p: p.read_bytes() for p in outside.rglob("*")} == before
+
+
+def test_a_link_that_stays_inside_the_root_still_works(root: Path) -> None:
+    (root / "real").mkdir()
+    (root / "real" / "a.py").write_text("x = 1\n")
+    (root / "via").symlink_to(root / "real")
+    (root / "alias.py").symlink_to(root / "real" / "a.py")
+    ws = Workspace([root], prewarm=False)
+    ws.edit_file("via/a.py", [{"old_text": "1", "new_text": "2"}])
+    ws.edit_file("alias.py", [{"old_text": "2", "new_text": "3"}])
+    ws.write_file("via/b.py", "y = 1\n")
+    assert (root / "real" / "a.py").read_text() == "x = 3\n"
+    assert (root / "real" / "b.py").read_text() == "y = 1\n"
+    assert (root / "alias.py").is_symlink()
+
+
+def test_a_fifo_swapped_in_never_blocks_a_reader(root: Path) -> None:
+    (root / "x.txt").write_text("inside\n")
+    os.mkfifo(root / "pipe")
+    script = textwrap.dedent(
+        """
+        import sys, time
+        from editguard import EditError, Workspace
+        ws = Workspace([sys.argv[1]], prewarm=False)
+        deadline = time.monotonic() + float(sys.argv[2])
+        while time.monotonic() < deadline:
+            for call in (lambda: ws.read_file("x.txt"),
+                         lambda: ws.edit_file("x.txt", [{"old_text": "in", "new_text": "in"}])):
+                try:
+                    call()
+                except EditError:
+                    pass
+        print("done")
+        """
+    )
+    with swapping(root / "x.txt", root / "pipe"):
+        # A FIFO opened for reading without O_NONBLOCK would wait for a writer forever.
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(root), str(RACE_SECONDS)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        )
+    assert done.stdout.strip() == "done", done.stderr
+
+
+def test_a_fifo_in_place_of_the_file_is_refused(root: Path) -> None:
+    os.mkfifo(root / "pipe.txt")
+    with pytest.raises(EditError) as err:
+        Workspace([root]).read_file("pipe.txt")
+    assert err.value.code == "NOT_A_FILE"
