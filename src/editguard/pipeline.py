@@ -15,7 +15,7 @@ from the file's (or the file is being created).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import Generic, Literal, TypeVar
 
@@ -24,7 +24,7 @@ from editguard.core.diff import render_diff
 from editguard.core.document import Document, content_version, decode_stream
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.plan import Plan, render
-from editguard.errors import FileNotFound, StaleVersion, error_context
+from editguard.errors import FileNotFound, FileTooLarge, StaleVersion, error_context
 from editguard.fs.atomic import FileReader, write_atomic
 from editguard.fs.location import Location, locate
 from editguard.fs.lock import FileLocks
@@ -33,6 +33,9 @@ from editguard.languages import language_of
 from editguard.validate import Finding, Linter, Report, validate
 
 Mode = Literal["strict", "interactive", "verify_only"]
+
+# A result's diff shows at most this many lines, then says how many more there are.
+DIFF_LINES = 2000
 
 # Above this size the syntax guard and linters are skipped (and the result says so): parsing a
 # huge file twice would cost more than the edit itself.
@@ -50,6 +53,8 @@ class Context:
     max_edits: int
     read_lines: int
     prewarm: bool
+    max_argument_bytes: int
+    max_request_bytes: int
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -106,7 +111,9 @@ class Outcome(Generic[C]):
 
     def diff(self) -> str:
         """The unified diff of the change."""
-        return render_diff(self.before.text, self.change.plan, self.where.display)
+        return render_diff(
+            self.before.text, self.change.plan, self.where.display, max_lines=DIFF_LINES
+        )
 
 
 def load(
@@ -182,19 +189,54 @@ def run_edit(
         for r in plan.replacements:
             before.check_writable(r.text)
         creates = version is None
+        _check_size(ctx, before, plan)
         modifies = creates or plan.modifies(before)
         report = _validated(ctx, where, before.text, change, mode)
         if not modifies:
             new_version, written = version or "", False
         elif not writes:
-            new_version, written = content_version(render(before, plan)), False
+            new_version = content_version(_capped(ctx, where, render(before, plan)))
+            written = False
         else:
             new_version = write_atomic(
-                location, render(before, plan), display=where.display, base_version=version
+                location,
+                _capped(ctx, where, render(before, plan)),
+                display=where.display,
+                base_version=version,
             )
             written = True
             _warm(ctx, where, before.text, plan)
     return Outcome(where, before, change, version, new_version, creates, modifies, written, report)
+
+
+def _check_size(ctx: Context, before: Document, plan: Plan) -> None:
+    """Refuse, before anything is written, a result that is over the file size limit for sure
+    (every character takes a byte at least; two in UTF-16, four in UTF-32)."""
+    chars = len(before.text) + plan.size_change()
+    width = 4 if before.encoding.startswith("utf-32") else 2 if "16" in before.encoding else 1
+    if chars * width > ctx.max_file_bytes:
+        raise _too_large(ctx, before.name, chars * width)
+
+
+def _capped(ctx: Context, where: Resolved, chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """``chunks``, refused as soon as they add up to more than the file size limit (the bytes
+    of multi-byte characters are only known while they are encoded)."""
+    total = 0
+    for chunk in chunks:
+        total += len(chunk)
+        if total > ctx.max_file_bytes:
+            raise _too_large(ctx, where.display, total)
+        yield chunk
+
+
+def _too_large(ctx: Context, display: str, size: int) -> FileTooLarge:
+    return FileTooLarge(
+        f"the edit would make {display} {size:,} bytes or more; the limit is "
+        f"{ctx.max_file_bytes:,}; nothing was written",
+        path=display,
+        data={"size": size, "limit": ctx.max_file_bytes, "result": True},
+        suggestions=["Split the content over several files, or make a smaller change."],
+    )
 
 
 def _load_or_new(

@@ -38,6 +38,8 @@ from editguard.validate.linters import linter_named
 DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
 DEFAULT_MAX_EDITS = 1000
 DEFAULT_READ_LINES = 2000
+DEFAULT_MAX_ARGUMENT_BYTES = 10_000_000
+DEFAULT_MAX_REQUEST_BYTES = 20_000_000
 
 
 class Workspace:
@@ -57,6 +59,9 @@ class Workspace:
         prewarm: parse a source file in a background thread after it is read or written, so
             that the next edit finds its symbols and parse tree cached (a long-lived process
             wants this; a one-shot command does not).
+        max_argument_bytes: any one argument (a text, a path) larger than this is refused
+            with INVALID_REQUEST before any work.
+        max_request_bytes: the same for all of a call's arguments together.
     """
 
     def __init__(
@@ -69,6 +74,8 @@ class Workspace:
         locks: FileLocks | None = None,
         linters: Iterable[Linter | str] = (),
         prewarm: bool = True,
+        max_argument_bytes: int = DEFAULT_MAX_ARGUMENT_BYTES,
+        max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     ) -> None:
         self.context = Context(
             sandbox=Sandbox(roots),
@@ -78,6 +85,8 @@ class Workspace:
             max_edits=max_edits,
             read_lines=read_lines,
             prewarm=prewarm,
+            max_argument_bytes=max_argument_bytes,
+            max_request_bytes=max_request_bytes,
         )
 
     @property
@@ -96,6 +105,8 @@ class Workspace:
             locks=ctx.locks,
             linters=ctx.linters,
             prewarm=ctx.prewarm,
+            max_argument_bytes=ctx.max_argument_bytes,
+            max_request_bytes=ctx.max_request_bytes,
         )
 
     def read_file(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from editguard.core.document import LF, line_numbers
-from editguard.core.listing import listing
+from editguard.core.listing import EXCERPT, excerpt, listing
 from editguard.core.match import find_all, select_non_overlapping
 from editguard.core.similar import SimilarRegion, find_similar
 from editguard.errors import EditError, NoMatch, WrongCount
@@ -62,7 +62,7 @@ def _no_match(
 ) -> NoMatch:
     text = m.text
     data: dict[str, Any] = {
-        "search_text": old,
+        "search_text": excerpt(old),
         "expected_occurrences": m.expected,
         "actual_occurrences": 0,
     }
@@ -75,13 +75,13 @@ def _no_match(
                 f"new_text is already in the file {present} time(s): this edit "
                 "looks already applied. "
             )
-    similar = find_similar(text, old)
+    similar = find_similar(text, _head(old))
     data["similar_content"] = [_region_dict(r) for r in similar]
     parts = [
         f"{what} not found in {path}{after}. {applied_note}".rstrip(),
         "",
         "Searched for (between >>> and <<<):",
-        f">>>{old}<<<",
+        f">>>{excerpt(old)}<<<",
     ]
     if similar:
         parts += ["", "Most similar regions of the file (copy from these lines exactly):"]
@@ -93,9 +93,9 @@ def _no_match(
                 else f"lines {r.start_line}-{r.end_line}"
             )
             parts.append(f"{where}, {round(r.similarity * 100)}% similar; {kinds}:")
-            parts.append(listing(r.lines.split(LF), r.start_line))
+            parts.append(listing([excerpt(x) for x in r.lines.split(LF)], r.start_line))
             if r.text != r.lines:
-                parts.append(f"  the closest text on that line: >>>{r.text}<<<")
+                parts.append(f"  the closest text on that line: >>>{excerpt(r.text)}<<<")
     else:
         parts += ["", "Nothing in the file is similar."]
     return NoMatch(
@@ -106,6 +106,20 @@ def _no_match(
         data=data,
         suggestions=_no_match_tips(text, old, similar, bool(applied_note)),
     )
+
+
+SIMILAR_LINES = 40  # a longer search text is compared by its first lines
+
+
+def _head(old: str) -> str:
+    """The part of a search text that the similarity search compares: all of it, or for a long
+    one its first lines (the search costs the file times the lines compared)."""
+    cut = -1
+    for _ in range(SIMILAR_LINES):
+        cut = old.find(LF, cut + 1)
+        if cut < 0:
+            return old if len(old) <= 20 * EXCERPT else old[: 20 * EXCERPT]
+    return old[: min(cut + 1, 20 * EXCERPT)]
 
 
 def _no_match_tips(text: str, old: str, similar: list[SimilarRegion], applied: bool) -> list[str]:
@@ -140,7 +154,7 @@ def _region_dict(r: SimilarRegion) -> dict[str, Any]:
         "start_line": r.start_line,
         "end_line": r.end_line,
         "similarity": round(r.similarity, 3),
-        "content": r.text,
+        "content": excerpt(r.text),
         "differences": [
             {"type": d.kind, "detail": d.detail, "expected": d.expected, "found": d.found}
             for d in r.differences
@@ -164,10 +178,10 @@ def _wrong_count(m: CountMismatch, old: str, path: str, total: int, after: str) 
                 "line_number": line,
                 "column_start": start - bol + 1,
                 "column_end": start - bol + len(old.split(LF, maxsplit=1)[0]) + 1,
-                "line_content": text[bol:eol],
-                "context_before": text[prev_start : bol - 1] if bol else None,
+                "line_content": excerpt(text[bol:eol]),
+                "context_before": excerpt(text[prev_start : bol - 1]) if bol else None,
                 "context_after": (
-                    text[eol + 1 : len(text) if nxt_end < 0 else nxt_end]
+                    excerpt(text[eol + 1 : len(text) if nxt_end < 0 else nxt_end])
                     if eol < len(text)
                     else None
                 ),
@@ -190,7 +204,7 @@ def _wrong_count(m: CountMismatch, old: str, path: str, total: int, after: str) 
         "mean, or split it into several edits, each with a unique old_text.",
     ]
     data = {
-        "search_text": old,
+        "search_text": excerpt(old),
         "expected_occurrences": m.expected,
         "actual_occurrences": m.found,
         "match_locations": locations,

@@ -15,15 +15,34 @@ _MINIMIZE_LIMIT = 4000
 _NO_NEWLINE = "\\ No newline at end of file"
 
 
-def render_diff(text: str, plan: Plan, path: str, context: int = CONTEXT) -> str:
+class _Capped(list[str]):
+    """Lines kept up to a cap; past it, only counted."""
+
+    def __init__(self, cap: int | None) -> None:
+        super().__init__()
+        self.cap, self.dropped = cap, 0
+
+    def append(self, line: str) -> None:
+        if self.cap is not None and len(self) >= self.cap:
+            self.dropped += 1
+        else:
+            super().append(line)
+
+
+def render_diff(
+    text: str, plan: Plan, path: str, context: int = CONTEXT, max_lines: int | None = None
+) -> str:
     """The unified diff (``--- a/path`` / ``+++ b/path``) that ``plan`` makes to ``text``.
 
-    Hunk headers carry the line numbers of both versions. Empty when nothing changes.
+    Hunk headers carry the line numbers of both versions. Empty when nothing changes. With
+    ``max_lines``, the diff stops after that many lines and a last line says how many more
+    there are.
     """
     groups = _groups(text, plan, context)
     if not groups:
         return ""
-    out = [f"--- a/{path}", f"+++ b/{path}"]
+    out = _Capped(None if max_lines is None else max_lines + 2)
+    out += [f"--- a/{path}", f"+++ b/{path}"]
     first_lines = line_numbers(text, (lo for lo, _, _ in groups))
     shift = 0
     for (lo, hi, new), line in zip(groups, first_lines, strict=True):
@@ -33,6 +52,12 @@ def render_diff(text: str, plan: Plan, path: str, context: int = CONTEXT) -> str
         new_seq = _lines(new)
         _emit(out, old_seq, new_seq, line, line + shift, context)
         shift += len(new_seq) - len(old_seq)
+    if out.dropped:
+        out.cap = None
+        out.append(
+            f"... {out.dropped:,} more lines of diff not shown (cut at {max_lines:,}); "
+            "read the file to see the result"
+        )
     return "\n".join(out) + "\n" if len(out) > 2 else ""
 
 

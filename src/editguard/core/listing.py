@@ -19,3 +19,14 @@ def listing(lines: Sequence[str], first: int, *, width: int | None = None) -> st
     if width is None:
         width = len(str(first + len(lines) - 1))
     return LF.join(f"{n:>{width}}│{line}" for n, line in enumerate(lines, first))
+
+
+EXCERPT = 2000  # characters of a request's text that an error echoes back
+
+
+def excerpt(text: str, limit: int = EXCERPT) -> str:
+    """``text``, or its first ``limit`` characters and how many more there are: an error
+    answers with what was sent, never with all of it."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit:,} more characters)"

@@ -37,10 +37,11 @@ PATH_HELP = "File to edit: relative to the workspace root, or absolute."
 
 
 class Args(BaseModel):
-    """The base of every tool's arguments: unknown fields are refused, and a list or object
-    sent as a JSON string (as several MCP clients do) is parsed first."""
+    """The base of every tool's arguments: unknown fields are refused, types are strict (``true``
+    is no line number, ``"1"`` no count, ``"yes"`` no boolean), and a list or object sent as a
+    JSON string (as several MCP clients do) is parsed first."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
 
     @model_validator(mode="before")
     @classmethod
@@ -54,12 +55,12 @@ class Args(BaseModel):
                 value = out.get(key)
                 if isinstance(value, str) and not _takes_str(field.annotation):
                     if value.lstrip()[:1] in ("[", "{"):
-                        # Not JSON: validation then names the field.
-                        with contextlib.suppress(json.JSONDecodeError):
+                        # Not JSON (or nested too deeply): validation then names the field.
+                        with contextlib.suppress(ValueError, RecursionError):
                             out[key] = json.loads(value)
                 elif dataclasses.is_dataclass(value) and not isinstance(value, type):
                     out[key] = dataclasses.asdict(value)
-                elif isinstance(value, list):
+                elif isinstance(value, list | tuple):
                     out[key] = [
                         dataclasses.asdict(v)
                         if dataclasses.is_dataclass(v) and not isinstance(v, type)

@@ -71,11 +71,12 @@ class Tool(Generic[A, R]):
             raise invalid_request(self.name, exc, arguments) from None
 
     def call(self, ctx: Context, arguments: Mapping[str, Any]) -> R:
-        """Validate ``arguments`` and run the tool.
+        """Check the size of ``arguments``, validate them and run the tool.
 
         Raises:
             EditError: any error of the tool, with its code.
         """
+        check_sizes(arguments, ctx.max_argument_bytes, ctx.max_request_bytes)
         return self.run(ctx, self.parse(arguments))
 
     def run_safely(self, ctx: Context, arguments: Mapping[str, Any]) -> R | EditError:
@@ -117,3 +118,57 @@ def invalid_request(
         data={"field": problems[0]["field"], "problems": problems},
         suggestions=[f"Send the arguments exactly as {tool}'s input schema describes."],
     )
+
+
+MAX_DEPTH = 32  # lists and objects nested in the arguments (an edit list of objects is 3)
+
+
+def check_sizes(arguments: Mapping[str, Any], per_argument: int, per_request: int) -> None:
+    """Refuse, before any work, arguments too large or too deeply nested to handle safely.
+
+    Raises:
+        InvalidRequest: naming the field and the limit.
+    """
+    total = 0
+    stack: list[tuple[str, Any, int]] = [("", dict(arguments), 0)]
+    while stack:
+        where, value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise InvalidRequest(
+                f"the arguments are nested more than {MAX_DEPTH} levels deep (at {where})",
+                data={"field": where, "limit": MAX_DEPTH},
+            )
+        if isinstance(value, str):
+            size = _utf8_size(value, per_argument)
+            if size > per_argument:
+                raise InvalidRequest(
+                    f"{where} is {size:,} bytes or more; the limit for one argument is "
+                    f"{per_argument:,} bytes",
+                    data={"field": where, "size": size, "limit": per_argument},
+                    suggestions=["Send a shorter text, or split the work over several calls."],
+                )
+            total += size
+        elif isinstance(value, Mapping):
+            for key, item in value.items():
+                total += len(str(key))
+                stack.append((f"{where}.{key}" if where else str(key), item, depth + 1))
+        elif isinstance(value, list | tuple):
+            stack.extend((f"{where}[{i}]", item, depth + 1) for i, item in enumerate(value))
+        else:
+            total += 8
+        if total > per_request:
+            raise InvalidRequest(
+                f"the arguments add up to {total:,} bytes or more; the limit for one call is "
+                f"{per_request:,} bytes",
+                data={"field": where or "(arguments)", "size": total, "limit": per_request},
+                suggestions=["Split the work over several calls."],
+            )
+
+
+def _utf8_size(text: str, limit: int) -> int:
+    """The UTF-8 size of ``text``, or a size over ``limit`` as soon as that is certain."""
+    if len(text) > limit:
+        return len(text)
+    if len(text) * 4 <= limit:
+        return len(text)  # under the limit whatever it encodes to; close enough for the total
+    return len(text.encode("utf-8", "surrogatepass"))

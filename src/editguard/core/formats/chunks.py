@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from editguard.core.document import CR, CRLF, LF
-from editguard.core.listing import listing
+from editguard.core.listing import excerpt, listing
 from editguard.core.seek import TRAILING_WHITESPACE, lines_match, seek
 from editguard.errors import AmbiguousMatch, ChunkMismatch, InvalidRequest, OverlappingEdits
 
@@ -203,8 +203,9 @@ def _not_found(
     lines: list[str], chunk: Chunk, index: int, total: int, first_line: int, symbol: str
 ) -> ChunkMismatch:
     shown = _numbered(lines, first_line, 0, 60)
+    context = excerpt(LF.join(chunk.context_before))
     return ChunkMismatch(
-        f"chunk {index + 1} of {total}: context_before >>>{LF.join(chunk.context_before)}<<< is "
+        f"chunk {index + 1} of {total}: context_before >>>{context}<<< is "
         f"not in {symbol} (lines compared without trailing whitespace). The symbol's lines:\n"
         f"{shown}" + ("\n..." if len(lines) > 60 else ""),
         edit_index=index,

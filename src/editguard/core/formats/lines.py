@@ -13,7 +13,7 @@ from typing import Literal
 
 from editguard.core.document import LF, Document, line_numbers, normalize_newlines
 from editguard.core.formats import AppliedEdit, Compiled
-from editguard.core.listing import listing
+from editguard.core.listing import excerpt, listing
 from editguard.core.match import find_all
 from editguard.core.plan import Plan, Replacement
 from editguard.errors import (
@@ -260,9 +260,9 @@ def _within_line(
     hits = find_all(content, old) if old else []
     if not hits:
         raise NoMatch(
-            f"line {line} does not contain old_text >>>{old}<<<; the line is:\n"
+            f"line {line} does not contain old_text >>>{excerpt(old)}<<<; the line is:\n"
             + listing([content], line, width=6),
-            data={"line": line, "line_content": content, "search_text": old},
+            data={"line": line, "line_content": excerpt(content), "search_text": excerpt(old)},
             edit_index=index,
             total_edits=total,
             suggestions=[
@@ -275,7 +275,7 @@ def _within_line(
             f"old_text occurs {len(hits)} times in line {line} (columns "
             f"{', '.join(str(h + 1) for h in hits)}); it must occur once:\n"
             + listing([content], line, width=6),
-            data={"line": line, "columns": [h + 1 for h in hits], "search_text": old},
+            data={"line": line, "columns": [h + 1 for h in hits], "search_text": excerpt(old)},
             edit_index=index,
             total_edits=total,
             suggestions=["Make old_text longer so that it is unique in the line."],

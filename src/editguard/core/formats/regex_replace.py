@@ -16,11 +16,19 @@ import regex
 from editguard.core.diagnosis import not_found
 from editguard.core.document import Document, line_numbers, normalize_newlines
 from editguard.core.formats import AppliedEdit, Compiled
+from editguard.core.listing import excerpt
 from editguard.core.match import find_all, select_non_overlapping
 from editguard.core.plan import Plan, Replacement
 from editguard.errors import InvalidRegex, InvalidRequest, RegexTimeout
 
 REGEX_TIMEOUT = 1.0
+# Bounds checked before a pattern is compiled: compiling is not covered by the timeout, and the
+# regex engine expands counted repetitions (a{100000000} would take gigabytes).
+MAX_PATTERN = 10_000  # characters
+MAX_REPEAT = 1_000  # one counted repetition, {m,n}
+MAX_EXPANSION = 100_000  # counted repetitions multiplied along their nesting
+
+_COUNT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
 
 _FLAGS: dict[str, int] = {}
 for _names, _flag in (
@@ -98,6 +106,83 @@ _RE_BITS = {
 }
 
 
+def check_pattern(pattern: str) -> None:
+    """Refuse a pattern that compiling alone would make too costly.
+
+    Raises:
+        InvalidRegex: the pattern is longer than MAX_PATTERN characters, a counted repetition
+            is above MAX_REPEAT, or nested ones multiply to more than MAX_EXPANSION; the
+            message says which limit.
+    """
+    field = "search_replace.search"
+    if len(pattern) > MAX_PATTERN:
+        raise InvalidRegex(
+            f"the pattern is {len(pattern):,} characters long; the limit is {MAX_PATTERN:,}",
+            data={"field": field, "limit": "pattern_length", "maximum": MAX_PATTERN},
+            suggestions=["Search for a shorter, distinctive part, or use a literal search."],
+        )
+    biggest, expansion = _repetitions(pattern)
+    if biggest > MAX_REPEAT:
+        raise InvalidRegex(
+            f"the pattern repeats something {biggest:,} times ({{n}}); the limit for one "
+            f"counted repetition is {MAX_REPEAT:,}",
+            data={"field": field, "limit": "repetition_count", "maximum": MAX_REPEAT},
+            suggestions=["Use + or * instead of a large count, or a smaller count."],
+        )
+    if expansion > MAX_EXPANSION:
+        raise InvalidRegex(
+            f"the pattern's nested counted repetitions multiply to {expansion:,}; the limit "
+            f"is {MAX_EXPANSION:,}",
+            data={"field": field, "limit": "repetition_expansion", "maximum": MAX_EXPANSION},
+            suggestions=["Use + or * instead of nested counts."],
+        )
+
+
+def _repetitions(pattern: str) -> tuple[int, int]:
+    """(the largest count of one ``{m,n}`` repetition, the largest product of counts along
+    the nesting of groups) in ``pattern``. Escapes and character classes are skipped."""
+    biggest = expansion = 0
+    inside = [1]  # for each open group: the largest cost of an item inside it
+    last = 1  # the cost of the item a quantifier would apply to
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i, last = i + 2, 1
+        elif c == "[":
+            i, last = _after_class(pattern, i), 1
+        elif c == "(":
+            inside.append(1)
+            i, last = i + 1, 1
+        elif c == ")":
+            last = inside.pop() if len(inside) > 1 else 1
+            inside[-1] = max(inside[-1], last)
+            i += 1
+        elif c == "{" and (count := _COUNT.match(pattern, i)) and any(count.groups()):
+            low, high = count.group(1), count.group(2)
+            bound = max(int(low or 0), int(high or 0)) if len(low + (high or "")) < 12 else 10**12
+            biggest = max(biggest, bound)
+            last = last * max(bound, 1)
+            expansion = max(expansion, last)
+            inside[-1] = max(inside[-1], last)
+            i = count.end()
+        else:
+            i, last = i + 1, 1
+    return biggest, expansion
+
+
+def _after_class(pattern: str, i: int) -> int:
+    """The index just after the character class that starts at ``pattern[i]`` (``[``)."""
+    j = i + 1
+    if j < len(pattern) and pattern[j] == "^":
+        j += 1
+    if j < len(pattern) and pattern[j] == "]":
+        j += 1  # a ] right after [ or [^ is a member
+    while j < len(pattern) and pattern[j] != "]":
+        j += 2 if pattern[j] == "\\" else 1
+    return j + 1
+
+
 def parse_flags(flags: int | str) -> int:
     """Flags as an int (Python ``re``'s values) or as names: ``"IGNORECASE|MULTILINE"``; the
     value for the ``regex`` package.
@@ -154,8 +239,14 @@ def _plan(
         new = normalize_newlines(replace)
         reps = tuple(Replacement(s, s + len(needle), new) for s in starts)
         return Plan(reps)
+    check_pattern(search)
     try:
         pattern = regex.compile(search, parse_flags(flags))
+    except (RecursionError, MemoryError, OverflowError):
+        raise InvalidRegex(
+            "the pattern is nested too deeply to compile",
+            data={"field": "search_replace.search", "limit": "nesting"},
+        ) from None
     except regex.error as exc:
         # The stubs do not declare them, but regex errors carry msg and pos like re's do.
         position: int | None = getattr(exc, "pos", None)
@@ -163,7 +254,11 @@ def _plan(
         raise InvalidRegex(
             f"the pattern is not a valid regular expression: {reason}"
             + (f" at position {position}" if position is not None else ""),
-            data={"field": "search_replace.search", "position": position, "pattern": search},
+            data={
+                "field": "search_replace.search",
+                "position": position,
+                "pattern": excerpt(search),
+            },
         ) from None
     # The timeout is for the matching alone: collect the matches first, expand them after.
     matches: list[Any] = []
@@ -172,11 +267,17 @@ def _plan(
             matches.append(found)
             if limit is not None and len(matches) >= limit:
                 break
+    except (RecursionError, MemoryError):
+        raise InvalidRegex(
+            "the pattern recurses without end while matching (e.g. (?R) with nothing to "
+            "consume); nothing was changed",
+            data={"field": "search_replace.search", "limit": "recursion"},
+        ) from None
     except TimeoutError:
         raise RegexTimeout(
             f"the pattern took longer than {timeout:g} s to match (catastrophic backtracking, "
             "e.g. nested or overlapping repetition); nothing was changed",
-            data={"pattern": search, "timeout_seconds": timeout},
+            data={"pattern": excerpt(search), "timeout_seconds": timeout},
             suggestions=[
                 "Simplify the pattern: avoid nested quantifiers like (a|aa)+ and anchor "
                 "it, or use a literal search."
@@ -191,7 +292,11 @@ def _plan(
             f"the replacement refers to a group the pattern does not have ({exc}); the pattern "
             f"has {pattern.groups} group(s)"
             + (f" named {', '.join(sorted(pattern.groupindex))}" if pattern.groupindex else ""),
-            data={"field": "search_replace.replace", "pattern": search, "groups": pattern.groups},
+            data={
+                "field": "search_replace.replace",
+                "pattern": excerpt(search),
+                "groups": pattern.groups,
+            },
         ) from None
     except regex.error as exc:  # a bad escape such as \U in C:\Users
         at: int | None = getattr(exc, "pos", None)
@@ -200,6 +305,6 @@ def _plan(
             f"the replacement is not a valid template: {why}"
             + (f" at position {at}" if at is not None else "")
             + " (write a literal backslash as \\\\)",
-            data={"field": "search_replace.replace", "position": at, "replace": replace},
+            data={"field": "search_replace.replace", "position": at, "replace": excerpt(replace)},
         ) from None
     return Plan(tuple(out))
