@@ -83,10 +83,8 @@ def test_malformed_arguments_are_a_tool_error_naming_the_field(root: Path) -> No
 @pytest.mark.parametrize(
     "args",
     [
-        ("call", "edit_file", "{not json"),
         ("call", "no_such_tool", "{}"),
         ("call", "read_file"),
-        ("call", "read_file", "[1, 2]"),
         ("call", "read_file", "{}", "--args-file", "x.json"),
         ("call", "read_file", "--args-file", "missing.json"),
         ("frobnicate",),
@@ -262,3 +260,40 @@ def test_a_reader_that_stops_early_ends_the_output_quietly(root: Path, command: 
         errors = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 0
     assert errors == ""
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "{not json",
+        "[1, 2]",
+        '{"path": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        '{"path": "a.txt", "start_line": ' + "7" * 5000 + "}",
+    ],
+    ids=["not JSON", "not an object", "nested 100,000 deep", "a 5,000-digit integer"],
+)
+def test_arguments_that_cannot_be_read_are_an_invalid_request(root: Path, raw: str) -> None:
+    (root / "args.json").write_text(raw)
+    code, out, err = run("call", "read_file", "--args-file", "args.json", cwd=root)
+    assert (code, out["error"]["code"]) == (1, "INVALID_REQUEST")
+    assert "Traceback" not in err
+
+
+def test_arguments_that_are_not_utf8_are_an_invalid_request(root: Path) -> None:
+    (root / "args.json").write_bytes(b'{"path": "caf\xe9.txt"}')
+    code, out, err = run("call", "read_file", "--args-file", "args.json", cwd=root)
+    assert (code, out["error"]["code"]) == (1, "INVALID_REQUEST")
+    assert "UTF-8" in out["error"]["message"]
+    assert "Traceback" not in err
+
+
+def test_a_file_name_that_is_no_utf8_is_printed_as_escapes(root: Path) -> None:
+    name = os.fsdecode(b"caf\xe9.txt")  # a lone surrogate in Python
+    (root / name).write_text("x\n")
+    code, out, err = run("call", "read_file", json.dumps({"path": name}), cwd=root)
+    assert (code, err) == (0, "")
+    assert out["path"].endswith(name)  # JSON's \udce9 escape reads back as the surrogate
+    missing = os.fsdecode(b"\xff.txt")
+    code, out, err = run("call", "read_file", json.dumps({"path": missing}), cwd=root)
+    assert (code, out["error"]["code"], err) == (1, "FILE_NOT_FOUND", "")
+    assert out["error"]["path"] == missing

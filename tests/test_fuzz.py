@@ -1,15 +1,19 @@
-"""Bad input gets an error with a code, never a traceback: random arguments for every tool."""
+"""Bad input gets an error with a code, never a traceback, a hang or a write: random arguments
+for every tool, hostile values among them."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from editguard import EditError, Workspace
 from editguard.tools import TOOLS
+
+from .conftest import Snapshot, set_old_mtime
 
 FILES = {
     "a.py": "class A:\n    def f(self):\n        return 1\n",
@@ -38,8 +42,20 @@ scalars = st.one_of(
             "strict",
             "interactive",
             "verify_only",
+            # hostile values: surrogates, NUL, a regex bomb, endless recursion, numbers and
+            # strings where a model's JSON might put them
+            "\ud800",
+            "\udce9.txt",
+            "\x00",
+            "a{100000000}",
+            "(?R)",
+            "1",
+            "true",
+            "yes",
+            "x" * 5000,
         ]
     ),
+    st.sampled_from([10**30, -(10**30), 1.5, float("nan")]),
 )
 values = st.recursive(
     scalars,
@@ -110,23 +126,31 @@ def test_any_arguments_give_a_result_or_an_error_with_a_code(
     check(tmp_path, call)
 
 
-def check(folder: Path, call: tuple[str, dict[str, Any]]) -> None:
-    """The call returns a result, or raises an EditError with a code; nothing else."""
+def check(folder: Path, call: tuple[str, dict[str, Any]]) -> EditError | None:
+    """The call returns a result, or raises an EditError with a code, within seconds; and when
+    it fails, no file changed. Returns the error, if any."""
     for name, text in FILES.items():
         (folder / name).write_text(text)
-    ws = Workspace([folder])
+        set_old_mtime(folder / name)
+    before = {p: Snapshot.of(p) for p in folder.iterdir()}
+    ws = Workspace([folder], prewarm=False)
     name, arguments = call
     tool = next(t for t in TOOLS if t.name == name)
     error: EditError | None = None
+    started = time.monotonic()
     try:
         result = tool.call(ws.context, arguments)
     except EditError as err:  # any other exception fails the test with its traceback
         error = err
+    # Not a speed measurement: a call that takes this long on these tiny files has hung.
+    assert time.monotonic() - started < 10
     if error is None:
         assert result.model_dump(mode="json")
     else:
         assert error.code != "INTERNAL_ERROR"
         assert error.to_dict()["message"]
+        assert {p: Snapshot.of(p) for p in folder.iterdir()} == before
+    return error
 
 
 fragments = st.one_of(
@@ -264,3 +288,42 @@ def test_well_shaped_random_calls_give_a_result_or_an_error_with_a_code(
     tmp_path: Path, call: tuple[str, dict[str, Any]]
 ) -> None:
     check(tmp_path, call)
+
+
+INTEGERS = {"line_number", "end_line", "start_line", "occurrences", "count", "line", "column"}
+BOOLEANS = {"dry_run", "regex", "show_diff"}
+
+
+@st.composite
+def mistyped_calls(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    """A well-shaped call with one integer or boolean field, somewhere in it, given a value of
+    another type that a lax parser would coerce: true for 1, "1" for 1, "yes" for true."""
+    tool, arguments = draw(shaped_calls())
+    if tool in ("edit_file", "edit_lines"):
+        arguments.setdefault("dry_run", False)
+    holders: list[dict[str, Any]] = [arguments]
+    for value in arguments.values():
+        items = value if isinstance(value, list) else [value]
+        holders += [item for item in items if isinstance(item, dict)]
+    typed = [(h, k) for h in holders for k in sorted(h) if k in INTEGERS | BOOLEANS]
+    assume(typed)
+    holder, key = draw(st.sampled_from(typed))
+    if key in INTEGERS:
+        holder[key] = draw(st.sampled_from([True, False, "1", "3", 1.0, 2.5, [1]]))
+    else:
+        holder[key] = draw(st.sampled_from([1, 0, "true", "yes", "false", 1.0, [True]]))
+    return tool, arguments
+
+
+@settings(
+    max_examples=500,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(mistyped_calls())
+def test_a_field_of_the_wrong_type_is_refused_and_never_writes(
+    tmp_path: Path, call: tuple[str, dict[str, Any]]
+) -> None:
+    error = check(tmp_path, call)  # asserts that a failed call wrote nothing
+    assert error is not None
+    assert error.code == "INVALID_REQUEST"

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from editguard import EditError, Workspace
+from editguard import EditError, FileLocks, Workspace
+from editguard.fs import atomic
 
 from .conftest import is_temp_file
 
@@ -223,3 +224,97 @@ def test_a_fifo_in_place_of_the_file_is_refused(root: Path) -> None:
     with pytest.raises(EditError) as err:
         Workspace([root]).read_file("pipe.txt")
     assert err.value.code == "NOT_A_FILE"
+
+
+# -- the lock folder -------------------------------------------------------------------------
+
+
+def test_a_lock_folder_planted_as_a_link_is_refused(root: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    (tmp_path / "locks").symlink_to(elsewhere)
+    (root / "a.txt").write_text("x\n")
+    ws = Workspace([root], locks=FileLocks(folder=str(tmp_path / "locks")))
+    with pytest.raises(EditError) as err:
+        ws.edit_file("a.txt", [{"old_text": "x", "new_text": "y"}])
+    assert err.value.code == "PERMISSION_DENIED"
+    assert "not safe" in err.value.message
+    assert list(elsewhere.iterdir()) == []
+    assert (root / "a.txt").read_text() == "x\n"
+
+
+def test_a_lock_folder_others_may_use_is_refused(root: Path, tmp_path: Path) -> None:
+    (tmp_path / "locks").mkdir(mode=0o700)
+    (tmp_path / "locks").chmod(0o777)
+    (root / "a.txt").write_text("x\n")
+    ws = Workspace([root], locks=FileLocks(folder=str(tmp_path / "locks")))
+    with pytest.raises(EditError) as err:
+        ws.write_file("a.txt", "y\n")
+    assert (err.value.code, err.value.data["lock_folder"]) == (
+        "PERMISSION_DENIED",
+        str(tmp_path / "locks"),
+    )
+
+
+def test_a_lock_file_planted_as_a_link_is_a_coded_refusal(root: Path, tmp_path: Path) -> None:
+    locks = FileLocks(folder=str(tmp_path / "locks"))
+    (root / "a.txt").write_text("x\n")
+    ws = Workspace([root], locks=locks)
+    ws.write_file("a.txt", "y\n")  # creates the folder and the lock file
+    (lock_file,) = (tmp_path / "locks").iterdir()
+    lock_file.unlink()
+    lock_file.symlink_to(tmp_path / "target")
+    with pytest.raises(EditError) as err:
+        ws.write_file("a.txt", "z\n")
+    assert err.value.code == "PERMISSION_DENIED"
+    assert not (tmp_path / "target").exists()
+
+
+def test_the_lock_folder_is_created_owner_only(tmp_path: Path) -> None:
+    folder = tmp_path / "fresh"
+    root = tmp_path / "r"
+    root.mkdir()
+    Workspace([root], locks=FileLocks(folder=str(folder))).write_file("a.txt", "x\n")
+    assert folder.stat().st_mode & 0o777 == 0o700
+
+
+# -- temporary files of killed writers ---------------------------------------------------------
+
+
+def test_stale_temporary_files_are_swept_and_live_ones_kept(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(atomic, "_SWEPT", {})
+    stale = root / ".editguard-0badc0de.tmp"
+    fresh = root / ".editguard-00000001.tmp"
+    held = root / ".editguard-00000002.tmp"
+    for path in (stale, fresh, held):
+        path.write_bytes(b"partial")
+    for path in (stale, held):
+        os.utime(path, (time.time() - 3600, time.time() - 3600))
+    # A live writer (another process) holds its temporary file's flock.
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, sys, time\n"
+            "f = open(sys.argv[1], 'rb')\n"
+            "fcntl.flock(f, fcntl.LOCK_EX)\n"
+            "print('held', flush=True)\n"
+            "time.sleep(60)\n",
+            str(held),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None
+    with holder.stdout:
+        assert holder.stdout.readline().strip() == "held"
+        try:
+            Workspace([root]).write_file("a.txt", "x\n")
+        finally:
+            holder.kill()
+            holder.wait(timeout=10)
+    assert not stale.exists()
+    assert fresh.exists()
+    assert held.exists()

@@ -9,6 +9,7 @@ editguard serve [ROOT ...]              the MCP server on stdio (--http [HOST:]P
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from collections.abc import Sequence
@@ -116,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``editguard`` console script; returns the exit code."""
+    for stream in (sys.stdout, sys.stderr):
+        # A file name may hold bytes that are no UTF-8 (kept as lone surrogates): print them as
+        # \udcXX escapes, which JSON reads back, instead of failing.
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     try:
         return _main(argv)
     except BrokenPipeError:
@@ -216,27 +222,54 @@ def _tools(out: TextIO) -> int:
 
 
 def _read_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """The call's JSON arguments.
+
+    Raises:
+        _Usage: no arguments, arguments given twice, or an --args-file that cannot be read.
+        InvalidRequest: arguments that are not one JSON object (not JSON, not UTF-8, nested too
+            deeply, a number too long to read).
+    """
+    from editguard.errors import InvalidRequest  # noqa: PLC0415
+
     if args.arguments is not None and args.args_file is not None:
         raise _Usage("give the JSON arguments either inline or with --args-file, not both")
     source = args.args_file if args.args_file is not None else args.arguments
     if source is None:
         raise _Usage("no arguments: give a JSON object, --args-file FILE, or - for stdin")
-    if source == "-":
-        raw = sys.stdin.read()
-    elif args.args_file is not None:
+    if source == "-" or args.args_file is not None:
         try:
-            with open(source, encoding="utf-8") as handle:
-                raw = handle.read()
+            if source == "-":
+                data = sys.stdin.buffer.read()
+            else:
+                with open(source, "rb") as handle:
+                    data = handle.read()
         except OSError as exc:
             raise _Usage(f"cannot read --args-file {source}: {exc.strerror}") from None
+        try:
+            raw = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidRequest(
+                f"the arguments are not UTF-8 (byte {exc.start}); send them as UTF-8 JSON",
+                data={"field": "(arguments)"},
+            ) from None
     else:
         raw = source
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise _Usage(f"the arguments are not valid JSON: {exc}") from None
+        raise InvalidRequest(
+            f"the arguments are not valid JSON: {exc}", data={"field": "(arguments)"}
+        ) from None
+    except RecursionError:
+        raise InvalidRequest(
+            "the arguments are nested too deeply to read", data={"field": "(arguments)"}
+        ) from None
+    except ValueError as exc:  # e.g. an integer of thousands of digits
+        raise InvalidRequest(
+            f"the arguments cannot be read: {exc}", data={"field": "(arguments)"}
+        ) from None
     if not isinstance(value, dict):
-        raise _Usage("the arguments must be a JSON object")
+        raise InvalidRequest("the arguments must be one JSON object", data={"field": "(arguments)"})
     return value
 
 
@@ -252,13 +285,17 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
 
         names = ", ".join(t.name for t in TOOLS)
         raise _Usage(f"no tool named {args.tool!r}; the tools are: {names}") from None
-    arguments = _read_arguments(args)
+    human = out.isatty() and not args.json
+    try:
+        arguments = _read_arguments(args)
+    except EditError as exc:
+        _print_error(out, exc.to_dict(), human)
+        return EXIT_TOOL_ERROR
     try:
         # One call, then the process ends: nothing to parse ahead for.
         workspace = Workspace(args.roots or ["."], linters=_linters(args), prewarm=False)
     except ValueError as exc:
         raise _Usage(str(exc)) from None
-    human = out.isatty() and not args.json
     answer = tool.run_safely(workspace.context, arguments)
     if isinstance(answer, EditError):
         _print_error(out, answer.to_dict(), human)

@@ -56,11 +56,27 @@ def mcp_tool(tool: Tool[Any, Any]) -> MCPTool:
     return MCPTool.model_validate(tool.describe())
 
 
+def wire_safe(value: Any) -> Any:
+    """``value`` with every lone surrogate (a file name's byte that is no UTF-8) written as a
+    ``\\udcXX`` escape: the protocol's JSON is UTF-8 and cannot carry it."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return value
+    if isinstance(value, dict):
+        return {wire_safe(k): wire_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [wire_safe(v) for v in value]
+    return value
+
+
 def error_result(error: EditError) -> CallToolResult:
     """A failed call: ``isError``, the code first, then the message and the data as JSON."""
-    data = error.to_dict()
+    data = wire_safe(error.to_dict())
     details = {k: v for k, v in data.items() if k != "message"}
-    text = f"{error}\n\nError data (JSON): {json.dumps(details, ensure_ascii=False)}"
+    text = wire_safe(f"{error}\n\nError data (JSON): {json.dumps(details, ensure_ascii=False)}")
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
@@ -105,7 +121,7 @@ class EditguardServer(MCPServer):
             else:
                 logger.info("%s failed: %s", name, answer.code)
             return error_result(answer)
-        data = answer.model_dump(mode="json")
+        data = wire_safe(answer.model_dump(mode="json"))
         text = json.dumps(data, indent=2, ensure_ascii=False)
         return CallToolResult(
             content=[TextContent(type="text", text=text)], structured_content=data

@@ -67,6 +67,7 @@ class Sandbox:
                 path=path.replace("\x00", "\\0"),
                 data={"roots": list(self.roots)},
             )
+        _check_length(path)
         joined = path if os.path.isabs(path) else os.path.join(self.roots[0], path)
         real = _realpath(joined, path)
         if real != os.path.normpath(real) or _realpath(real, path) != real:
@@ -89,6 +90,39 @@ class Sandbox:
                 "Use a path inside one of the allowed folders (relative paths start "
                 f"from {self.roots[0]})."
             ],
+        )
+
+
+PATH_MAX, NAME_MAX = 4096, 255  # bytes, as Linux counts them
+
+
+def _check_length(path: str) -> None:
+    """Refuse a path no file system could hold, before any system call sees it.
+
+    Raises:
+        InvalidRequest: a character no file name can hold, or a path or name too long.
+    """
+    shown = path[:200] + ("..." if len(path) > 200 else "")
+    if len(path) > PATH_MAX:  # every character takes a byte at least
+        size = len(path)
+    else:
+        try:
+            size = len(os.fsencode(path))
+        except UnicodeEncodeError:
+            raise InvalidRequest(
+                f"the path {shown!r} holds a character no file name can (a lone surrogate)",
+                data={"field": "path"},
+            ) from None
+    if size > PATH_MAX:
+        raise InvalidRequest(
+            f"the path is {size:,} bytes long; the limit is {PATH_MAX:,}: {shown!r}",
+            data={"field": "path", "size": size, "limit": PATH_MAX},
+        )
+    longest = max((len(os.fsencode(part)) for part in path.split("/")), default=0)
+    if longest > NAME_MAX:
+        raise InvalidRequest(
+            f"a name in the path is {longest:,} bytes long; the limit is {NAME_MAX}: {shown!r}",
+            data={"field": "path", "size": longest, "limit": NAME_MAX},
         )
 
 
