@@ -237,6 +237,36 @@ CASES: dict[str, tuple[str, dict[str, Any], str]] = {
         },
         "VALIDATION_FAILED",
     ),
+    # Hostile or mistyped input: a coded refusal, never a write or a bare failure.
+    "a boolean line number": (
+        "edit_lines",
+        {"path": "app.py", "edits": [{"line_number": True, "type": "Delete"}]},
+        "INVALID_REQUEST",
+    ),
+    "a count as a string": (
+        "edit_file",
+        {"path": "app.py", "edits": [{"old_text": "a", "new_text": "b", "occurrences": "3"}]},
+        "INVALID_REQUEST",
+    ),
+    "a regex bomb": (
+        "safe_edit",
+        {
+            "path": "app.py",
+            "search_replace": {"search": "a{100000000}", "replace": "", "regex": True},
+        },
+        "INVALID_REGEX",
+    ),
+    "edits as a string nested 10,000 deep": (
+        "edit_file",
+        {"path": "app.py", "edits": "[" * 10_000 + "]" * 10_000},
+        "INVALID_REQUEST",
+    ),
+    "a surrogate in the path": ("read_file", {"path": "\ud800.py"}, "INVALID_REQUEST"),
+    "an argument over the size limit": (
+        "edit_file",
+        {"path": "app.py", "edits": [{"old_text": "a" * 10_000_001, "new_text": "b"}]},
+        "INVALID_REQUEST",
+    ),
 }
 
 
@@ -617,3 +647,17 @@ async def test_a_file_held_too_long_by_another_writer_is_file_busy(root: Path) -
     assert code_of(busy) == "FILE_BUSY"
     assert not other.is_error  # another file is not held up by this one's lock
     assert (root / "app.py").read_text() == "x = 1\n"
+
+
+async def test_a_file_name_that_is_no_utf8_travels_as_escapes(root: Path) -> None:
+    name = os.fsdecode(b"caf\xe9.py")
+    (root / name).write_text("x = 1\n")
+    server = EditguardServer(Workspace([root]), log_level="WARNING")
+    async with Client(server, raise_exceptions=True) as client:
+        read = await client.call_tool("read_file", {"path": name})
+        missing = await client.call_tool("read_file", {"path": os.fsdecode(b"\xff.py")})
+    assert not read.is_error
+    assert read.structured_content is not None
+    assert read.structured_content["path"].endswith("caf\\udce9.py")
+    assert code_of(missing) == "FILE_NOT_FOUND"
+    assert "\\udcff" in text_of(missing)
