@@ -19,7 +19,7 @@ import pytest
 from editguard import EditError, FileLocks, Workspace
 from editguard.fs import atomic
 
-from .conftest import is_temp_file
+from .conftest import Snapshot, is_temp_file
 
 RACE_SECONDS = 2.0
 
@@ -318,3 +318,40 @@ def test_stale_temporary_files_are_swept_and_live_ones_kept(
     assert not stale.exists()
     assert fresh.exists()
     assert held.exists()
+
+
+# -- a real full disk ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 64 KB tmpfs, where the machine lets this process mount one."""
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=False)
+
+
+def test_a_full_disk_leaves_the_file_and_no_trace(small_disk: Path) -> None:
+    big = small_disk / "big.txt"
+    big.write_text("x" * 40_000 + "\n")
+    snap = Snapshot.of(big)
+    ws = Workspace([small_disk], prewarm=False)
+    with pytest.raises(EditError) as err:
+        ws.write_file("big.txt", "y" * 40_000 + "\n")  # old and new do not fit together
+    assert err.value.code == "WRITE_FAILED"
+    with pytest.raises(EditError) as err:
+        ws.write_file("new/deeper/other.txt", "z" * 40_000)
+    assert err.value.code == "WRITE_FAILED"
+    assert Snapshot.of(big) == snap
+    assert sorted(p.name for p in small_disk.iterdir()) == ["big.txt"]
