@@ -108,13 +108,16 @@ def test_a_plan_modifies_the_file_exactly_when_its_bytes_change(
     assert (b"".join(render(doc, plan)) != old) is modifies
 
 
-def test_plan_modifies_looks_at_the_breaks_of_each_replacement_only() -> None:
+def test_plan_modifies_looks_at_the_breaks_a_request_asked_for() -> None:
     doc = decode(b"a\r\nb\nc\r\nd\n")
-    same = Replacement(4, 6, "c\n", bytes([1]))  # c's own CRLF
-    other = Replacement(4, 6, "c\n", bytes([0]))
+    same = Replacement(4, 6, "c\n", bytes([1]), asked=True)  # c's own CRLF
+    other = Replacement(4, 6, "c\n", bytes([0]), asked=True)
     assert not Plan((same,)).modifies(doc)
     assert Plan((other,)).modifies(doc)
     assert Plan((Replacement(0, 0, ""), other)).modifies(doc)
+    # Endings that only follow from the edits (the same text taken out and put back) do not
+    # make a change of their own.
+    assert not Plan((Replacement(4, 6, "c\n", bytes([0])),)).modifies(doc)
 
 
 def test_the_listing_numbers_lines_in_one_form() -> None:

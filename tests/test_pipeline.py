@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from editguard import EditError, Workspace
 from editguard.core.document import content_version
+from editguard.tools import TOOLS
 
 from .conftest import Snapshot, no_temp_files, set_old_mtime
 
@@ -150,3 +152,40 @@ def test_verify_only_reports_the_version_the_file_would_have(root: Path, writer:
     assert not result.written
     assert result.version == content_version([b"def f():\n    return 2\n"])
     assert Snapshot.of(app) == before
+
+
+def test_edits_that_give_back_the_same_text_leave_a_mixed_file_alone(root: Path) -> None:
+    mixed = root / "f.txt"
+    mixed.write_bytes(b"a\r\nb\n")
+    set_old_mtime(mixed)
+    before = Snapshot.of(mixed)
+    edits = [{"old_text": "a\nb", "new_text": "Z"}, {"old_text": "Z", "new_text": "a\nb"}]
+    result = Workspace([root]).edit_file("f.txt", edits)
+    assert (result.would_modify, result.written, result.diff) == (False, False, "")
+    assert Snapshot.of(mixed) == before
+
+
+def test_the_python_api_takes_core_edits_but_the_wire_takes_only_its_names(root: Path) -> None:
+    (root / "a.txt").write_text("one\n")
+    edit_lines = next(t for t in TOOLS if t.name == "edit_lines")
+    with pytest.raises(EditError) as err:
+        edit_lines.call(
+            Workspace([root]).context,
+            {"path": "a.txt", "edits": [{"line_number": 1, "kind": "Delete"}]},
+        )
+    assert err.value.code == "INVALID_REQUEST"
+    assert (root / "a.txt").read_text() == "one\n"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("start_line", "[1]"), ("start_line", "{}"), ("end_line", "[2]")]
+)
+def test_a_number_sent_as_json_text_is_refused_as_it_is(root: Path, field: str, value: str) -> None:
+    (root / "a.txt").write_text("one\n")
+    read_file = next(t for t in TOOLS if t.name == "read_file")
+    with pytest.raises(EditError) as err:
+        read_file.call(Workspace([root]).context, {"path": "a.txt", field: value})
+    assert (err.value.code, err.value.data["field"]) == ("INVALID_REQUEST", field)
+    with pytest.raises(ValidationError) as invalid:
+        read_file.arguments.model_validate({"path": "a.txt", field: value})
+    assert invalid.value.errors()[0]["input"] == value  # refused as the text it is, not parsed

@@ -139,6 +139,8 @@ class Workspace:
                 ENCODING_ERROR, VALIDATION_FAILED, FILE_BUSY and the file errors of read_file,
                 plus WRITE_FAILED.
         """
+        if not isinstance(edits, str):
+            edits = [_search_replace(e) if isinstance(e, SearchReplace) else e for e in edits]
         return edit_file.TOOL.call(self.context, _given(locals()))
 
     def edit_lines(
@@ -157,6 +159,8 @@ class Workspace:
                 WRONG_COUNT (old_text inside a line), STALE_VERSION, VALIDATION_FAILED, and the
                 file errors of edit_file.
         """
+        if not isinstance(edits, str):
+            edits = [_line_op(e) if isinstance(e, LineOp) else e for e in edits]
         return edit_lines.TOOL.call(self.context, _given(locals()))
 
     def safe_edit(
@@ -231,6 +235,21 @@ class Workspace:
                 file errors.
         """
         return edit_symbol.TOOL.call(self.context, _given(locals()))
+
+
+def _search_replace(edit: SearchReplace) -> dict[str, Any]:
+    """A core search/replace edit as edit_file's arguments name it."""
+    return {"old_text": edit.old_text, "new_text": edit.new_text, "occurrences": edit.occurrences}
+
+
+def _line_op(op: LineOp) -> dict[str, Any]:
+    """A core line edit as edit_lines' arguments name it."""
+    given = {"text": op.text, "old_text": op.old_text, "end_line": op.end_line}
+    return {
+        "line_number": op.line,
+        "type": op.kind,
+        **{k: v for k, v in given.items() if v is not None},
+    }
 
 
 def _given(arguments: dict[str, Any]) -> dict[str, Any]:

@@ -19,12 +19,15 @@ class Replacement:
 
     ``codes`` gives the ending of each ``\\n`` in ``text`` for a file that mixes line endings
     (see :attr:`Document.line_endings`); ``None`` gives every new break the file's usual ending.
+    ``asked`` says that the request itself asked for these endings (whole content that holds its
+    own CR or CRLF): then a change of line endings alone is a change of the file.
     """
 
     start: int
     end: int
     text: str
     codes: bytes | None = None
+    asked: bool = False
 
     def __post_init__(self) -> None:
         if not 0 <= self.start <= self.end:
@@ -55,8 +58,9 @@ class Plan:
         return any(text[r.start : r.end] != r.text for r in self.replacements)
 
     def modifies(self, doc: Document) -> bool:
-        """Whether writing the plan changes the bytes of ``doc``: its text, or the ending of a
-        line break that a replacement gives explicitly (``codes``)."""
+        """Whether the plan changes ``doc``: its text, or the ending of a line break where the
+        request asked for one (a replacement's ``asked`` codes). Endings that only follow from
+        the edits' text (the same text removed and put back) do not count."""
         if self.changes(doc.text):
             return True
         codes = doc.line_endings
@@ -64,7 +68,7 @@ class Plan:
         brk = 0  # index of the line break at or after pos
         pos = 0
         for r in self.replacements:
-            if r.codes is None:
+            if r.codes is None or not r.asked:
                 continue
             brk += doc.text.count(LF, pos, r.start)
             n = len(r.codes)

@@ -4,7 +4,6 @@ of every writing tool's result."""
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import types
 import typing
@@ -50,23 +49,16 @@ class Args(BaseModel):
             return data
         out = dict(data)
         for name, field in cls.model_fields.items():
-            keys = [name, *_aliases(field.validation_alias)]
-            for key in keys:
+            if _takes_str(field.annotation) or not _takes_json(field.annotation):
+                continue
+            for key in [name, *_aliases(field.validation_alias)]:
                 value = out.get(key)
-                if isinstance(value, str) and not _takes_str(field.annotation):
-                    if value.lstrip()[:1] in ("[", "{"):
-                        # Not JSON (or nested too deeply): validation then names the field.
-                        with contextlib.suppress(ValueError, RecursionError):
-                            out[key] = json.loads(value)
-                elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-                    out[key] = dataclasses.asdict(value)
-                elif isinstance(value, list | tuple):
-                    out[key] = [
-                        dataclasses.asdict(v)
-                        if dataclasses.is_dataclass(v) and not isinstance(v, type)
-                        else v
-                        for v in value
-                    ]
+                if isinstance(value, str) and value.lstrip()[:1] in ("[", "{"):
+                    # Not JSON (or nested too deeply): validation then names the field.
+                    with contextlib.suppress(ValueError, RecursionError):
+                        out[key] = json.loads(value)
+                elif isinstance(value, tuple):  # a Python caller's sequence; strict wants a list
+                    out[key] = list(value)
         return out
 
 
@@ -75,6 +67,19 @@ def _aliases(alias: Any) -> list[str]:
     if choices is not None:
         return [c for c in choices if isinstance(c, str)]
     return [alias] if isinstance(alias, str) else []
+
+
+def _takes_json(annotation: Any) -> bool:
+    """Whether a field of this type holds a list or an object (what a JSON string may stand
+    for); a number or a boolean sent as a string is refused as it is, not parsed."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    origin = typing.get_origin(annotation)
+    if origin in (list, dict):
+        return True
+    if origin in (Union, types.UnionType):
+        return any(_takes_json(a) for a in typing.get_args(annotation))
+    return False
 
 
 def _takes_str(annotation: Any) -> bool:

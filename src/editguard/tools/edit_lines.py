@@ -28,7 +28,7 @@ class LineEditOp(Args):
         description="1-based line the edit applies to (Insert: the line to insert before).",
     )
     type: str = Field(
-        validation_alias=AliasChoices("type", "Type", "kind"),
+        validation_alias=AliasChoices("type", "Type"),
         description=(
             "Insert (text before line_number; past the last line appends), Delete (line_number "
             "through end_line), Replace (the whole line, or only old_text inside it), "

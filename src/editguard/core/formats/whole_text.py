@@ -27,7 +27,7 @@ def compile_whole_text(doc: Document, content: str) -> Compiled:
     else:
         text, codes = content, None
     doc.check_writable(text, field="content")
-    return Compiled(Plan((Replacement(0, len(doc.text), text, codes),)))
+    return Compiled(Plan((Replacement(0, len(doc.text), text, codes, asked=True),)))
 
 
 def line_ending(doc: Document, compiled: Compiled) -> EolStyle:
