@@ -661,3 +661,7 @@ async def test_a_file_name_that_is_no_utf8_travels_as_escapes(root: Path) -> Non
     assert read.structured_content["path"].endswith("caf\\udce9.py")
     assert code_of(missing) == "FILE_NOT_FOUND"
     assert "\\udcff" in text_of(missing)
+
+
+def test_a_client_root_that_cannot_be_resolved_narrows_to_nothing(tmp_path: Path) -> None:
+    assert narrow([str(tmp_path)], [str(tmp_path / "a\x00b")]) == []

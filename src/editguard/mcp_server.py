@@ -169,7 +169,10 @@ def narrow(server_roots: Sequence[str], client_roots: Sequence[str]) -> list[str
     """The folders inside both a server root and a client root (the intersection of trees)."""
     out: list[str] = []
     for raw in client_roots:
-        client = os.path.realpath(raw)
+        try:
+            client = os.path.realpath(raw)
+        except (OSError, ValueError):  # changing under us, or a NUL: not a root to narrow to
+            continue
         for server in server_roots:
             if _inside(client, server) and os.path.isdir(client):
                 out.append(client)
