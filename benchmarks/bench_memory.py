@@ -121,7 +121,8 @@ def child(path: str, old: str, new: str, mode: str) -> int:
     from editguard import Workspace
 
     folder, name = os.path.split(path)
-    ws = Workspace([folder], max_file_bytes=os.path.getsize(path) + 1)
+    # Room for the file and what the edit adds to it (the limit holds for the result too).
+    ws = Workspace([folder], max_file_bytes=2 * os.path.getsize(path) + 1_000_000)
     edits = [{"old_text": old, "new_text": new, "occurrences": 1}]
     gc.collect()
     figures: dict[str, int] = {}
