@@ -297,3 +297,20 @@ def test_a_file_name_that_is_no_utf8_is_printed_as_escapes(root: Path) -> None:
     code, out, err = run("call", "read_file", json.dumps({"path": missing}), cwd=root)
     assert (code, out["error"]["code"], err) == (1, "FILE_NOT_FOUND", "")
     assert out["error"]["path"] == missing
+
+
+def test_a_bug_is_an_internal_error_in_json_not_a_traceback(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from editguard.cli import main
+    from editguard.tools import read_file
+
+    def explode(*_args: object, **_kwargs: object) -> None:
+        raise ZeroDivisionError("injected")  # a bug cannot be produced otherwise
+
+    monkeypatch.setattr(read_file, "read", explode)
+    monkeypatch.chdir(root)
+    assert main(["call", "read_file", '{"path": "a.txt"}', "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["error"]["code"] == "INTERNAL_ERROR"
+    assert "ZeroDivisionError: injected" in out["error"]["message"]

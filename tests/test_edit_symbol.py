@@ -10,7 +10,7 @@ import pytest
 from mcp import Client
 
 from editguard import EditError, Workspace
-from editguard.core.formats.chunks import Chunk, apply_chunks, make_chunk
+from editguard.core.formats.chunks import Chunk, apply_chunks_with_endings, make_chunk
 from editguard.mcp_server import EditguardServer
 
 from .conftest import Snapshot, set_old_mtime
@@ -28,7 +28,7 @@ def chunk(before: Any, old: list[str], new: list[str], after: Any) -> Chunk:
 
 
 def apply(body: str, *chunks: Chunk) -> str:
-    return apply_chunks(body, list(chunks), 10, "Worker/process")
+    return apply_chunks_with_endings(body, list(chunks), 10, "Worker/process", None)[0]
 
 
 # -- stage 1: one chunk ----------------------------------------------------------------------

@@ -41,7 +41,7 @@ def test_a_regex_that_matches_nothing_is_an_error_when_required_else_a_warning()
         compile_regex_replace(doc, RegexReplace("zzz", "y"), required=True)
     assert "m.py" in err.value.message
     compiled = compile_regex_replace(doc, RegexReplace("zzz", "y"), required=False)
-    assert (compiled.plan, compiled.replacements) == (Plan(), 0)
+    assert (compiled.plan, compiled.applied[0].occurrences_replaced) == (Plan(), 0)
     assert compiled.warnings == ("pattern 'zzz' not found; nothing was changed",)
 
 
@@ -49,7 +49,7 @@ def test_regex_replacements_report_the_lines_they_land_on() -> None:
     doc = Document("x\nx\ny\nx\n")
     compiled = compile_regex_replace(doc, RegexReplace("x", "x\nx"), required=True)
     assert compiled.applied[0].lines == (1, 3, 6)
-    assert compiled.replacements == 3
+    assert compiled.applied[0].occurrences_replaced == 3
 
 
 WHOLE: dict[str, tuple[bytes, str, bytes, str]] = {

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from editguard import EditError, Workspace
+from editguard import EditError, FileLocks, Workspace
 from editguard.core.document import content_version
 from editguard.tools import TOOLS
 
@@ -189,3 +189,22 @@ def test_a_number_sent_as_json_text_is_refused_as_it_is(root: Path, field: str, 
     with pytest.raises(ValidationError) as invalid:
         read_file.arguments.model_validate({"path": "a.txt", field: value})
     assert invalid.value.errors()[0]["input"] == value  # refused as the text it is, not parsed
+
+
+@pytest.mark.parametrize(
+    ("keywords"), [{"dry_run": True}, {"mode": "verify_only"}], ids=["dry run", "verify_only"]
+)
+def test_a_call_that_cannot_write_takes_no_lock(
+    root: Path, tmp_path: Path, keywords: dict[str, Any]
+) -> None:
+    (root / "app.py").write_text(SOURCE)
+    locks = FileLocks(folder=str(tmp_path / "locks"), timeout=0.2)
+    ws = Workspace([root], locks=locks)
+    with locks.hold(str(root / "app.py"), "app.py"):  # another writer holds the file
+        result = ws.edit_file(
+            "app.py", [{"old_text": "return 1", "new_text": "return 2"}], **keywords
+        )
+        assert (result.written, result.would_modify) == (False, True)
+        with pytest.raises(EditError) as err:
+            ws.edit_file("app.py", [{"old_text": "return 1", "new_text": "return 2"}])
+        assert err.value.code == "FILE_BUSY"  # a call that may write waits for it

@@ -200,7 +200,8 @@ def test_the_structure_check_names_what_an_edit_would_break(
     target = find_symbol(before, name_path=name_path)
     span = Target(name_path, target.start, target.end, target.start_line, target.end_line)
     plan = compile_symbol_edit(Document(CLASS), span, NewBody(new)).plan
-    findings = structure_findings("m.py", CLASS, plan, before, target, replaced)
+    new = plan.apply_to_text(CLASS)
+    findings = structure_findings("m.py", CLASS, new, plan, before, target, replaced)
     messages = [f.message for f in findings]
     assert len(messages) == len(expected), messages
     for message, part in zip(messages, expected, strict=True):

@@ -59,19 +59,20 @@ class Context:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Change:
-    """What a tool made of its request, on the text as read: the plan, what each edit did, the
-    findings of the tool's own checks (blocking in strict mode like the syntax guard's), and
-    warnings for the caller."""
+    """What a tool made of its request, on the text as read: the plan, what each edit did,
+    warnings for the caller, and the tool's own check of the new text (its findings block in
+    strict mode like the syntax guard's; it runs with the guard, on the same new text, and is
+    skipped with it above the size limit)."""
 
     plan: Plan
     applied: tuple[AppliedEdit, ...] = ()
-    findings: tuple[Finding, ...] = ()
     warnings: tuple[str, ...] = ()
+    check: Callable[[str], tuple[Finding, ...]] | None = None
 
     @classmethod
     def of(cls, compiled: Compiled) -> Change:
         """The change of a compiled format request."""
-        return cls(compiled.plan, compiled.applied, (), compiled.warnings)
+        return cls(compiled.plan, compiled.applied, compiled.warnings)
 
     @property
     def replacements(self) -> int:
@@ -187,13 +188,16 @@ def run_edit(
         change = build(before)
         plan = change.plan
         for r in plan.replacements:
-            before.check_writable(r.text)
+            # Formats check that their texts can be encoded (naming the edit); a NUL can come
+            # from anywhere (a regex template's \x00, a new body), so it is refused here.
+            before.check_no_nul(r.text)
         creates = version is None
         _check_size(ctx, before, plan)
         modifies = creates or plan.modifies(before)
         report = _validated(ctx, where, before.text, change, mode)
         if not modifies:
-            new_version, written = version or "", False
+            assert version is not None  # a file to create always modifies
+            new_version, written = version, False
         elif not writes:
             new_version = content_version(_capped(ctx, where, render(before, plan)))
             written = False
@@ -279,11 +283,11 @@ def _validated(ctx: Context, where: Resolved, old: str, change: Change, mode: Mo
     Raises:
         ValidationFailed: strict mode and a blocking finding.
     """
-    name, plan, extra = where.real, change.plan, change.findings
+    name, plan = where.real, change.plan
     checked = language_of(name) is not None or any(
         linter.applies_to(name) for linter in ctx.linters
     )
-    if (not checked and not extra) or not plan.changes(old):
+    if (not checked and change.check is None) or not plan.changes(old):
         return Report()
     if max(len(old), len(old) + plan.size_change()) > VALIDATE_LIMIT:
         return Report(
@@ -291,7 +295,8 @@ def _validated(ctx: Context, where: Resolved, old: str, change: Change, mode: Mo
         )
     new = plan.apply_to_text(old)
     report = validate(name, old, new, plan, ctx.linters)
-    report = Report(report.findings + extra, report.notes)
+    if change.check is not None:
+        report = Report(report.findings + change.check(new), report.notes)
     if mode == "strict" and report.blocking:
         raise report.refusal(where.display, new, plan)
     return report

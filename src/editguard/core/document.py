@@ -136,6 +136,14 @@ class Document:
                 request field it came from, if known.
         """
         self.check_encodable(new_text)
+        self.check_no_nul(new_text, field)
+
+    def check_no_nul(self, new_text: str, field: str = "") -> None:
+        """Raise if ``new_text`` holds a NUL character and this file is not UTF-16 or UTF-32.
+
+        Raises:
+            InvalidRequest: naming ``field`` when given.
+        """
         if "\x00" in new_text and not self.encoding.startswith(("utf-16", "utf-32")):
             raise InvalidRequest(
                 f"the new text of {self.name or 'the file'} contains a NUL character "
@@ -150,6 +158,11 @@ class Document:
 def code_of(newline: str) -> int:
     """The code of a line ending in :attr:`Document.line_endings` (0 LF, 1 CRLF, 2 CR)."""
     return _CODE_OF[newline]
+
+
+def newline_of(code: int) -> str:
+    """The line ending of a code in :attr:`Document.line_endings` (the inverse of code_of)."""
+    return _EOL_OF[code]
 
 
 def split_endings(raw: str) -> tuple[str, bytes]:

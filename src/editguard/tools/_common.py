@@ -15,8 +15,6 @@ from editguard.core.document import EolStyle
 from editguard.pipeline import Mode, Outcome
 from editguard.validate import Report
 
-__all__ = ["Mode"]
-
 LineEnding = EolStyle  # one Literal for the core and the wire
 
 MODE_HELP = (
@@ -131,7 +129,6 @@ def outcome_fields(out: Outcome[Any], mode: Mode) -> dict[str, Any]:
         "path": out.where.real,
         "version": out.version,
         "previous_version": out.previous_version,
-        "would_modify": out.would_modify,
         "written": out.written,
         "mode": mode,
         "validation": Validation.of(out.report),

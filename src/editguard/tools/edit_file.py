@@ -9,14 +9,13 @@ from editguard.core.formats.search_replace import (
     compile_search_replace,
     validate_edits,
 )
-from editguard.pipeline import Change, Context, Outcome, run_edit
+from editguard.pipeline import Change, Context, Mode, Outcome, run_edit
 from editguard.tools._common import (
     DRY_RUN_HELP,
     MODE_HELP,
     PATH_HELP,
     VERSION_HELP,
     Args,
-    Mode,
     Validation,
     outcome_fields,
 )
@@ -95,6 +94,7 @@ class EditFileResult(BaseModel):
         applied = out.change.applied
         return cls(
             **outcome_fields(out, mode),
+            would_modify=out.would_modify,
             diff=out.diff(),
             edits_applied=[AppliedEdit.model_validate(e, from_attributes=True) for e in applied],
             total_replacements=out.change.replacements,

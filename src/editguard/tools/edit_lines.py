@@ -7,8 +7,8 @@ from typing import cast
 from pydantic import AliasChoices, Field, field_validator
 
 from editguard.core.formats.lines import LineKind, LineOp, compile_line_ops, validate_line_ops
-from editguard.pipeline import Change, Context, run_edit
-from editguard.tools._common import MODE_HELP, PATH_HELP, Args, Mode
+from editguard.pipeline import Change, Context, Mode, run_edit
+from editguard.tools._common import MODE_HELP, PATH_HELP, Args
 from editguard.tools._tool import Tool
 from editguard.tools.edit_file import EditFileResult
 

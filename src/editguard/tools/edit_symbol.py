@@ -19,19 +19,19 @@ from editguard.core.formats.symbol_edit import (
     new_lines_of,
     replaces_symbol,
 )
-from editguard.pipeline import Change, Context, run_edit
+from editguard.pipeline import Change, Context, Mode, run_edit
 from editguard.symbols import Symbol, find_symbol, shares_lines, symbols_of
 from editguard.tools._common import (
     DRY_RUN_HELP,
     MODE_HELP,
     VERSION_HELP,
     Args,
-    Mode,
     Validation,
     outcome_fields,
 )
 from editguard.tools._tool import Tool
-from editguard.tools.list_symbols import LANGUAGES, SYMBOL_RANGE, SymbolModel
+from editguard.tools.list_symbols import SYMBOL_LANGUAGES, SYMBOL_RANGE, SymbolModel
+from editguard.validate import Finding
 from editguard.validate.structure import structure_findings
 
 
@@ -145,10 +145,12 @@ def run(ctx: Context, args: EditSymbolArgs) -> EditSymbolResult:
             shares_lines(target),
         )
         plan = compile_symbol_edit(doc, span, action).plan
-        findings = structure_findings(
-            doc.name, doc.text, plan, found, target, replaces_symbol(action)
-        )
-        return SymbolChange(plan, findings=findings, target=target)
+        replaced = replaces_symbol(action)
+
+        def structure(new: str) -> tuple[Finding, ...]:
+            return structure_findings(doc.name, doc.text, new, plan, found, target, replaced)
+
+        return SymbolChange(plan, check=structure, target=target)
 
     out = run_edit(
         ctx,
@@ -161,6 +163,7 @@ def run(ctx: Context, args: EditSymbolArgs) -> EditSymbolResult:
     new_first, new_last = new_lines_of(out.before.text, out.change.plan.replacements[0])
     return EditSymbolResult(
         **outcome_fields(out, args.mode),
+        would_modify=out.would_modify,
         symbol=SymbolModel.model_validate(out.change.target, from_attributes=True),
         new_start_line=new_first,
         new_end_line=new_last,
@@ -200,7 +203,7 @@ TOOL = Tool(
         "outside the symbol stays identical; the result is syntax-checked and every other "
         "symbol must still exist (mode 'strict' refuses otherwise). "
         + SYMBOL_RANGE
-        + LANGUAGES
+        + SYMBOL_LANGUAGES
         + "\n"
         'Example: {"path": "src/app.py", "symbol": "Parser/parse", "chunks": [{"context_before":'
         ' "    def parse(self, text):", "old_lines": ["        return self._run(text)"], '

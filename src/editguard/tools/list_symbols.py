@@ -14,7 +14,7 @@ SYMBOL_RANGE = (
     "A symbol's range is whole lines: the definition with its decorators, attributes or "
     "annotations, an export keyword or template header, and the doc comments directly above it."
 )
-LANGUAGES = (
+SYMBOL_LANGUAGES = (
     " Languages: Python, JavaScript, TypeScript, TSX, Go, Rust, Java, C, C++, C#, Ruby, PHP."
 )
 
@@ -75,7 +75,7 @@ TOOL = Tool(
         "List every definition of a source file (classes, functions, methods, structs, "
         "interfaces ...) with its kind, name path (e.g. 'Parser/parse') and line range, in file "
         "order. Use it before edit_symbol to find the name path; depth 1 lists only top-level "
-        "definitions. " + SYMBOL_RANGE + LANGUAGES + "\n"
+        "definitions. " + SYMBOL_RANGE + SYMBOL_LANGUAGES + "\n"
         'Example: {"path": "src/app.py", "depth": 2}'
     ),
     arguments=ListSymbolsArgs,

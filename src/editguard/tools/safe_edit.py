@@ -9,12 +9,11 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from editguard.core.document import Document
 from editguard.core.formats import lines, regex_replace
 from editguard.core.formats.whole_text import compile_whole_text
-from editguard.pipeline import Change, Context, run_edit
+from editguard.pipeline import Change, Context, Mode, run_edit
 from editguard.tools._common import (
     MODE_HELP,
     VERSION_HELP,
     Args,
-    Mode,
     Validation,
     outcome_fields,
 )
@@ -162,6 +161,7 @@ def run(ctx: Context, args: SafeEditArgs) -> SafeEditResult:
     }[edit_mode]
     return SafeEditResult(
         **outcome_fields(out, args.mode),
+        would_modify=out.would_modify,
         edit_mode=edit_mode,
         diff=out.diff() if args.show_diff else None,
         replacements=replacements,

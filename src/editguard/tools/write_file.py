@@ -6,13 +6,12 @@ from pydantic import BaseModel, Field
 
 from editguard.core.formats import Compiled
 from editguard.core.formats.whole_text import compile_whole_text, line_ending
-from editguard.pipeline import Change, Context, run_edit
+from editguard.pipeline import Change, Context, Mode, run_edit
 from editguard.tools._common import (
     MODE_HELP,
     VERSION_HELP,
     Args,
     LineEnding,
-    Mode,
     Validation,
     outcome_fields,
 )
@@ -65,10 +64,8 @@ def run(ctx: Context, args: WriteFileArgs) -> WriteFileResult:
         expected_version=args.expected_version,
         create=True,
     )
-    fields = outcome_fields(out, args.mode)
-    del fields["would_modify"]
     return WriteFileResult(
-        **fields,
+        **outcome_fields(out, args.mode),
         created=out.created,
         diff=out.diff(),
         encoding=out.before.encoding,

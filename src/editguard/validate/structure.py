@@ -19,6 +19,7 @@ from editguard.validate.report import Finding
 def structure_findings(
     name: str,
     old: str,
+    new_text: str,
     plan: Plan,
     before: tuple[Symbol, ...],
     target: Symbol,
@@ -26,10 +27,11 @@ def structure_findings(
 ) -> tuple[Finding, ...]:
     """What an edit of ``target`` would break in the structure of the file ``name``.
 
-    ``old`` is the text before ``plan`` (one replacement, on the symbol or next to it) and
-    ``before`` its symbols; ``replaced`` says whether the plan rewrites the symbol's own lines.
-    Every other symbol must still exist with its name path afterwards; a rewritten symbol must
-    still be defined where it was, and none of its members may leave it.
+    ``old`` is the text before ``plan`` (one replacement, on the symbol or next to it),
+    ``new_text`` the text after it, and ``before`` the old text's symbols; ``replaced`` says
+    whether the plan rewrites the symbol's own lines. Every other symbol must still exist with
+    its name path afterwards; a rewritten symbol must still be defined where it was, and none of
+    its members may leave it.
     """
     prefix = target.name_path + "/"
     kept = Counter(
@@ -37,7 +39,6 @@ def structure_findings(
         for s in before
         if not (replaced and (s is target or s.name_path.startswith(prefix)))
     )
-    new_text = plan.apply_to_text(old)
     try:
         new_symbols = symbols_of(name, new_text, (old, plan))
     except EditError:

@@ -106,18 +106,11 @@ def _failure(lines: list[str], chunk: Chunk, position: int) -> tuple[int, str] |
     return None
 
 
-def apply_chunks(body: str, chunks: Sequence[Chunk], first_line: int, symbol: str) -> str:
-    """The symbol's new text (``body`` is its whole lines, normalized) after ``chunks``.
-
-    ``first_line`` is the symbol's first line in the file, used in messages.
-    """
-    return apply_chunks_with_endings(body, chunks, first_line, symbol, None)[0]
-
-
 def apply_chunks_with_endings(
     body: str, chunks: Sequence[Chunk], first_line: int, symbol: str, codes: bytes | None
 ) -> tuple[str, bytes | None]:
-    """:func:`apply_chunks`, plus the line-ending code of each break of the new text when
+    """The symbol's new text (``body`` is its whole lines, normalized) after ``chunks``, and the
+    line-ending code of each break of the new text when
     ``codes`` gives those of ``body`` (a file that mixes endings): lines the chunks leave alone
     keep theirs, a new line takes the ending of the old line it replaces, extra lines the
     ending of the line before them.

@@ -87,8 +87,11 @@ def compile_symbol_edit(doc: Document, target: Target, action: SymbolAction) -> 
         InvalidRequest: no chunks, or a new body for a symbol that shares a line with other code.
         ChunkMismatch, AmbiguousMatch, OverlappingEdits: a chunk fits nowhere, at several places,
             or over another chunk.
+        EncodingError: the new text holds a character the file's encoding cannot store.
     """
-    return Compiled(Plan((_replacement(doc, target, action),)))
+    replacement = _replacement(doc, target, action)
+    doc.check_encodable(replacement.text)
+    return Compiled(Plan((replacement,)))
 
 
 def _replacement(doc: Document, target: Target, action: SymbolAction) -> Replacement:

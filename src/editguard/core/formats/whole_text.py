@@ -7,7 +7,14 @@ encoding and byte-order mark are kept.
 
 from __future__ import annotations
 
-from editguard.core.document import CR, Document, EolStyle, code_of, split_endings
+from editguard.core.document import (
+    CR,
+    Document,
+    EolStyle,
+    code_of,
+    newline_of,
+    split_endings,
+)
 from editguard.core.formats import Compiled
 from editguard.core.plan import Plan, Replacement
 
@@ -41,7 +48,4 @@ def line_ending(doc: Document, compiled: Compiled) -> EolStyle:
     kinds = set(r.codes)
     if len(kinds) > 1:
         return "mixed"
-    return Document("\n", newline=_EOL[kinds.pop()]).eol_style
-
-
-_EOL = ("\n", "\r\n", "\r")
+    return Document("\n", newline=newline_of(kinds.pop())).eol_style
