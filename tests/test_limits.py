@@ -37,11 +37,23 @@ def text_file(root: Path) -> Path:
         ("a{100000000}", "repetition_count"),
         ("a{10000000}", "repetition_count"),
         ("(?:(?:a{100}){100}){100}", "repetition_expansion"),
+        ("(?:a{1000}){100}" * 2, "repetition_expansion"),
+        ("a{1000}" * 200, "repetition_expansion"),
         ("(" * 50_000 + "a" + ")" * 50_000, "pattern_length"),
         ("(" * 3000 + "a" + ")" * 3000, "nesting"),
         ("(?R)", "recursion"),
     ],
-    ids=["long", "a{1e8}", "a{1e7}", "nested counts", "deep groups", "deeper groups", "(?R)"],
+    ids=[
+        "long",
+        "a{1e8}",
+        "a{1e7}",
+        "nested counts",
+        "counts in sequence",
+        "many counts",
+        "deep groups",
+        "deeper groups",
+        "(?R)",
+    ],
 )
 def test_a_costly_regex_is_refused_naming_the_limit(
     root: Path, text_file: Path, pattern: str, limit: str

@@ -26,9 +26,10 @@ REGEX_TIMEOUT = 1.0
 # regex engine expands counted repetitions (a{100000000} would take gigabytes).
 MAX_PATTERN = 10_000  # characters
 MAX_REPEAT = 1_000  # one counted repetition, {m,n}
-MAX_EXPANSION = 100_000  # counted repetitions multiplied along their nesting
+MAX_EXPANSION = 100_000  # atoms after counted repetitions are expanded
 
 _COUNT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
+_GROUP = re.compile(r"\(\?(?:P?<[^>]*>|<[=!]|[:=!>|]|[a-zA-Z-]*:?)")
 
 _FLAGS: dict[str, int] = {}
 for _names, _flag in (
@@ -111,8 +112,8 @@ def check_pattern(pattern: str) -> None:
 
     Raises:
         InvalidRegex: the pattern is longer than MAX_PATTERN characters, a counted repetition
-            is above MAX_REPEAT, or nested ones multiply to more than MAX_EXPANSION; the
-            message says which limit.
+            is above MAX_REPEAT, or its counted repetitions expand it to more than
+            MAX_EXPANSION atoms; the message says which limit.
     """
     field = "search_replace.search"
     if len(pattern) > MAX_PATTERN:
@@ -131,44 +132,51 @@ def check_pattern(pattern: str) -> None:
         )
     if expansion > MAX_EXPANSION:
         raise InvalidRegex(
-            f"the pattern's nested counted repetitions multiply to {expansion:,}; the limit "
-            f"is {MAX_EXPANSION:,}",
+            f"the pattern's counted repetitions expand it to about {expansion:,} items; the "
+            f"limit is {MAX_EXPANSION:,}",
             data={"field": field, "limit": "repetition_expansion", "maximum": MAX_EXPANSION},
-            suggestions=["Use + or * instead of nested counts."],
+            suggestions=["Use + or * instead of large or nested counts."],
         )
 
 
 def _repetitions(pattern: str) -> tuple[int, int]:
-    """(the largest count of one ``{m,n}`` repetition, the largest product of counts along
-    the nesting of groups) in ``pattern``. Escapes and character classes are skipped."""
-    biggest = expansion = 0
-    inside = [1]  # for each open group: the largest cost of an item inside it
-    last = 1  # the cost of the item a quantifier would apply to
+    """(the largest count of one ``{m,n}`` repetition, about how many atoms the engine expands
+    the pattern to: each counted repetition multiplies its atom or group, and a sequence adds
+    up its items). Escapes and character classes are one atom each."""
+    biggest = 0
+    sums = [0]  # for each open group: the expanded size of what it holds so far
+    last = 0  # the expanded size of the item a quantifier would apply to
     i, n = 0, len(pattern)
     while i < n:
         c = pattern[i]
-        if c == "\\":
-            i, last = i + 2, 1
-        elif c == "[":
-            i, last = _after_class(pattern, i), 1
-        elif c == "(":
-            inside.append(1)
-            i, last = i + 1, 1
-        elif c == ")":
-            last = inside.pop() if len(inside) > 1 else 1
-            inside[-1] = max(inside[-1], last)
-            i += 1
-        elif c == "{" and (count := _COUNT.match(pattern, i)) and any(count.groups()):
+        if c == "(":
+            sums.append(0)
+            opener = _GROUP.match(pattern, i)  # (?:, (?P<name>, (?=, (?i) ... add no atom
+            i, last = (opener.end() if opener else i + 1), 0
+            continue
+        if c == ")":
+            inner = max(sums.pop(), 1) if len(sums) > 1 else 1
+            sums[-1] += inner
+            i, last = i + 1, inner
+            continue
+        if c == "{" and (count := _COUNT.match(pattern, i)) and any(count.groups()):
             low, high = count.group(1), count.group(2)
-            bound = max(int(low or 0), int(high or 0)) if len(low + (high or "")) < 12 else 10**12
+            digits = len(low) + len(high or "")
+            bound = max(int(low or 0), int(high or 0)) if digits < 12 else 10**12
             biggest = max(biggest, bound)
-            last = last * max(bound, 1)
-            expansion = max(expansion, last)
-            inside[-1] = max(inside[-1], last)
+            sums[-1] += last * (max(bound, 1) - 1)  # the item was counted once already
+            last *= max(bound, 1)
             i = count.end()
+            continue
+        if c == "\\":
+            i += 2
+        elif c == "[":
+            i = _after_class(pattern, i)
         else:
-            i, last = i + 1, 1
-    return biggest, expansion
+            i += 1
+        sums[-1] += 1
+        last = 1
+    return biggest, sum(sums)
 
 
 def _after_class(pattern: str, i: int) -> int:
