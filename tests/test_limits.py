@@ -42,6 +42,8 @@ def text_file(root: Path) -> Path:
         ("(" * 50_000 + "a" + ")" * 50_000, "pattern_length"),
         ("(" * 3000 + "a" + ")" * 3000, "nesting"),
         ("(?R)", "recursion"),
+        ("(a)(?1)", "recursion"),
+        ("(?P<x>a(?&x)?b)", "recursion"),
     ],
     ids=[
         "long",
@@ -53,6 +55,8 @@ def text_file(root: Path) -> Path:
         "deep groups",
         "deeper groups",
         "(?R)",
+        "(?1)",
+        "(?&x)",
     ],
 )
 def test_a_costly_regex_is_refused_naming_the_limit(

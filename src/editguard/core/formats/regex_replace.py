@@ -29,6 +29,7 @@ MAX_REPEAT = 1_000  # one counted repetition, {m,n}
 MAX_EXPANSION = 100_000  # atoms after counted repetitions are expanded
 
 _COUNT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
+_RECURSION = re.compile(r"\(\?(?:R|[+-]?\d+|&\w+|P>\w+)\)")
 _GROUP = re.compile(r"\(\?(?:P?<[^>]*>|<[=!]|[:=!>|]|[a-zA-Z-]*:?)")
 
 _FLAGS: dict[str, int] = {}
@@ -122,6 +123,13 @@ def check_pattern(pattern: str) -> None:
             data={"field": field, "limit": "pattern_length", "maximum": MAX_PATTERN},
             suggestions=["Search for a shorter, distinctive part, or use a literal search."],
         )
+    if _recursion(pattern):
+        raise InvalidRegex(
+            "the pattern calls itself or a group ((?R), (?1), (?&name), (?P>name)); recursive "
+            "patterns are not supported (the engine can take gigabytes before it gives up)",
+            data={"field": field, "limit": "recursion"},
+            suggestions=["Write the nesting out to a fixed depth, or search in several steps."],
+        )
     biggest, expansion = _repetitions(pattern)
     if biggest > MAX_REPEAT:
         raise InvalidRegex(
@@ -177,6 +185,22 @@ def _repetitions(pattern: str) -> tuple[int, int]:
         sums[-1] += 1
         last = 1
     return biggest, sum(sums)
+
+
+def _recursion(pattern: str) -> bool:
+    """Whether ``pattern`` holds a recursive call outside escapes and character classes."""
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+        elif c == "[":
+            i = _after_class(pattern, i)
+        elif c == "(" and _RECURSION.match(pattern, i):
+            return True
+        else:
+            i += 1
+    return False
 
 
 def _after_class(pattern: str, i: int) -> int:
