@@ -265,3 +265,34 @@ def test_an_in_place_rewrite_after_the_last_hash_is_seen(
         Workspace([root]).edit_file("a.txt", [{"old_text": "beta", "new_text": "B"}])
     assert err.value.code == "STALE_VERSION"
     assert text_file.read_text() == "ALPHA = 1\nbeta = 2\n"
+
+
+def test_a_search_that_matches_too_many_places_is_refused_early(root: Path) -> None:
+    big = root / "big.txt"
+    big.write_text("x" * 600_000 + "\n")
+    snap = Snapshot.of(big)
+    ws = Workspace([root])
+    with pytest.raises(EditError) as err:
+        ws.edit_file("big.txt", [{"old_text": "x", "new_text": "y"}])
+    assert (err.value.code, err.value.data["field"]) == ("TOO_MANY_EDITS", "edits[0].old_text")
+    for regex in (False, True):
+        with pytest.raises(EditError) as err:
+            ws.safe_edit("big.txt", search_replace={"search": "x", "replace": "y", "regex": regex})
+        assert err.value.code == "TOO_MANY_EDITS"
+    ws.safe_edit("big.txt", search_replace={"search": "x", "replace": "y", "count": 2})
+    assert big.read_text().startswith("yyx")
+    big.write_text(snap.data.decode())
+
+
+def test_replacements_that_would_grow_past_the_limit_stop_while_they_are_made(
+    root: Path, text_file: Path
+) -> None:
+    snap = Snapshot.of(text_file)
+    ws = Workspace([root], max_file_bytes=10_000)
+    for regex in (False, True):
+        with pytest.raises(EditError) as err:
+            ws.safe_edit(
+                "a.txt", search_replace={"search": "a", "replace": "z" * 5000, "regex": regex}
+            )
+        assert (err.value.code, err.value.data["result"]) == ("FILE_TOO_LARGE", True)
+    assert Snapshot.of(text_file) == snap

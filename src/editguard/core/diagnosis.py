@@ -8,7 +8,7 @@ from typing import Any
 
 from editguard.core.document import LF, line_numbers
 from editguard.core.listing import EXCERPT, excerpt, listing
-from editguard.core.match import find_all, select_non_overlapping
+from editguard.core.match import find_separate
 from editguard.core.similar import SimilarRegion, find_similar
 from editguard.errors import EditError, NoMatch, WrongCount
 
@@ -68,7 +68,7 @@ def _no_match(
     }
     applied_note = ""
     if len(new.strip()) >= 8 and new != old:
-        present = len(select_non_overlapping(find_all(text, new), len(new)))
+        present = len(find_separate(text, new, limit=m.expected + 1))
         if present == m.expected:
             data["already_applied"] = True
             applied_note = (

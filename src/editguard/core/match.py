@@ -17,14 +17,28 @@ _FEW = 12
 _SCAN_CHUNK = 1 << 20
 
 
-def find_all(text: str, needle: str, start: int = 0, end: int | None = None) -> list[int]:
-    """Starts of every occurrence of ``needle`` in ``text[start:end]``, overlapping ones too."""
+def find_all(
+    text: str, needle: str, start: int = 0, end: int | None = None, limit: int | None = None
+) -> list[int]:
+    """Starts of every occurrence of ``needle`` in ``text[start:end]``, overlapping ones too;
+    only the first ``limit`` when given (a one-letter needle in a big file has millions)."""
     stop = len(text) if end is None else end
     out: list[int] = []
     pos = text.find(needle, start, stop)
-    while pos >= 0:
+    while pos >= 0 and (limit is None or len(out) < limit):
         out.append(pos)
         pos = text.find(needle, pos + 1, stop)
+    return out
+
+
+def find_separate(text: str, needle: str, limit: int | None = None) -> list[int]:
+    """Starts of the leftmost non-overlapping occurrences of ``needle`` (what ``str.count``
+    counts), the first ``limit`` of them when given."""
+    out: list[int] = []
+    pos = text.find(needle)
+    while pos >= 0 and (limit is None or len(out) < limit):
+        out.append(pos)
+        pos = text.find(needle, pos + len(needle))
     return out
 
 
@@ -59,10 +73,11 @@ class NeedleSet:
             automaton.make_automaton()
             self._automaton = automaton
 
-    def scan(self, text: str) -> dict[int, list[int]]:
-        """All occurrences of every needle in ``text``: needle id -> sorted starts."""
+    def scan(self, text: str, limit: int | None = None) -> dict[int, list[int]]:
+        """All occurrences of every needle in ``text``: needle id -> sorted starts (the first
+        ``limit`` of each when given)."""
         if self._automaton is None:
-            found = {nid: find_all(text, n) for nid, n in enumerate(self.needles)}
+            found = {nid: find_all(text, n, limit=limit) for nid, n in enumerate(self.needles)}
             return {nid: hits for nid, hits in found.items() if hits}
         out: dict[int, list[int]] = {}
         lengths = [len(n) for n in self.needles]
@@ -73,7 +88,9 @@ class NeedleSet:
             for last, nid in self._automaton.iter(segment):
                 start = base + last - lengths[nid] + 1
                 if start < own_end:
-                    out.setdefault(nid, []).append(start)
+                    hits = out.setdefault(nid, [])
+                    if limit is None or len(hits) < limit:
+                        hits.append(start)
         for hits in out.values():
             hits.sort()
         return out

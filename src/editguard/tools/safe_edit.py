@@ -142,7 +142,7 @@ def run(ctx: Context, args: SafeEditArgs) -> SafeEditResult:
 
         def build(doc: Document) -> Change:
             compiled = regex_replace.compile_regex_replace(
-                doc, request, required=args.mode == "strict"
+                doc, request, required=args.mode == "strict", max_size=ctx.max_file_bytes
             )
             return Change.of(compiled)
 

@@ -17,9 +17,9 @@ from editguard.core.diagnosis import not_found
 from editguard.core.document import Document, line_numbers, normalize_newlines
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.listing import excerpt
-from editguard.core.match import find_all, select_non_overlapping
+from editguard.core.match import find_separate
 from editguard.core.plan import Plan, Replacement
-from editguard.errors import InvalidRegex, InvalidRequest, RegexTimeout
+from editguard.errors import FileTooLarge, InvalidRegex, InvalidRequest, RegexTimeout, TooManyEdits
 
 REGEX_TIMEOUT = 1.0
 # Bounds checked before a pattern is compiled: compiling is not covered by the timeout, and the
@@ -27,6 +27,7 @@ REGEX_TIMEOUT = 1.0
 MAX_PATTERN = 10_000  # characters
 MAX_REPEAT = 1_000  # one counted repetition, {m,n}
 MAX_EXPANSION = 100_000  # atoms after counted repetitions are expanded
+MAX_MATCHES = 500_000  # places one replacement may change
 
 _COUNT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
 _RECURSION = re.compile(r"\(\?(?:R|[+-]?\d+|&\w+|P>\w+)\)")
@@ -58,18 +59,26 @@ class RegexReplace:
 
 
 def compile_regex_replace(
-    doc: Document, request: RegexReplace, *, required: bool, timeout: float = REGEX_TIMEOUT
+    doc: Document,
+    request: RegexReplace,
+    *,
+    required: bool,
+    max_size: int | None = None,
+    timeout: float = REGEX_TIMEOUT,
 ) -> Compiled:
     """Compile a replacement over the whole of ``doc``.
 
     A search that matches nothing raises NO_MATCH when ``required`` (strict mode), and is
-    otherwise a warning on an empty plan.
+    otherwise a warning on an empty plan. ``max_size`` bounds the new text (in characters) while
+    the replacements are made, so that many matches of a long replacement cannot fill memory.
 
     Raises:
         InvalidRequest: empty literal search, or bad flags.
         InvalidRegex: the pattern (or a group reference in ``replace``) is invalid.
         RegexTimeout: matching took longer than ``timeout`` seconds.
         NoMatch: nothing matched and ``required``.
+        TooManyEdits: more than MAX_MATCHES places match.
+        FileTooLarge: the new text would pass ``max_size``.
         EncodingError: a replacement holds a character the file's encoding cannot store.
     """
     plan = _plan(
@@ -80,6 +89,7 @@ def compile_regex_replace(
         count=request.count,
         flags=request.flags,
         timeout=timeout,
+        max_size=max_size,
     )
     if not plan:
         if required:
@@ -187,6 +197,33 @@ def _repetitions(pattern: str) -> tuple[int, int]:
     return biggest, sum(sums)
 
 
+class _Size:
+    """The length of the new text as replacements are made, refused past a limit."""
+
+    def __init__(self, start: int, limit: int | None) -> None:
+        self.now, self.limit = start, limit
+
+    def add(self, change: int) -> None:
+        self.now += change
+        if self.limit is not None and self.now > self.limit:
+            raise FileTooLarge(
+                f"the replacements would make the file {self.now:,} characters or more; the "
+                f"limit is {self.limit:,} bytes; nothing was changed",
+                data={"size": self.now, "limit": self.limit, "result": True},
+                suggestions=["Replace fewer places (count), or use a shorter replacement."],
+            )
+
+
+def _check_matches(found: int) -> None:
+    if found > MAX_MATCHES:
+        raise TooManyEdits(
+            f"the search matches more than {MAX_MATCHES:,} places; the limit for one "
+            "replacement is that many",
+            data={"field": "search_replace.search", "limit": MAX_MATCHES},
+            suggestions=["Set count, or make the search more specific."],
+        )
+
+
 def _recursion(pattern: str) -> bool:
     """Whether ``pattern`` holds a recursive call outside escapes and character classes."""
     i, n = 0, len(pattern)
@@ -260,15 +297,19 @@ def _plan(
     count: int | None,
     flags: int | str,
     timeout: float,
+    max_size: int | None,
 ) -> Plan:
     """Replace ``search`` by ``replace`` in ``text`` (all, or the first ``count``; 0 means all)."""
     limit = count or None
+    size = _Size(len(text), max_size)
     if not is_regex:
         needle = normalize_newlines(search)
         if not needle:
             raise InvalidRequest("search is empty", data={"field": "search_replace.search"})
-        starts = select_non_overlapping(find_all(text, needle), len(needle))[:limit]
+        starts = find_separate(text, needle, limit=limit or MAX_MATCHES + 1)
+        _check_matches(len(starts))
         new = normalize_newlines(replace)
+        size.add((len(new) - len(needle)) * len(starts))
         reps = tuple(Replacement(s, s + len(needle), new) for s in starts)
         return Plan(reps)
     check_pattern(search)
@@ -299,6 +340,7 @@ def _plan(
             matches.append(found)
             if limit is not None and len(matches) >= limit:
                 break
+            _check_matches(len(matches))
     except (RecursionError, MemoryError):
         raise InvalidRegex(
             "the pattern recurses without end while matching (e.g. (?R) with nothing to "
@@ -315,10 +357,12 @@ def _plan(
                 "it, or use a literal search."
             ],
         ) from None
+    out: list[Replacement] = []
     try:
-        out = [
-            Replacement(m.start(), m.end(), normalize_newlines(m.expand(replace))) for m in matches
-        ]
+        for m in matches:
+            new = normalize_newlines(m.expand(replace))
+            size.add(len(new) - (m.end() - m.start()))
+            out.append(Replacement(m.start(), m.end(), new))
     except IndexError as exc:  # \2 or \g<name> that the pattern does not define
         raise InvalidRegex(
             f"the replacement refers to a group the pattern does not have ({exc}); the pattern "

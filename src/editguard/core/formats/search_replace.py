@@ -28,9 +28,13 @@ from dataclasses import dataclass, field
 from editguard.core.diagnosis import CountMismatch, mismatch_error
 from editguard.core.document import LF, Document, code_of, line_numbers, normalize_newlines
 from editguard.core.formats import AppliedEdit, Compiled
-from editguard.core.match import NeedleSet, find_all, select_non_overlapping
+from editguard.core.match import NeedleSet, find_all, find_separate
 from editguard.core.plan import Plan, Replacement
 from editguard.errors import InvalidRequest, TooManyEdits, error_context
+
+# More places than this for one old_text is no edit a model means (and a one-letter needle in a
+# 100 MB file would be a hundred million positions).
+MAX_OCCURRENCES = 500_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +180,16 @@ class _Overlay:
     # -- the main loop -------------------------------------------------------------------
 
     def run(self) -> tuple[Compiled, CountMismatch | None]:
-        clean = self.needles.scan(self.text)
+        clean = self.needles.scan(self.text, limit=MAX_OCCURRENCES + 1)
+        for k, old in enumerate(self.olds):
+            if len(clean.get(self.needle_id[old], ())) > MAX_OCCURRENCES:
+                raise TooManyEdits(
+                    f"old_text occurs more than {MAX_OCCURRENCES:,} times in the file; make it "
+                    "longer so that it names the places you mean",
+                    edit_index=k,
+                    total_edits=len(self.olds),
+                    data={"field": f"edits[{k}].old_text", "limit": MAX_OCCURRENCES},
+                )
         counts: list[int] = []
         for k, old in enumerate(self.olds):
             hits = self._occurrences(k, old, clean.get(self.needle_id[old], []))
@@ -440,7 +453,7 @@ class _Overlay:
         # The error path may be slow: rebuild the text this edit saw and search it plainly.
         plan = Plan(tuple(Replacement(r.a, r.b, r.s) for r in self.regions))
         current = plan.apply_to_text(self.text)
-        starts = select_non_overlapping(find_all(current, self.olds[k]), len(self.olds[k]))
+        starts = find_separate(current, self.olds[k], limit=MAX_OCCURRENCES)
         return CountMismatch(
             k, self.expected[k], len(starts), current, tuple(starts), bool(self.regions)
         )
