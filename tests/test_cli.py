@@ -314,3 +314,15 @@ def test_a_bug_is_an_internal_error_in_json_not_a_traceback(
     out = json.loads(capsys.readouterr().out)
     assert out["error"]["code"] == "INTERNAL_ERROR"
     assert "ZeroDivisionError: injected" in out["error"]["message"]
+
+
+def test_the_size_limits_can_be_set_on_the_command_line(root: Path) -> None:
+    (root / "a.txt").write_text("x\n")
+    args = '{"path": "a.txt", "edits": [{"old_text": "x", "new_text": "' + "y" * 50 + '"}]}'
+    code, out, _ = run("call", "edit_file", args, "--max-argument-bytes", "20", cwd=root)
+    assert (code, out["error"]["code"], out["error"]["limit"]) == (1, "INVALID_REQUEST", 20)
+    code, out, _ = run("call", "edit_file", args, "--max-file-bytes", "10", cwd=root)
+    assert (code, out["error"]["code"]) == (1, "FILE_TOO_LARGE")
+    code, _, err = run("call", "read_file", '{"path": "a.txt"}', "--max-file-bytes", "0", cwd=root)
+    assert code == 2
+    assert "--max-file-bytes" in err

@@ -90,7 +90,15 @@ def test_every_cli_command_is_documented() -> None:
     sub = next(a for a in parser._actions if a.dest == "command")
     for name in sub.choices:  # type: ignore[union-attr]
         assert f"`editguard {name}" in README
-    for flag in ("--args-file", "--root", "--json", "--version"):
+    for flag in (
+        "--args-file",
+        "--root",
+        "--json",
+        "--version",
+        "--max-file-bytes",
+        "--max-argument-bytes",
+        "--max-request-bytes",
+    ):
         assert flag in README
 
 

@@ -49,6 +49,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="like --linter, but its new findings refuse the edit in strict mode",
     )
 
+    for flag, default, what in (
+        ("--max-file-bytes", 100 * 1024 * 1024, "a file read or written, and every result"),
+        ("--max-argument-bytes", 10_000_000, "one argument of a call"),
+        ("--max-request-bytes", 20_000_000, "all arguments of a call together"),
+    ):
+        checks.add_argument(
+            flag,
+            type=int,
+            default=default,
+            metavar="N",
+            help=f"the size limit in bytes for {what} (default: {default:,})",
+        )
+
     call = sub.add_parser(
         "call",
         parents=[checks],
@@ -172,7 +185,13 @@ def _serve(args: argparse.Namespace) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     try:
-        workspace = Workspace(args.roots or ["."], linters=_linters(args))
+        workspace = Workspace(
+            args.roots or ["."],
+            linters=_linters(args),
+            max_file_bytes=_limit(args.max_file_bytes, "--max-file-bytes"),
+            max_argument_bytes=_limit(args.max_argument_bytes, "--max-argument-bytes"),
+            max_request_bytes=_limit(args.max_request_bytes, "--max-request-bytes"),
+        )
     except ValueError as exc:
         raise _Usage(str(exc)) from None
     from editguard.mcp_server import (  # noqa: PLC0415 - the SDK loads only to serve
@@ -199,6 +218,13 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise _Usage(str(exc)) from None
     return EXIT_OK
+
+
+def _limit(value: int, flag: str) -> int:
+    """A size limit from the command line, which must be positive."""
+    if value < 1:
+        raise _Usage(f"{flag} must be 1 or more, not {value}")
+    return value
 
 
 def _linters(args: argparse.Namespace) -> list[Any]:
@@ -293,7 +319,14 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_TOOL_ERROR
     try:
         # One call, then the process ends: nothing to parse ahead for.
-        workspace = Workspace(args.roots or ["."], linters=_linters(args), prewarm=False)
+        workspace = Workspace(
+            args.roots or ["."],
+            linters=_linters(args),
+            prewarm=False,
+            max_file_bytes=_limit(args.max_file_bytes, "--max-file-bytes"),
+            max_argument_bytes=_limit(args.max_argument_bytes, "--max-argument-bytes"),
+            max_request_bytes=_limit(args.max_request_bytes, "--max-request-bytes"),
+        )
     except ValueError as exc:
         raise _Usage(str(exc)) from None
     answer = tool.run_safely(workspace.context, arguments)
