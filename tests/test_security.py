@@ -355,3 +355,58 @@ def test_a_full_disk_leaves_the_file_and_no_trace(small_disk: Path) -> None:
     assert err.value.code == "WRITE_FAILED"
     assert Snapshot.of(big) == snap
     assert sorted(p.name for p in small_disk.iterdir()) == ["big.txt"]
+
+
+def test_a_parent_of_the_root_swapped_for_a_link_is_never_used(tmp_path: Path) -> None:
+    base = tmp_path / "base"
+    (base / "p" / "root").mkdir(parents=True)
+    (base / "p" / "root" / "f.txt").write_text("inside\n")
+    (base / "q" / "root").mkdir(parents=True)
+    (base / "q" / "root" / "f.txt").write_text("SECRET\n")
+    ws = Workspace([base / "p" / "root"], prewarm=False)
+    seen: list[str] = []
+
+    def use() -> None:
+        seen.append(ws.read_file("f.txt").content)
+        ws.write_file("f.txt", f"mine {time.monotonic()}\n")
+
+    with swapping(base / "p", base / "q"):
+        race(use)
+    assert (base / "q" / "root" / "f.txt").read_text() == "SECRET\n"
+    assert not [s for s in seen if "SECRET" in s]
+
+
+def test_client_roots_swapped_for_a_link_to_outside_never_widen_the_sandbox(
+    root: Path,
+) -> None:
+    import anyio
+    from mcp import Client
+    from mcp_types import ListRootsResult, Root
+
+    from editguard.mcp_server import EditguardServer
+
+    outside, before = outside_tree(root)
+    (outside / "secret.txt").write_text("SECRET\n")
+    before = {p: p.read_bytes() for p in outside.rglob("*")}
+    (root / "inner").mkdir()
+    (root / "inner" / "secret.txt").write_text("inside\n")
+    server = EditguardServer(Workspace([root], prewarm=False), log_level="WARNING")
+
+    async def list_roots(_context: object) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=(root / "inner").as_uri())])
+
+    seen: list[str] = []
+
+    async def calls() -> None:
+        async with Client(server, mode="legacy", list_roots_callback=list_roots) as client:
+            deadline = time.monotonic() + RACE_SECONDS
+            while time.monotonic() < deadline:
+                read = await client.call_tool("read_file", {"path": "secret.txt"})
+                seen.append(str(read.content))
+                await client.call_tool("write_file", {"path": "pwned.txt", "content": "x\n"})
+
+    with swapping(root / "inner", outside):
+        anyio.run(calls)
+    assert seen
+    assert not [s for s in seen if "SECRET" in s]
+    assert {p: p.read_bytes() for p in outside.rglob("*")} == before

@@ -162,7 +162,15 @@ class EditguardServer(MCPServer):
             )
         if tuple(allowed) == self.workspace.roots:
             return self.workspace
-        return self.workspace.with_roots(allowed)
+        narrowed = self.workspace.with_roots(allowed)
+        # The narrowed roots are resolved again when the sandbox is made: a folder swapped for
+        # a link in between must not turn into a root outside the server's.
+        if not all(any(_inside(r, s) for s in self.workspace.roots) for r in narrowed.roots):
+            raise OutsideRoot(
+                "the client's roots changed while they were resolved; nothing was done",
+                data={"server_roots": list(self.workspace.roots), "client_roots": client_roots},
+            )
+        return narrowed
 
 
 def narrow(server_roots: Sequence[str], client_roots: Sequence[str]) -> list[str]:

@@ -4,13 +4,14 @@
 (every symlink resolved) and checks that it lies inside a root. Between that check and the
 system calls that use the path, anything that can change the tree (another process, the agent's
 own shell, a build script) may swap a folder or the file for a symbolic link to somewhere
-outside. So no call here uses the path by name. :func:`locate` opens the root, then each folder
-of the real path, one component at a time, with ``O_NOFOLLOW``; every later step (open, stat,
-mkdir, rename, unlink, fsync) goes through the descriptor of the folder that holds the file
-(``dir_fd=``). A component that is a symbolic link at that moment was swapped in after the check:
-the path is resolved again, and the call refused, as OUTSIDE_ROOT if the link leads outside the
-roots, else as STALE_VERSION (the path changed while the call ran). A symlink that stays inside the
-roots is resolved by the sandbox's check as before, so editing through one keeps working.
+outside. So no call here uses the path by name. :func:`locate` opens ``/``, then each folder of
+the root's and the file's real path, one component at a time, with ``O_NOFOLLOW``; every later
+step (open, stat, mkdir, rename, unlink, fsync) goes through the descriptor of the folder that
+holds the file (``dir_fd=``). A component that is a symbolic link at that moment was swapped in
+after the check: the path is resolved again, and the call refused, as OUTSIDE_ROOT if the link
+leads outside the roots, else as STALE_VERSION (the path changed while the call ran). A symlink
+that stays inside the roots is resolved by the sandbox's check as before, so editing through one
+keeps working.
 
 What this does not cover: a folder that another process *moves* out of the root while a call
 holds its descriptor keeps receiving that call's write (it is the folder the check accepted, now
@@ -112,12 +113,7 @@ def locate(sandbox: Sandbox, where: Resolved, *, create: bool = False) -> Locati
     parts = [] if rel == os.curdir else rel.split(os.sep)
     if not parts:
         raise NotAFile(f"{display} is a folder, not a file", path=display)
-    try:
-        fd = os.open(where.root, _DIR)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise changed(sandbox, where) from None
-        raise os_error(exc, display, "open the folder of") from None
+    fd = _open_root(sandbox, where)
     try:
         for index, part in enumerate(parts[:-1]):
             try:
@@ -143,6 +139,26 @@ def locate(sandbox: Sandbox, where: Resolved, *, create: bool = False) -> Locati
         os.close(fd)
         raise
     return Location(sandbox, where, fd, parts[-1], ())
+
+
+def _open_root(sandbox: Sandbox, where: Resolved) -> int:
+    """Open the root from ``/``, one folder at a time, following no link: the root's real path
+    has none, so a link on the way (a parent of the root swapped) is a change, refused."""
+    fd = os.open("/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in where.root.strip("/").split("/") if where.root != "/" else []:
+            try:
+                inner = os.open(part, _DIR, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise changed(sandbox, where) from None
+                raise os_error(exc, where.display, "open the folder of") from None
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def is_link(folder: int, name: str) -> bool:
