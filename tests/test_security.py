@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -392,7 +393,7 @@ def test_client_roots_swapped_for_a_link_to_outside_never_widen_the_sandbox(
     (root / "inner" / "secret.txt").write_text("inside\n")
     server = EditguardServer(Workspace([root], prewarm=False), log_level="WARNING")
 
-    async def list_roots(_context: object) -> ListRootsResult:
+    async def list_roots(_context: Any) -> ListRootsResult:
         return ListRootsResult(roots=[Root(uri=(root / "inner").as_uri())])
 
     seen: list[str] = []
