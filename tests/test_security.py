@@ -399,7 +399,8 @@ def test_client_roots_swapped_for_a_link_to_outside_never_widen_the_sandbox(
     seen: list[str] = []
 
     async def calls() -> None:
-        async with Client(server, mode="legacy", list_roots_callback=list_roots) as client:
+        callback: Any = list_roots  # the SDK's callback protocol names its parameters
+        async with Client(server, mode="legacy", list_roots_callback=callback) as client:
             deadline = time.monotonic() + RACE_SECONDS
             while time.monotonic() < deadline:
                 read = await client.call_tool("read_file", {"path": "secret.txt"})
