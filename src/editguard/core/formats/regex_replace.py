@@ -31,7 +31,7 @@ MAX_MATCHES = 500_000  # places one replacement may change
 
 _COUNT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
 _RECURSION = re.compile(r"\(\?(?:R|[+-]?\d+|&\w+|P>\w+)\)")
-_GROUP = re.compile(r"\(\?(?:P?<[^>]*>|<[=!]|[:=!>|]|[a-zA-Z-]*:?)")
+_GROUP = re.compile(r"\(\?(?:<[=!]|P?<\w+>|[:=!>|]|[a-zA-Z-]*:?)")
 
 _FLAGS: dict[str, int] = {}
 for _names, _flag in (
@@ -140,7 +140,10 @@ def check_pattern(pattern: str) -> None:
             data={"field": field, "limit": "recursion"},
             suggestions=["Write the nesting out to a fixed depth, or search in several steps."],
         )
-    biggest, expansion = _repetitions(pattern)
+    # Counted twice: reading character classes as the engine does, and blind to them, so that a
+    # "[" the engine reads otherwise (in a comment, in verbose mode) cannot hide a count.
+    (big_a, size_a), (big_b, size_b) = _repetitions(pattern), _repetitions(pattern, False)
+    biggest, expansion = max(big_a, big_b), max(size_a, size_b)
     if biggest > MAX_REPEAT:
         raise InvalidRegex(
             f"the pattern repeats something {biggest:,} times ({{n}}); the limit for one "
@@ -157,7 +160,7 @@ def check_pattern(pattern: str) -> None:
         )
 
 
-def _repetitions(pattern: str) -> tuple[int, int]:
+def _repetitions(pattern: str, classes: bool = True) -> tuple[int, int]:
     """(the largest count of one ``{m,n}`` repetition, about how many atoms the engine expands
     the pattern to: each counted repetition multiplies its atom or group, and a sequence adds
     up its items). Escapes and character classes are one atom each."""
@@ -188,7 +191,7 @@ def _repetitions(pattern: str) -> tuple[int, int]:
             continue
         if c == "\\":
             i += 2
-        elif c == "[":
+        elif c == "[" and classes:
             i = _after_class(pattern, i)
         else:
             i += 1
@@ -249,7 +252,7 @@ def _after_class(pattern: str, i: int) -> int:
         j += 1  # a ] right after [ or [^ is a member
     while j < len(pattern) and pattern[j] != "]":
         j += 2 if pattern[j] == "\\" else 1
-    return j + 1
+    return j + 1 if j < len(pattern) else i + 1  # no "]": a literal "[" (as the engine reads it)
 
 
 def parse_flags(flags: int | str) -> int:
