@@ -326,3 +326,11 @@ def test_the_size_limits_can_be_set_on_the_command_line(root: Path) -> None:
     code, _, err = run("call", "read_file", '{"path": "a.txt"}', "--max-file-bytes", "0", cwd=root)
     assert code == 2
     assert "--max-file-bytes" in err
+
+
+def test_an_args_file_larger_than_a_request_may_be_is_refused_unread(root: Path) -> None:
+    (root / "big.json").write_text('{"path": "a.txt", "pad": "' + "x" * 5000 + '"}')
+    code, out, err = run(
+        "call", "read_file", "--args-file", "big.json", "--max-request-bytes", "100", cwd=root
+    )
+    assert (code, out["error"]["code"], err) == (1, "INVALID_REQUEST", "")

@@ -302,3 +302,23 @@ def test_replacements_that_would_grow_past_the_limit_stop_while_they_are_made(
             )
         assert (err.value.code, err.value.data["result"]) == ("FILE_TOO_LARGE", True)
     assert Snapshot.of(text_file) == snap
+
+
+def test_edit_symbol_chunks_count_against_the_edit_limit(root: Path) -> None:
+    (root / "m.py").write_text("def f():\n    return 1\n")
+    chunk = {"context_before": "def f():", "old_lines": [], "new_lines": ["    x = 1"]}
+    with pytest.raises(EditError) as err:
+        Workspace([root], max_edits=3).edit_symbol(
+            "m.py", "f", chunks=[{**chunk, "context_after": ""}] * 4
+        )
+    assert (err.value.code, err.value.data["limit"]) == ("TOO_MANY_EDITS", 3)
+
+
+def test_a_socket_in_place_of_the_file_is_not_a_file(root: Path) -> None:
+    import socket
+
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(root / "sock"))
+        with pytest.raises(EditError) as err:
+            Workspace([root]).read_file("sock")
+    assert err.value.code == "NOT_A_FILE"

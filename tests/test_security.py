@@ -412,3 +412,14 @@ def test_client_roots_swapped_for_a_link_to_outside_never_widen_the_sandbox(
     assert seen
     assert not [s for s in seen if "SECRET" in s]
     assert {p: p.read_bytes() for p in outside.rglob("*")} == before
+
+
+def test_a_users_own_file_named_like_a_temporary_one_is_kept(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(atomic, "_SWEPT", {})
+    mine = root / ".editguard-notes.tmp"
+    mine.write_text("my notes\n")
+    os.utime(mine, (time.time() - 3600, time.time() - 3600))
+    Workspace([root]).write_file("a.txt", "x\n")
+    assert mine.read_text() == "my notes\n"

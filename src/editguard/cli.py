@@ -264,13 +264,20 @@ def _read_arguments(args: argparse.Namespace) -> dict[str, Any]:
         raise _Usage("no arguments: give a JSON object, --args-file FILE, or - for stdin")
     if source == "-" or args.args_file is not None:
         try:
+            bound = args.max_request_bytes * 4 + 1  # JSON escapes may take 6 bytes a character
             if source == "-":
-                data = sys.stdin.buffer.read()
+                data = sys.stdin.buffer.read(bound)
             else:
                 with open(source, "rb") as handle:
-                    data = handle.read()
+                    data = handle.read(bound)
         except OSError as exc:
             raise _Usage(f"cannot read --args-file {source}: {exc.strerror}") from None
+        if len(data) >= bound:
+            raise InvalidRequest(
+                f"the arguments are more than {bound - 1:,} bytes of JSON; the limit for a call "
+                f"is {args.max_request_bytes:,} bytes of arguments",
+                data={"field": "(arguments)", "limit": args.max_request_bytes},
+            )
         try:
             raw = data.decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -23,6 +23,7 @@ import errno
 import fcntl
 import hashlib
 import os
+import re
 import secrets
 import stat
 import time
@@ -47,6 +48,8 @@ STALE_AFTER = 60.0
 # How often one process sweeps one folder for stale temporary files.
 _SWEEP_EVERY = 60.0
 _SWEPT: dict[tuple[int, int], float] = {}
+# Exactly the names this module makes, so that a user's own ".editguard-notes.tmp" is left alone.
+_TEMP_NAME = re.compile(r"\.editguard-[0-9a-f]{8}\.tmp")
 
 
 def _current_umask() -> int:
@@ -336,7 +339,7 @@ def _sweep(folder: int) -> None:
     _SWEPT[key] = now
     with contextlib.suppress(OSError), os.scandir(folder) as entries:
         for entry in entries:
-            if entry.name.startswith(TEMP_PREFIX) and entry.name.endswith(TEMP_SUFFIX):
+            if _TEMP_NAME.fullmatch(entry.name):
                 _remove_if_stale(folder, entry.name)
 
 

@@ -37,7 +37,7 @@ def os_error(exc: OSError, display: str, action: str) -> EditError:
         )
     if exc.errno == errno.ENOENT:
         return not_found(display)
-    if exc.errno in (errno.EISDIR, errno.ENOTDIR):
+    if exc.errno in (errno.EISDIR, errno.ENOTDIR, errno.ENXIO):  # ENXIO: a socket
         return NotAFile(f"{display} is not a regular file", path=display)
     if exc.errno == errno.ELOOP:
         return NotAFile(

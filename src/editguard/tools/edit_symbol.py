@@ -19,6 +19,7 @@ from editguard.core.formats.symbol_edit import (
     new_lines_of,
     replaces_symbol,
 )
+from editguard.errors import TooManyEdits
 from editguard.pipeline import Change, Context, Mode, run_edit
 from editguard.symbols import Symbol, find_symbol, shares_lines, symbols_of
 from editguard.tools._common import (
@@ -131,6 +132,12 @@ def run(ctx: Context, args: EditSymbolArgs) -> EditSymbolResult:
             OVERLAPPING_EDITS, VALIDATION_FAILED, INVALID_REQUEST, STALE_VERSION and the
             file errors.
     """
+    if args.chunks is not None and len(args.chunks) > ctx.max_edits:
+        raise TooManyEdits(
+            f"{len(args.chunks)} chunks in one call; the limit is {ctx.max_edits}",
+            data={"edits": len(args.chunks), "limit": ctx.max_edits},
+            suggestions=["Split the chunks over several calls, or send a new_body."],
+        )
     action = _action(args)
 
     def build(doc: Document) -> SymbolChange:

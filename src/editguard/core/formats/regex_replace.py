@@ -346,14 +346,16 @@ def _plan(
             _check_matches(len(matches))
     except (RecursionError, MemoryError):
         raise InvalidRegex(
-            "the pattern recurses without end while matching (e.g. (?R) with nothing to "
-            "consume); nothing was changed",
-            data={"field": "search_replace.search", "limit": "recursion"},
+            "matching the pattern on this file needs more memory than there is (a repetition "
+            "of a group over a large file?); nothing was changed",
+            data={"field": "search_replace.search", "limit": "memory"},
+            suggestions=["Anchor the pattern, or repeat a plain character instead of a group."],
         ) from None
     except TimeoutError:
         raise RegexTimeout(
-            f"the pattern took longer than {timeout:g} s to match (catastrophic backtracking, "
-            "e.g. nested or overlapping repetition); nothing was changed",
+            f"the pattern took longer than {timeout:g} s to match on this file (catastrophic "
+            "backtracking, e.g. nested or overlapping repetition, or very many matches in a "
+            "large file); nothing was changed",
             data={"pattern": excerpt(search), "timeout_seconds": timeout},
             suggestions=[
                 "Simplify the pattern: avoid nested quantifiers like (a|aa)+ and anchor "
