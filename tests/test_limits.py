@@ -322,3 +322,17 @@ def test_a_socket_in_place_of_the_file_is_not_a_file(root: Path) -> None:
         with pytest.raises(EditError) as err:
             Workspace([root]).read_file("sock")
     assert err.value.code == "NOT_A_FILE"
+
+
+def test_diffs_stay_small_and_fast_whatever_the_lines(root: Path) -> None:
+    ws = Workspace([root])
+    # One long line, changed everywhere: linear work, and a cut line instead of megabytes.
+    (root / "line.txt").write_text("a" * 400_000)
+    result = ws.safe_edit("line.txt", search_replace={"search": "a", "replace": "b", "count": 0})
+    assert result.diff is not None
+    assert len(result.diff) < 20_000
+    assert "more characters)" in result.diff
+    # Alternating lines against uniform ones: the worst case of a line matcher.
+    (root / "alt.txt").write_text("a\n" * 4000)
+    result2 = ws.write_file("alt.txt", "a\nb\n" * 2000)
+    assert result2.diff.count("\n") <= 2003

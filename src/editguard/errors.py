@@ -239,7 +239,10 @@ def error_context(
 
 def internal_error(exc: BaseException) -> InternalError:
     """The INTERNAL_ERROR for an exception editguard did not mean to raise (a bug)."""
-    error = InternalError(f"{type(exc).__name__}: {exc}; the file was left as it was")
+    error = InternalError(
+        f"{type(exc).__name__}: {exc}; every check runs before a write, so the file is most "
+        "likely as it was: read it again to be sure"
+    )
     error.__cause__ = exc  # the traceback, for a server's log
     return error
 

@@ -118,8 +118,8 @@ def _head(old: str) -> str:
     for _ in range(SIMILAR_LINES):
         cut = old.find(LF, cut + 1)
         if cut < 0:
-            return old if len(old) <= 20 * EXCERPT else old[: 20 * EXCERPT]
-    return old[: min(cut + 1, 20 * EXCERPT)]
+            return old if len(old) <= 2 * EXCERPT else old[: 2 * EXCERPT]
+    return old[: min(cut + 1, 2 * EXCERPT)]
 
 
 def _no_match_tips(text: str, old: str, similar: list[SimilarRegion], applied: bool) -> list[str]:

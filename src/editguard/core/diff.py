@@ -9,24 +9,32 @@ from editguard.core.document import LF, line_numbers
 from editguard.core.plan import Plan
 
 CONTEXT = 3
-# Above this many lines in one group, show the group as one replaced block (difflib's
-# matcher is quadratic in the worst case).
-_MINIMIZE_LIMIT = 4000
+# Past this many line pairs (after the equal lines at both ends), the middle of a group is shown
+# as one replaced block: difflib's matcher is quadratic or worse (4,000 alternating lines took
+# minutes).
+_MATCH_BUDGET = 250_000
 _NO_NEWLINE = "\\ No newline at end of file"
 
 
+LINE_CHARS = 2000  # a longer line of the diff is cut, and says how much is left out
+DIFF_CHARS = 200_000  # past this many characters the diff stops, as past its line cap
+
+
 class _Capped(list[str]):
-    """Lines kept up to a cap; past it, only counted."""
+    """Lines kept up to a cap (of lines, and of characters); past it, only counted."""
 
     def __init__(self, cap: int | None) -> None:
         super().__init__()
-        self.cap, self.dropped = cap, 0
+        self.cap, self.dropped, self.chars = cap, 0, 0
 
     def append(self, line: str) -> None:
-        if self.cap is not None and len(self) >= self.cap:
+        if self.cap is not None and (len(self) >= self.cap or self.chars > DIFF_CHARS):
             self.dropped += 1
-        else:
-            super().append(line)
+            return
+        if self.cap is not None and len(line) > LINE_CHARS:
+            line = f"{line[:LINE_CHARS]}... ({len(line) - LINE_CHARS:,} more characters)"
+        self.chars += len(line)
+        super().append(line)
 
 
 def render_diff(
@@ -62,12 +70,20 @@ def render_diff(
 
 
 def _groups(text: str, plan: Plan, context: int) -> list[tuple[int, int, str]]:
-    """Spans of whole lines (with context) that hold changes, and their new text."""
+    """Spans of whole lines (with context) that hold changes, and their new text.
+
+    Each line break is looked for once (``_Breaks``), and a change inside the group being
+    built needs no search back: many changes on one long line cost the line, not its square.
+    """
     changed = [r for r in plan.replacements if text[r.start : r.end] != r.text]
     groups: list[tuple[int, int, list[str], int]] = []  # lo, hi, new parts, position reached
+    breaks = _Breaks(text)
     for r in changed:
-        lo = _back_lines(text, text.rfind(LF, 0, r.start) + 1, context)
-        hi = _forward_lines(text, r.end, context + 1)
+        hi = breaks.after(r.end, context + 1)
+        if groups and r.start < groups[-1][1]:
+            lo = groups[-1][0]
+        else:
+            lo = _back_lines(text, text.rfind(LF, 0, r.start) + 1, context)
         if groups and lo <= groups[-1][1]:
             glo, ghi, parts, pos = groups[-1]
             parts += [text[pos : r.start], r.text]
@@ -75,6 +91,35 @@ def _groups(text: str, plan: Plan, context: int) -> list[tuple[int, int, str]]:
         else:
             groups.append((lo, hi, [text[lo : r.start], r.text], r.end))
     return [(lo, hi, "".join([*parts, text[pos:hi]])) for lo, hi, parts, pos in groups]
+
+
+class _Breaks:
+    """:func:`_forward_lines` for positions that only grow: every line break is found once."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.found: list[int] = []  # line breaks found, in order
+        self.first = 0  # index in found of the first one still needed
+        self.cursor = 0  # where the next search starts
+
+    def after(self, pos: int, count: int) -> int:
+        found = self.found
+        while self.first < len(found) and found[self.first] < pos - 1:
+            self.first += 1  # breaks before pos are no longer needed
+        self.cursor = max(self.cursor, pos)
+        # With pos just after a line break, the first of them ends the line that starts there.
+        if pos > 0 and self.text[pos - 1] == LF and count > 1:
+            count -= 1
+        start = self.first
+        while start < len(found) and found[start] < pos:
+            start += 1
+        while len(found) - start < count:
+            nl = self.text.find(LF, self.cursor)
+            if nl < 0:
+                return len(self.text)
+            found.append(nl)
+            self.cursor = nl + 1
+        return found[start + count - 1] + 1
 
 
 def _back_lines(text: str, line_start: int, count: int) -> int:
@@ -112,14 +157,66 @@ def _lines(text: str) -> list[str]:
     return out
 
 
+_Op = tuple[str, int, int, int, int]
+
+
+def _opcodes(old: list[str], new: list[str]) -> list[_Op]:
+    """difflib's opcodes from ``old`` to ``new``: the lines both start and end with are equal
+    without a search, and the middle is matched line by line only while that is cheap (the
+    matcher is quadratic or worse); past that, the middle is one replaced block."""
+    p = 0
+    while p < min(len(old), len(new)) and old[p] == new[p]:
+        p += 1
+    s = 0
+    while s < min(len(old), len(new)) - p and old[-1 - s] == new[-1 - s]:
+        s += 1
+    a, b = len(old) - s, len(new) - s
+    ops: list[_Op] = [("equal", 0, p, 0, p)] if p else []
+    if (a - p) * (b - p) > _MATCH_BUDGET:
+        tag = "replace" if a > p and b > p else ("delete" if a > p else "insert")
+        ops.append((tag, p, a, p, b))
+    elif a > p or b > p:
+        matcher = difflib.SequenceMatcher(None, old[p:a], new[p:b], autojunk=False)
+        ops += [(t, i + p, j + p, k + p, m + p) for t, i, j, k, m in matcher.get_opcodes()]
+    if s:
+        ops.append(("equal", a, len(old), b, len(new)))
+    merged: list[_Op] = []
+    for op in ops:
+        if merged and op[0] == merged[-1][0] == "equal":
+            merged[-1] = ("equal", merged[-1][1], op[2], merged[-1][3], op[4])
+        elif op[1] < op[2] or op[3] < op[4]:
+            merged.append(op)
+    return merged
+
+
+def _hunks(ops: list[_Op], context: int) -> list[list[_Op]]:
+    """The opcodes in hunks, each change with up to ``context`` equal lines around it."""
+    hunks: list[list[_Op]] = []
+    hunk: list[_Op] = []
+    for index, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if tag != "equal":
+            hunk.append((tag, i1, i2, j1, j2))
+            continue
+        first, last = index == 0, index == len(ops) - 1
+        if not first:  # the context after the change before it
+            hunk.append((tag, i1, min(i2, i1 + context), j1, min(j2, j1 + context)))
+        if not first and not last and i2 - i1 <= 2 * context:
+            hunk[-1] = (tag, i1, i2, j1, j2)  # close enough: one hunk goes on
+            continue
+        if hunk and any(op[0] != "equal" for op in hunk):
+            hunks.append(hunk)
+        hunk = []
+        if not last:  # the context before the next change
+            hunk.append((tag, max(i1, i2 - context), i2, max(j1, j2 - context), j2))
+    if any(op[0] != "equal" for op in hunk):
+        hunks.append(hunk)
+    return hunks
+
+
 def _emit(
     out: list[str], old: list[str], new: list[str], old_first: int, new_first: int, context: int
 ) -> None:
-    if len(old) + len(new) > 2 * _MINIMIZE_LIMIT:
-        hunks = [[("replace", 0, len(old), 0, len(new))]]
-    else:
-        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-        hunks = list(matcher.get_grouped_opcodes(context))
+    hunks = _hunks(_opcodes(old, new), context)
     for hunk in hunks:
         i1, i2 = hunk[0][1], hunk[-1][2]
         j1, j2 = hunk[0][3], hunk[-1][4]
