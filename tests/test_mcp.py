@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -665,3 +666,51 @@ async def test_a_file_name_that_is_no_utf8_travels_as_escapes(root: Path) -> Non
 
 def test_a_client_root_that_cannot_be_resolved_narrows_to_nothing(tmp_path: Path) -> None:
     assert narrow([str(tmp_path)], [str(tmp_path / "a\x00b")]) == []
+
+
+def test_a_lone_surrogate_over_stdio_is_answered_with_a_code(root: Path) -> None:
+    # A raw frame, as a client sends a file name's non-UTF-8 byte; the protocol's parser
+    # would drop it without an answer, and the client would wait forever.
+    frames = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    lines = [json.dumps(f) for f in frames]
+    lines.append(
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", '
+        '"params": {"name": "read_file", "arguments": {"path": "\\udcff.txt"}}}'
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "editguard", "serve", str(root), "--log-level", "ERROR"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    answers: dict[int, Any] = {}
+    try:
+        proc.stdin.write("\n".join(lines) + "\n")
+        proc.stdin.flush()
+        while 2 not in answers:  # the server answers in order; it stops when stdin closes
+            ready, _, _ = select.select([proc.stdout], [], [], 30)
+            assert ready, "no answer in 30 s: the frame was dropped"
+            message = json.loads(proc.stdout.readline())
+            if "id" in message:
+                answers[message["id"]] = message
+    finally:
+        proc.stdin.close()
+        proc.stdout.close()
+        proc.wait(timeout=30)
+    result = answers[2]["result"]
+    assert result["isError"] is True
+    assert result["content"][0]["text"].startswith("FILE_NOT_FOUND")

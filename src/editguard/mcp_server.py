@@ -11,12 +11,16 @@ This module imports the MCP SDK (about 0.75 s); the CLI imports it only for ``se
 
 from __future__ import annotations
 
+import contextlib
 import hmac
+import io
 import ipaddress
 import json
 import logging
 import os
+import re
 import socket
+import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -25,6 +29,7 @@ from urllib.parse import unquote, urlparse
 import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
+from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
@@ -92,6 +97,14 @@ class EditguardServer(MCPServer):
             log_level=log_level.upper(),  # type: ignore[arg-type]
         )
         self.workspace = workspace
+
+    async def run_stdio_async(self) -> None:
+        """Serve stdio, reading frames through :func:`no_lone_surrogates`."""
+        stdin = anyio.wrap_file(_SafeLines(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            await self._lowlevel_server.run(
+                read_stream, write_stream, self._lowlevel_server.create_initialization_options()
+            )
 
     async def list_tools(self) -> list[MCPTool]:
         """Every tool of the registry."""
@@ -282,6 +295,56 @@ def build_http_app(
 def serve_stdio(server: EditguardServer) -> None:
     """Serve on standard input and output until the client closes them."""
     server.run("stdio")
+
+
+_ESCAPE = re.compile(r"(\\+)u([dD][0-9a-fA-F]{3})")
+
+
+def no_lone_surrogates(line: str) -> str:
+    """``line`` (a JSON-RPC frame) with every lone surrogate escape (``\\udcff`` with no pair,
+    as a client sends a file name's non-UTF-8 byte) replaced by ``\\ufffd``.
+
+    The protocol's parser refuses a frame that holds one, and drops it without an answer; with
+    the replacement the call is answered with a code (the file is not found).
+    """
+    if "\\u" not in line:
+        return line
+    found = list(_ESCAPE.finditer(line))
+    out: list[str] = []
+    last = i = 0
+    while i < len(found):
+        m = found[i]
+        code = int(m.group(2), 16)
+        if len(m.group(1)) % 2 == 0 or not 0xD800 <= code <= 0xDFFF:
+            i += 1  # an escaped backslash before a plain "u", or no surrogate
+            continue
+        after = found[i + 1] if i + 1 < len(found) else None
+        if (
+            code <= 0xDBFF
+            and after is not None
+            and after.start() == m.end()
+            and len(after.group(1)) == 1
+            and 0xDC00 <= int(after.group(2), 16) <= 0xDFFF
+        ):
+            i += 2  # a high and a low surrogate: one character
+            continue
+        out += [line[last : m.start()], m.group(1)[:-1], "\\ufffd"]
+        last = m.end()
+        i += 1
+    out.append(line[last:])
+    return "".join(out)
+
+
+class _SafeLines(io.TextIOWrapper):
+    """Standard input as UTF-8 lines, each with :func:`no_lone_surrogates` applied; closing
+    it leaves the process's stdin open."""
+
+    def readline(self, size: int = -1, /) -> str:  # type: ignore[override]  # typeshed: bytes
+        return no_lone_surrogates(super().readline(size))
+
+    def close(self) -> None:
+        with contextlib.suppress(ValueError):
+            self.detach()
 
 
 def serve_http(

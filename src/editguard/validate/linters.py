@@ -141,6 +141,7 @@ def _run(linter: Linter, folder: str, side: str, name: str, text: str) -> list[F
     proc = subprocess.run(  # noqa: S603 - a configured linter on our own temporary copy
         argv,
         cwd=place,
+        stdin=subprocess.DEVNULL,  # never the server's protocol stream
         capture_output=True,
         text=True,
         timeout=linter.timeout,
