@@ -5,7 +5,9 @@ are refused, never coerced into a write."""
 from __future__ import annotations
 
 import errno
+import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,8 @@ def text_file(root: Path) -> Path:
         ("(?#[)a{5000000}", "repetition_count"),
         ("(?<=x)a{10000000}>", "repetition_count"),
         ("(?x)#[\na{5000000}]", "repetition_count"),
+        ("(?:(?:(?:a{1000})(?#c){1000})(?#c){10})", "repetition_expansion"),
+        ("(?x)(?:(?:a{1000}) {1000}) {5}", "repetition_expansion"),
         ("(?R)", "recursion"),
         ("(a)(?1)", "recursion"),
         ("(?P<x>a(?&x)?b)", "recursion"),
@@ -60,6 +64,8 @@ def text_file(root: Path) -> Path:
         "a count behind a comment's [",
         "a count behind a lookbehind",
         "a count behind a verbose comment's [",
+        "counts after comments",
+        "counts after verbose spaces",
         "(?R)",
         "(?1)",
         "(?&x)",
@@ -336,3 +342,19 @@ def test_diffs_stay_small_and_fast_whatever_the_lines(root: Path) -> None:
     (root / "alt.txt").write_text("a\n" * 4000)
     result2 = ws.write_file("alt.txt", "a\nb\n" * 2000)
     assert result2.diff.count("\n") <= 2003
+
+
+def test_a_diff_of_many_hunks_or_wide_characters_stays_bounded(root: Path) -> None:
+    ws = Workspace([root])
+    blocks = "".join("x\n" * 500 + "".join(f"s{k}_{j}\n" for j in range(8)) for k in range(20))
+    (root / "a.txt").write_text(blocks)
+    started = time.monotonic()
+    result = ws.safe_edit(
+        "a.txt", search_replace={"search": r"x\nx\n", "replace": "x\ny\n", "regex": True}
+    )
+    # Not a speed measurement: each hunk used to get its own matcher budget (a second each).
+    assert time.monotonic() - started < 10
+    assert result.diff is not None
+    (root / "e.txt").write_text(("\U0001f600" * 1990 + "\n") * 200)
+    wide = ws.write_file("e.txt", ("b" + "\U0001f600" * 1989 + "\n") * 200)
+    assert len(json.dumps(wide.diff)) < 300_000

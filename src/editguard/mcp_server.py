@@ -175,7 +175,15 @@ class EditguardServer(MCPServer):
             )
         if tuple(allowed) == self.workspace.roots:
             return self.workspace
-        narrowed = self.workspace.with_roots(allowed)
+        try:
+            narrowed = self.workspace.with_roots(allowed)
+        except (OSError, ValueError):  # a root changed or vanished while it was resolved
+            narrowed = None
+        if narrowed is None:
+            raise OutsideRoot(
+                "the client's roots changed while they were resolved; nothing was done",
+                data={"server_roots": list(self.workspace.roots), "client_roots": client_roots},
+            )
         # The narrowed roots are resolved again when the sandbox is made: a folder swapped for
         # a link in between must not turn into a root outside the server's.
         if not all(any(_inside(r, s) for s in self.workspace.roots) for r in narrowed.roots):

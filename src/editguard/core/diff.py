@@ -4,36 +4,43 @@ never the two whole texts, so the diff of one line in a 10 MB file costs about o
 from __future__ import annotations
 
 import difflib
+import json
 
 from editguard.core.document import LF, line_numbers
 from editguard.core.plan import Plan
 
 CONTEXT = 3
-# Past this many line pairs (after the equal lines at both ends), the middle of a group is shown
-# as one replaced block: difflib's matcher is quadratic or worse (4,000 alternating lines took
-# minutes).
+# Past this many line pairs (after the equal lines at both ends, and for the whole diff), the
+# middle of a group is shown as one replaced block: difflib's matcher is quadratic or worse
+# (4,000 alternating lines took minutes).
 _MATCH_BUDGET = 250_000
 _NO_NEWLINE = "\\ No newline at end of file"
 
 
 LINE_CHARS = 2000  # a longer line of the diff is cut, and says how much is left out
-DIFF_CHARS = 200_000  # past this many characters the diff stops, as past its line cap
+DIFF_BYTES = 200_000  # past this size (as JSON, escapes included) the diff stops
 
 
 class _Capped(list[str]):
-    """Lines kept up to a cap (of lines, and of characters); past it, only counted."""
+    """Lines kept up to a cap (of lines, and of size as JSON text); past it, only counted."""
 
     def __init__(self, cap: int | None) -> None:
         super().__init__()
-        self.cap, self.dropped, self.chars = cap, 0, 0
+        self.cap, self.dropped, self.size = cap, 0, 0
+
+    @property
+    def full(self) -> bool:
+        return self.cap is not None and (len(self) >= self.cap or self.size > DIFF_BYTES)
 
     def append(self, line: str) -> None:
-        if self.cap is not None and (len(self) >= self.cap or self.chars > DIFF_CHARS):
+        if self.full:
             self.dropped += 1
             return
         if self.cap is not None and len(line) > LINE_CHARS:
             line = f"{line[:LINE_CHARS]}... ({len(line) - LINE_CHARS:,} more characters)"
-        self.chars += len(line)
+        # What the line costs a client: JSON escapes a control character in 6 bytes, and any
+        # character beyond ASCII in 6 or 12.
+        self.size += len(line) if line.isascii() and line.isprintable() else len(json.dumps(line))
         super().append(line)
 
 
@@ -53,17 +60,22 @@ def render_diff(
     out += [f"--- a/{path}", f"+++ b/{path}"]
     first_lines = line_numbers(text, (lo for lo, _, _ in groups))
     shift = 0
+    budget = [_MATCH_BUDGET]  # line pairs the matcher may still compare, for the whole diff
     for (lo, hi, new), line in zip(groups, first_lines, strict=True):
         if text[lo:hi] == new:
             continue  # replacements that cancel out (insert then delete the same text)
         old_seq = _lines(text[lo:hi])
         new_seq = _lines(new)
-        _emit(out, old_seq, new_seq, line, line + shift, context)
+        if out.full:  # nothing more is shown: count the group's lines, match none
+            out.dropped += len(old_seq) + len(new_seq)
+        else:
+            _emit(out, old_seq, new_seq, line, line + shift, context, budget)
         shift += len(new_seq) - len(old_seq)
     if out.dropped:
         out.cap = None
         out.append(
-            f"... {out.dropped:,} more lines of diff not shown (cut at {max_lines:,}); "
+            f"... {out.dropped:,} more lines of diff not shown (cut at {max_lines:,} lines or "
+            f"{DIFF_BYTES:,} bytes); "
             "read the file to see the result"
         )
     return "\n".join(out) + "\n" if len(out) > 2 else ""
@@ -160,7 +172,7 @@ def _lines(text: str) -> list[str]:
 _Op = tuple[str, int, int, int, int]
 
 
-def _opcodes(old: list[str], new: list[str]) -> list[_Op]:
+def _opcodes(old: list[str], new: list[str], budget: list[int]) -> list[_Op]:
     """difflib's opcodes from ``old`` to ``new``: the lines both start and end with are equal
     without a search, and the middle is matched line by line only while that is cheap (the
     matcher is quadratic or worse); past that, the middle is one replaced block."""
@@ -172,10 +184,12 @@ def _opcodes(old: list[str], new: list[str]) -> list[_Op]:
         s += 1
     a, b = len(old) - s, len(new) - s
     ops: list[_Op] = [("equal", 0, p, 0, p)] if p else []
-    if (a - p) * (b - p) > _MATCH_BUDGET:
+    pairs = (a - p) * (b - p)
+    if pairs > budget[0]:
         tag = "replace" if a > p and b > p else ("delete" if a > p else "insert")
         ops.append((tag, p, a, p, b))
     elif a > p or b > p:
+        budget[0] -= pairs
         matcher = difflib.SequenceMatcher(None, old[p:a], new[p:b], autojunk=False)
         ops += [(t, i + p, j + p, k + p, m + p) for t, i, j, k, m in matcher.get_opcodes()]
     if s:
@@ -214,9 +228,15 @@ def _hunks(ops: list[_Op], context: int) -> list[list[_Op]]:
 
 
 def _emit(
-    out: list[str], old: list[str], new: list[str], old_first: int, new_first: int, context: int
+    out: list[str],
+    old: list[str],
+    new: list[str],
+    old_first: int,
+    new_first: int,
+    context: int,
+    budget: list[int],
 ) -> None:
-    hunks = _hunks(_opcodes(old, new), context)
+    hunks = _hunks(_opcodes(old, new, budget), context)
     for hunk in hunks:
         i1, i2 = hunk[0][1], hunk[-1][2]
         j1, j2 = hunk[0][3], hunk[-1][4]

@@ -170,6 +170,19 @@ def _repetitions(pattern: str, classes: bool = True) -> tuple[int, int]:
     i, n = 0, len(pattern)
     while i < n:
         c = pattern[i]
+        # Comments, and in the blind reading any whitespace or "#..." line, are transparent: a
+        # count after them repeats the item before them (as in verbose mode).
+        if pattern.startswith("(?#", i):
+            end = pattern.find(")", i)
+            i = n if end < 0 else end + 1
+            continue
+        if not classes and (c.isspace() or c == "#"):
+            if c == "#":
+                end = pattern.find("\n", i)
+                i = n if end < 0 else end + 1
+            else:
+                i += 1
+            continue
         if c == "(":
             sums.append(0)
             opener = _GROUP.match(pattern, i)  # (?:, (?P<name>, (?=, (?i) ... add no atom
