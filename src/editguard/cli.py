@@ -49,6 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="like --linter, but its new findings refuse the edit in strict mode",
     )
 
+    checks.add_argument(
+        "--exact",
+        action="store_true",
+        help="turn the match ladder off: old texts must be in the file exactly",
+    )
     for flag, default, what in (
         ("--max-file-bytes", 100 * 1024 * 1024, "a file read or written, and every result"),
         ("--max-argument-bytes", 10_000_000, "one argument of a call"),
@@ -191,6 +196,7 @@ def _serve(args: argparse.Namespace) -> int:
             max_file_bytes=_limit(args.max_file_bytes, "--max-file-bytes"),
             max_argument_bytes=_limit(args.max_argument_bytes, "--max-argument-bytes"),
             max_request_bytes=_limit(args.max_request_bytes, "--max-request-bytes"),
+            exact=args.exact,
         )
     except ValueError as exc:
         raise _Usage(str(exc)) from None
@@ -333,6 +339,7 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
             max_file_bytes=_limit(args.max_file_bytes, "--max-file-bytes"),
             max_argument_bytes=_limit(args.max_argument_bytes, "--max-argument-bytes"),
             max_request_bytes=_limit(args.max_request_bytes, "--max-request-bytes"),
+            exact=args.exact,
         )
     except ValueError as exc:
         raise _Usage(str(exc)) from None

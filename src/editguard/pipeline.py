@@ -55,6 +55,7 @@ class Context:
     prewarm: bool
     max_argument_bytes: int
     max_request_bytes: int
+    exact: bool = False  # no tolerance ladder: text must match exactly (core.seek)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -62,6 +62,10 @@ class Workspace:
         max_argument_bytes: any one argument (a text, a path) larger than this is refused
             with INVALID_REQUEST before any work.
         max_request_bytes: the same for all of a call's arguments together.
+        exact: turn the match ladder off for every call: an old text must be in the file
+            exactly (by default, one that differs only in trailing whitespace, typographic
+            punctuation, a pasted line-number prefix or a uniform indentation shift is found
+            too, and the same correction is applied to its new text).
     """
 
     def __init__(
@@ -76,6 +80,7 @@ class Workspace:
         prewarm: bool = True,
         max_argument_bytes: int = DEFAULT_MAX_ARGUMENT_BYTES,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+        exact: bool = False,
     ) -> None:
         self.context = Context(
             sandbox=Sandbox(roots),
@@ -87,6 +92,7 @@ class Workspace:
             prewarm=prewarm,
             max_argument_bytes=max_argument_bytes,
             max_request_bytes=max_request_bytes,
+            exact=exact,
         )
 
     @property
@@ -107,6 +113,7 @@ class Workspace:
             prewarm=ctx.prewarm,
             max_argument_bytes=ctx.max_argument_bytes,
             max_request_bytes=ctx.max_request_bytes,
+            exact=ctx.exact,
         )
 
     def read_file(
@@ -128,8 +135,12 @@ class Workspace:
         dry_run: bool = False,
         expected_version: str | None = None,
         mode: Mode = "strict",
+        exact: bool = False,
     ) -> EditFileResult:
-        """Apply exact search/replace edits in sequence; all of them or none.
+        """Apply search/replace edits in sequence; all of them or none.
+
+        An ``old_text`` not in the file exactly is looked for on the match ladder (unless
+        ``exact``): see the ``edit_file`` tool.
 
         ``mode`` decides what a syntax error the edits would introduce does: ``strict`` refuses
         (VALIDATION_FAILED), ``interactive`` writes and warns, ``verify_only`` never writes.

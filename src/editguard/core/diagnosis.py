@@ -29,20 +29,27 @@ class CountMismatch:
     text: str
     starts: tuple[int, ...]
     changed_before: bool
+    rung: str = "exact"  # the rung of core.seek on which the occurrences were found
 
 
 def mismatch_error(
-    mismatch: CountMismatch, old_text: str, new_text: str, path: str, total_edits: int
+    mismatch: CountMismatch,
+    old_text: str,
+    new_text: str,
+    path: str,
+    total_edits: int | None,
+    what: str = "old_text",
 ) -> EditError:
-    """The NO_MATCH or WRONG_COUNT error for an edit whose count was off."""
+    """The NO_MATCH or WRONG_COUNT error for an edit whose count was off (``total_edits``
+    ``None``: a request of one search, named ``what``)."""
     after = (
         " (line numbers count in the text as the earlier edits of this call left it)"
         if mismatch.changed_before
         else ""
     )
     if mismatch.found == 0:
-        return _no_match(mismatch, old_text, new_text, path, total_edits, after)
-    return _wrong_count(mismatch, old_text, path, total_edits, after)
+        return _no_match(mismatch, old_text, new_text, path, total_edits, after, what)
+    return _wrong_count(mismatch, old_text, path, total_edits, after, what)
 
 
 def not_found(text: str, search: str, path: str) -> NoMatch:
@@ -162,7 +169,9 @@ def _region_dict(r: SimilarRegion) -> dict[str, Any]:
     }
 
 
-def _wrong_count(m: CountMismatch, old: str, path: str, total: int, after: str) -> WrongCount:
+def _wrong_count(
+    m: CountMismatch, old: str, path: str, total: int | None, after: str, what: str = "old_text"
+) -> WrongCount:
     text = m.text
     shown = m.starts[:MAX_LOCATIONS]
     lines = line_numbers(text, shown)
@@ -194,12 +203,20 @@ def _wrong_count(m: CountMismatch, old: str, path: str, total: int, after: str) 
     )
     if more:
         listing += f"\n  ... and {more} more"
+    loosely = (
+        ""
+        if m.rung == "exact"
+        else f" (not found exactly; found with tolerance for {_tolerances(m.rung)})"
+    )
     message = (
-        f"expected {m.expected} occurrence(s) of old_text in {path} but found {m.found}{after}:\n"
-        f"{listing}"
+        f"expected {m.expected} occurrence(s) of {what} in {path} but found {m.found}"
+        f"{loosely}{after}:\n{listing}"
     )
     tips = [
-        f"If you mean all of them, set occurrences to {m.found}.",
+        f"If you mean all of them, set occurrences to {m.found}."
+        if m.rung == "exact"
+        else "Copy old_text exactly from the place you mean, with a line or two of context "
+        "that only that place has.",
         "Otherwise add surrounding lines to old_text so that it matches only the places you "
         "mean, or split it into several edits, each with a unique old_text.",
     ]
@@ -210,6 +227,51 @@ def _wrong_count(m: CountMismatch, old: str, path: str, total: int, after: str) 
         "match_locations": locations,
         "more_matches": more,
     }
+    if m.rung != "exact":
+        data["match"] = m.rung
     return WrongCount(
-        message, path=path, edit_index=m.index, total_edits=total, data=data, suggestions=tips
+        message,
+        path=path,
+        edit_index=None if total is None else m.index,
+        total_edits=total,
+        data=data,
+        suggestions=tips,
+    )
+
+
+def _tolerances(rung: str) -> str:
+    return " and ".join(rung.replace("_", " ").split("+"))
+
+
+def uncorrectable_error(
+    text: str,
+    old: str,
+    lines: tuple[int, int],
+    rung: str,
+    reason: str,
+    path: str,
+    index: int | None,
+    total: int | None,
+    what: str = "old_text",
+) -> NoMatch:
+    """NO_MATCH for an old text found only with a tolerance whose correction cannot be
+    carried over to the new text: the lines it matched and why."""
+    first, last = lines
+    shown = text.split(LF, last)[first - 1 : last]
+    message = (
+        f"{what} is not in {path} exactly; it matches lines {first}-{last} with tolerance "
+        f"for {_tolerances(rung)}, but {reason}. The lines:\n"
+        + listing([excerpt(x) for x in shown], first)
+    )
+    return NoMatch(
+        message,
+        path=path,
+        edit_index=index,
+        total_edits=total,
+        data={
+            "search_text": excerpt(old),
+            "match": rung,
+            "match_locations": [{"line_number": first, "end_line": last}],
+        },
+        suggestions=["Send old_text and new_text exactly as the file has these lines."],
     )

@@ -1,50 +1,201 @@
 """Find a block of lines inside a longer list of lines: strictly first, then with tolerances.
 
-A *rung* is one way to compare a line of the file with a line of the pattern (exactly, or
-ignoring trailing whitespace, ...). :func:`seek` tries the rungs of a ladder in order, strictest
-first, and stops at the first rung that matches anything: a looser rung never adds places to
-what a stricter one found, so a block that matches exactly somewhere is never also matched
-loosely somewhere else. Every hit says which rung matched, so a caller can report it and refuse
-when the number of places is not the one it expects.
+A *rung* is a set of tolerances; two lines match on a rung when they are equal once the rung's
+tolerances are applied to both:
+
+* ``trailing_whitespace``: whitespace at the end of a line is ignored;
+* ``punctuation``: typographic quotes, dashes, non-breaking spaces and hyphens and the ellipsis
+  stand for their ASCII forms (:data:`PUNCTUATION_MAP`);
+* ``line_numbers``: every line of the pattern starts with a line-number prefix pasted from a
+  listing (``12│``, ``12|``, ``12:``, ``L12:``, ``12<tab>``); the numbers must be consecutive and
+  be the numbers of the lines matched;
+* ``indentation``: the whole block is shifted by one number of columns, tabs and spaces compared
+  by their width.
+
+Line endings are not a rung here: every text is compared with ``\\n`` breaks (callers normalise).
+
+:func:`seek` tries the rungs of a ladder in order, strictest first, and stops at the first rung
+that matches anything: a looser rung never adds places to what a stricter one found, so a block
+that matches exactly somewhere is never also matched loosely somewhere else. Every hit says which
+rung matched and how (:class:`SeekHit`), so a caller can report it, refuse when the number of
+places is not the one it expects, and apply the same correction to its new text with
+:func:`correct`.
+
+What no rung does: change letters, digits or names; skip, add or merge lines; collapse whitespace
+inside a line; anchor on some lines only; or accept text because it is merely similar.
 
 Pure: lists of strings in, positions out. Every format that matches text by lines reuses it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import itertools
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+LF = "\n"
+
+TRAILING = "trailing_whitespace"
+PUNCTUATION_TOLERANCE = "punctuation"
+NUMBERS = "line_numbers"
+INDENT = "indentation"
+_ORDER = (TRAILING, PUNCTUATION_TOLERANCE, NUMBERS, INDENT)
 
 
 @dataclass(frozen=True, slots=True)
 class Rung:
-    """A tolerance: two lines match on this rung when their ``key`` is equal."""
+    """A set of tolerances, named by them (``"exact"`` for none, ``"a+b"`` for two)."""
 
     name: str
-    key: Callable[[str], str]
+    tolerances: frozenset[str]
 
 
-EXACT = Rung("exact", lambda line: line)
-TRAILING_WHITESPACE = Rung("trailing_whitespace", str.rstrip)
+def rung_of(*tolerances: str) -> Rung:
+    """The rung with these tolerances, named in ladder order."""
+    ordered = [t for t in _ORDER if t in tolerances]
+    return Rung("+".join(ordered) or "exact", frozenset(ordered))
 
-LADDER: tuple[Rung, ...] = (EXACT, TRAILING_WHITESPACE)
-"""The default ladder, strictest first."""
+
+EXACT = rung_of()
+TRAILING_WHITESPACE = rung_of(TRAILING)
+PUNCTUATION = rung_of(PUNCTUATION_TOLERANCE)
+LINE_NUMBERS = rung_of(NUMBERS)
+INDENTATION = rung_of(INDENT)
+
+LADDER: tuple[Rung, ...] = (
+    EXACT,
+    TRAILING_WHITESPACE,
+    PUNCTUATION,
+    LINE_NUMBERS,
+    INDENTATION,
+    *(
+        rung_of(*combo)
+        for size in range(2, len(_ORDER) + 1)
+        for combo in itertools.combinations(_ORDER, size)
+    ),
+)
+"""The default ladder, strictest first: exact, each tolerance alone, then their combinations
+(pairs, then triples, then all four)."""
+
+PUNCTUATION_MAP = str.maketrans(
+    {
+        "\u2018": "'",  # left single quote
+        "\u2019": "'",  # right single quote
+        "\u201a": "'",  # low single quote
+        "\u201b": "'",  # reversed single quote
+        "\u2032": "'",  # prime
+        "\u201c": '"',  # left double quote
+        "\u201d": '"',  # right double quote
+        "\u201e": '"',  # low double quote
+        "\u201f": '"',  # reversed double quote
+        "\u2033": '"',  # double prime
+        "\u2010": "-",  # hyphen
+        "\u2011": "-",  # non-breaking hyphen
+        "\u2012": "-",  # figure dash
+        "\u2013": "-",  # en dash
+        "\u2014": "-",  # em dash
+        "\u2212": "-",  # minus sign
+        "\u00a0": " ",  # no-break space
+        "\u2007": " ",  # figure space
+        "\u202f": " ",  # narrow no-break space
+        "\u2026": "...",  # ellipsis
+    }
+)
+TYPOGRAPHIC = frozenset(chr(c) for c in PUNCTUATION_MAP)
+
+# A pasted line-number prefix: optional padding, an optional L, the number, then a separator
+# (│, | or :, optionally after padding) or a tab.
+_PREFIX = re.compile(r"[ \t]*L?([0-9]{1,9})(?:[ \t]*[\u2502|:]|\t)")
 
 
 @dataclass(frozen=True, slots=True)
 class SeekHit:
-    """The pattern occurs at ``lines[line : line + len(pattern)]`` on rung ``rung``."""
+    """The pattern occurs at ``lines[line : line + len(pattern)]`` on rung ``rung``.
+
+    ``column``: where the match starts in its first line (0 unless the caller allowed the first
+    pattern line to be the end of a line). ``shift``: columns added to the pattern's indentation
+    to give the file's, with tabs counted as ``tab`` columns. ``pattern``: the pattern's lines
+    as compared (without their line-number prefixes, on a ``line_numbers`` rung).
+    """
 
     line: int
     rung: str
+    column: int = 0
+    shift: int = 0
+    tab: int = 0
+    pattern: tuple[str, ...] = ()
+
+
+class Uncorrectable(ValueError):
+    """The correction that made old text match cannot be applied to the new text without a
+    guess; the message says why, in a sentence for the model."""
+
+
+class OnlyIgnored(Uncorrectable):
+    """The new text differs from the old only in what the rung ignores: applied to text found
+    with that rung, the edit would change nothing that it means to change."""
+
+
+# -- comparing lines -----------------------------------------------------------------------
+
+
+def normalize(line: str, rung: Rung) -> str:
+    """``line`` with the rung's character tolerances applied (punctuation, trailing
+    whitespace); indentation and line numbers are handled on whole blocks."""
+    if PUNCTUATION_TOLERANCE in rung.tolerances:
+        line = line.translate(PUNCTUATION_MAP)
+    if TRAILING in rung.tolerances:
+        line = line.rstrip()
+    return line
+
+
+def _split_indent(line: str) -> tuple[str, str]:
+    body = line.lstrip(" \t")
+    return line[: len(line) - len(body)], body
+
+
+def columns(indent: str, tab: int) -> int:
+    """The width of ``indent`` with tab stops every ``tab`` columns."""
+    col = 0
+    for ch in indent:
+        col = col + tab - col % tab if ch == "\t" else col + 1
+    return col
 
 
 def lines_match(actual: Sequence[str], expected: Sequence[str], rung: Rung = EXACT) -> bool:
-    """Whether ``actual`` and ``expected`` are the same lines on ``rung``."""
-    key = rung.key
+    """Whether ``actual`` and ``expected`` are the same lines on a rung without indentation or
+    line-number tolerance."""
     return len(actual) == len(expected) and all(
-        key(a) == key(e) for a, e in zip(actual, expected, strict=True)
+        normalize(a, rung) == normalize(e, rung) for a, e in zip(actual, expected, strict=True)
     )
+
+
+def strip_numbers(lines: Sequence[str]) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
+    """``lines`` without their line-number prefixes and the numbers, when every line has one;
+    ``None`` otherwise. One space after a ``:`` or ``|`` separator is padding when every line
+    that has text after the prefix has it."""
+    found = [_PREFIX.match(line) for line in lines]
+    if not lines or not all(found):
+        return None
+    rests = [line[m.end() :] for line, m in zip(lines, found, strict=True) if m]
+    seps = {line[m.end() - 1] for line, m in zip(lines, found, strict=True) if m}
+    if seps <= {":", "|"} and all(r.startswith(" ") for r in rests if r):
+        rests = [r[1:] for r in rests]
+    return tuple(rests), tuple(int(m.group(1)) for m in found if m)
+
+
+# -- the search ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Variant:
+    """The pattern as one rung family compares it: raw, or without line-number prefixes."""
+
+    lines: tuple[str, ...]
+    numbers: tuple[int, ...] | None
 
 
 def seek(
@@ -54,24 +205,373 @@ def seek(
     start: int = 0,
     end: int | None = None,
     ladder: Sequence[Rung] = LADDER,
+    first_line: int = 1,
+    partial_first: bool = False,
+    indent_unit: int = 4,
 ) -> list[SeekHit]:
     """Every place in ``lines[start:end]`` where ``pattern`` occurs, on the first rung of
     ``ladder`` that finds any; ``[]`` when none does.
 
     Places may overlap (``a a`` occurs twice in ``a a a``). An empty pattern occurs at every
     position from ``start`` to ``end`` included, on the first rung.
+
+    ``first_line`` is the line number of ``lines[0]`` (what pasted line numbers are checked
+    against). ``partial_first`` lets the first pattern line match the end of a line (as a search
+    text may start in the middle of one), on rungs without indentation tolerance.
+    ``indent_unit`` is the width of one indentation level of the file in spaces: how many
+    columns a tab stands for when one side indents with tabs and the other with spaces.
     """
     stop = len(lines) if end is None else min(end, len(lines))
     size = len(pattern)
-    last = stop - size
+    if not size:
+        first = ladder[0].name if ladder else EXACT.name
+        return [SeekHit(at, first) for at in range(start, stop + 1)]
+    variants = [_Variant(tuple(pattern), None)]
+    if any(NUMBERS in r.tolerances for r in ladder):
+        stripped = strip_numbers(pattern)
+        if stripped is not None:
+            variants.append(_Variant(*stripped))
+    candidates = [_candidates(lines, start, stop, v.lines) for v in variants]
+    tabs = _tab_widths(pattern, indent_unit)
     for rung in ladder:
-        keyed = [rung.key(line) for line in lines[start:stop]]
-        wanted = [rung.key(p) for p in pattern]
-        hits = [
-            SeekHit(at, rung.name)
-            for at in range(start, last + 1)
-            if keyed[at - start : at - start + size] == wanted
-        ]
-        if hits or not size:
+        vi = 1 if NUMBERS in rung.tolerances else 0
+        if vi >= len(variants):
+            continue
+        hits = []
+        for at in candidates[vi]:
+            hit = _match_at(lines, at, variants[vi], rung, first_line, partial_first, tabs)
+            if hit is not None:
+                hits.append(hit)
+        if hits:
             return hits
     return []
+
+
+def _content_key(line: str) -> str:
+    """What every rung keeps of a line: its text without indentation, trailing whitespace or
+    typographic punctuation."""
+    return line.translate(PUNCTUATION_MAP).strip()
+
+
+def _candidates(
+    lines: Sequence[str], start: int, stop: int, pattern: Sequence[str]
+) -> Sequence[int]:
+    """Positions where ``pattern`` may start on some rung: where its most distinctive line's
+    text appears in a line at the right offset. A superset of every rung's hits, found with
+    C-speed searches of one joined copy of the lines."""
+    last = stop - len(pattern)
+    if last < start:
+        return []
+    keys = [_content_key(p) for p in pattern]
+    anchor = max(range(len(keys)), key=lambda i: (len(keys[i]), -i))
+    needle = keys[anchor]
+    if not needle:  # only blank lines: every position is a candidate
+        return range(start, last + 1)
+    text = LF.join(lines[start:stop]).translate(PUNCTUATION_MAP)
+    found: list[int] = []
+    line, pos = start, 0
+    at = text.find(needle)
+    while at >= 0:
+        line += text.count(LF, pos, at)
+        pos = at
+        begin = line - anchor
+        if start <= begin <= last and (not found or found[-1] != begin):
+            found.append(begin)
+        nxt = text.find(LF, at)
+        if nxt < 0:
+            break
+        # Next line: one candidate per line is enough.
+        line += 1
+        pos = nxt + 1
+        at = text.find(needle, pos)
+    return found
+
+
+def _tab_widths(pattern: Sequence[str], unit: int) -> tuple[int, ...]:
+    """The tab widths to try when tabs meet spaces: the file's indentation unit, then the
+    pattern's own (the greatest common divisor of its space indents)."""
+    widths = [unit]
+    spaces = [len(i) for i in (_split_indent(p)[0] for p in pattern) if i and "\t" not in i]
+    own = 0
+    for width in spaces:
+        own = _gcd(own, width)
+    if own >= 2 and own not in widths:
+        widths.append(own)
+    if 4 not in widths:
+        widths.append(4)
+    return tuple(widths)
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return a
+
+
+def _match_at(
+    lines: Sequence[str],
+    at: int,
+    variant: _Variant,
+    rung: Rung,
+    first_line: int,
+    partial_first: bool,
+    tabs: Sequence[int],
+) -> SeekHit | None:
+    pattern = variant.lines
+    found = lines[at : at + len(pattern)]
+    if variant.numbers is not None and any(
+        n != first_line + at + j for j, n in enumerate(variant.numbers)
+    ):
+        return None
+    if INDENT in rung.tolerances:
+        return _match_indented(found, at, pattern, rung, tabs)
+    column = 0
+    for j, (f, p) in enumerate(zip(found, pattern, strict=True)):
+        nf, np = normalize(f, rung), normalize(p, rung)
+        if nf == np:
+            continue
+        if j or not partial_first or not nf.endswith(np):
+            return None
+        start_at = _start_column(f, len(np), rung)
+        if start_at is None:
+            return None
+        column = start_at
+    return SeekHit(at, rung.name, column, 0, 0, pattern)
+
+
+def _start_column(line: str, size: int, rung: Rung) -> int | None:
+    """Where in ``line`` the text starts whose normalized form is the last ``size``
+    characters of the normalized line."""
+    body = line.rstrip() if TRAILING in rung.tolerances else line
+    mapped = PUNCTUATION_TOLERANCE in rung.tolerances
+    count = 0
+    i = len(body)
+    while count < size and i > 0:
+        i -= 1
+        count += len(body[i].translate(PUNCTUATION_MAP)) if mapped else 1
+    return i if count == size else None
+
+
+def _match_indented(
+    found: Sequence[str], at: int, pattern: Sequence[str], rung: Rung, tabs: Sequence[int]
+) -> SeekHit | None:
+    pairs = []
+    for f, p in zip(found, pattern, strict=True):
+        fi, fb = _split_indent(normalize(f, rung))
+        pi, pb = _split_indent(normalize(p, rung))
+        if fb != pb:
+            return None
+        if fb:
+            pairs.append((fi, pi))
+    if not pairs:
+        return None
+    mixed = any(("\t" in fi) != ("\t" in pi) or ("\t" in fi and " " in fi) for fi, pi in pairs)
+    for tab in tabs if mixed else tabs[:1]:
+        shifts = {columns(fi, tab) - columns(pi, tab) for fi, pi in pairs}
+        if len(shifts) == 1:
+            return SeekHit(at, rung.name, 0, shifts.pop(), tab, tuple(pattern))
+    return None
+
+
+# -- correcting the new text ----------------------------------------------------------------
+
+
+def indent_unit(lines: Iterable[str], sample: int = 5000) -> int:
+    """The width in spaces of one indentation level of a file (4 when it cannot tell)."""
+    steps: Counter[int] = Counter()
+    previous = 0
+    for line in itertools.islice(lines, sample):
+        indent, body = _split_indent(line)
+        if not body or "\t" in indent:
+            continue
+        width = len(indent)
+        if width > previous:
+            steps[width - previous] += 1
+        previous = width
+    common = [step for step, _ in steps.most_common(3) if 2 <= step <= 8]
+    return common[0] if common else 4
+
+
+def _uses_tabs(lines: Iterable[str]) -> bool | None:
+    tabs = spaces = 0
+    for line in lines:
+        if line.startswith("\t"):
+            tabs += 1
+        elif line.startswith(" ") and line.strip():
+            spaces += 1
+    return None if tabs == spaces == 0 else tabs > spaces
+
+
+def correct(
+    hit: SeekHit,
+    found: Sequence[str],
+    new: Sequence[str],
+    *,
+    file_uses_tabs: bool = False,
+) -> list[str]:
+    """The lines to write for ``new``, given the hit that matched the old lines at ``found``.
+
+    The correction that made the old lines match is applied to the new ones: line-number
+    prefixes are removed, the indentation shifted (tabs and spaces as the matched lines use
+    them, else as ``file_uses_tabs`` says), typographic punctuation that the file's region wrote
+    in ASCII mapped to ASCII. A new line equal to an old one (on the rung) is written as the
+    file has it, byte for byte.
+
+    Raises:
+        Uncorrectable: the edit changes only what the rung ignores, or a new line's true form
+            cannot be known (a line at column 0 under a block that was sent under-indented,
+            mixed line-number prefixes, ASCII quotes where the file uses typographic ones).
+    """
+    rung = _rung_named(hit.rung)
+    old = hit.pattern
+    tolerances = rung.tolerances
+    if NUMBERS in tolerances:
+        new = _strip_new_numbers(new)
+    key = _line_key(rung, hit.tab)
+    old_keys = [key(line) for line in old]
+    new_keys = [key(line) for line in new]
+    if old_keys == new_keys:
+        raise OnlyIgnored(
+            f"the edit changes only what the {hit.rung.replace('+', ' and ').replace('_', ' ')} "
+            "tolerance ignores, so it cannot be applied to text found with it"
+        )
+    tabs = _uses_tabs(found)
+    if tabs is None:
+        tabs = file_uses_tabs
+    forms = _punctuation_forms(old, found) if PUNCTUATION_TOLERANCE in tolerances else None
+    out: list[str] = []
+    matcher = SequenceMatcher(None, old_keys, new_keys, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            out.extend(found[i1:i2])
+            continue
+        for j in range(j1, j2):
+            # A changed line that takes the place of an old line at column 0 is at the
+            # block's base (what that old line was); an added one may have been clipped.
+            paired = i1 + j - j1 if i2 - i1 == j2 - j1 else None
+            base = paired is not None and not _split_indent(old[paired])[0]
+            out.append(_fix_line(new[j], j, hit, tolerances, tabs, forms, base=base))
+    return out
+
+
+def _rung_named(name: str) -> Rung:
+    return rung_of(*([] if name == "exact" else name.split("+")))
+
+
+def _line_key(rung: Rung, tab: int) -> Callable[[str], object]:
+    indented = INDENT in rung.tolerances
+
+    def key(line: str) -> object:
+        text = normalize(line, rung)
+        if not indented:
+            return text
+        indent, body = _split_indent(text)
+        return (columns(indent, tab or 4) if body else 0, body)
+
+    return key
+
+
+def _strip_new_numbers(new: Sequence[str]) -> Sequence[str]:
+    texts = [line for line in new if line]
+    if not texts:
+        return new
+    numbered = [bool(_PREFIX.match(line)) for line in texts]
+    if not any(numbered):
+        return new
+    if not all(numbered):
+        raise Uncorrectable(
+            "old_text had a line-number prefix on every line, and new_text has one on some "
+            "lines only, so it cannot be told which are prefixes; send both without them"
+        )
+    stripped = strip_numbers(texts)
+    assert stripped is not None
+    rest = iter(stripped[0])
+    return [next(rest) if line else line for line in new]
+
+
+def _punctuation_forms(
+    old: Sequence[str], found: Sequence[str]
+) -> tuple[frozenset[str], frozenset[str]]:
+    """Which typographic characters the old lines wrote where the file's region has ASCII
+    (a changed line gets them mapped to ASCII too), and the ASCII forms the old lines wrote
+    where the region has typographic characters (a changed line holding one is ambiguous)."""
+    in_old = {c for line in old for c in line if c in TYPOGRAPHIC}
+    in_found = {c for line in found for c in line if c in TYPOGRAPHIC}
+    reverse = frozenset(c.translate(PUNCTUATION_MAP) for c in in_found - in_old)
+    return frozenset(in_old - in_found), reverse
+
+
+def _fix_line(
+    line: str,
+    index: int,
+    hit: SeekHit,
+    tolerances: frozenset[str],
+    tabs: bool,
+    forms: tuple[frozenset[str], frozenset[str]] | None,
+    *,
+    base: bool = False,
+) -> str:
+    if forms is not None:
+        ascii_only, reverse = forms
+        if any(form in line for form in reverse):
+            raise Uncorrectable(
+                f"new_text line {index + 1} has ASCII punctuation where the file's lines use "
+                "typographic characters, so it cannot be told which one you mean; copy those "
+                "characters from the file"
+            )
+        if ascii_only:
+            line = "".join(c.translate(PUNCTUATION_MAP) if c in ascii_only else c for c in line)
+    if INDENT not in tolerances:
+        return line
+    indent, body = _split_indent(line)
+    if not body:
+        return line
+    width = columns(indent, hit.tab or 4)
+    if hit.shift > 0 and width == 0 and not base:
+        raise Uncorrectable(
+            f"its indentation was {hit.shift} columns short, and new_text line {index + 1} adds "
+            "a line at column 0, whose true column cannot be known; send new_text with the "
+            "file's indentation"
+        )
+    target = width + hit.shift
+    if target < 0:
+        raise Uncorrectable(
+            f"its indentation was {-hit.shift} columns too deep, which would put new_text line "
+            f"{index + 1} before column 0; send new_text with the file's indentation"
+        )
+    tab = hit.tab or 4
+    new_indent = "\t" * (target // tab) + " " * (target % tab) if tabs else " " * target
+    return new_indent + body
+
+
+def explain(hit: SeekHit, found: Sequence[str]) -> str:
+    """One sentence telling the model what differed from the file, so it can send the file's
+    text exactly next time."""
+    rung = _rung_named(hit.rung)
+    parts = []
+    if TRAILING in rung.tolerances:
+        parts.append("trailing whitespace")
+    if PUNCTUATION_TOLERANCE in rung.tolerances:
+        parts.append(
+            "typographic quotes, dashes or spaces where the file has ASCII ones (or the reverse)"
+        )
+    if NUMBERS in rung.tolerances:
+        parts.append("a line-number prefix on every line")
+    if INDENT in rung.tolerances:
+        converted = any("\t" in line[: len(line) - len(line.lstrip())] for line in found) != any(
+            "\t" in line[: len(line) - len(line.lstrip())] for line in hit.pattern
+        )
+        shift = f"indentation off by {abs(hit.shift)} column{'s' * (abs(hit.shift) != 1)}"
+        if converted:
+            tabs = (
+                "tabs where the file has spaces"
+                if any("\t" in line[:1] for line in hit.pattern)
+                else "spaces where the file has tabs"
+            )
+            parts.append(tabs + (f", {shift}" if hit.shift else ""))
+        else:
+            parts.append(shift)
+    return (
+        f"old_text differed from the file in {'; '.join(parts)}, and new_text was corrected "
+        "the same way. Send the file's exact text next time."
+    )

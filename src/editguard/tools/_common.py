@@ -30,6 +30,11 @@ VERSION_HELP = (
 
 DRY_RUN_HELP = "Check every edit and return the diff without writing anything."
 
+EXACT_HELP = (
+    "Find the text only exactly: no tolerance for trailing whitespace, typographic "
+    "punctuation, pasted line numbers or an indentation shift."
+)
+
 PATH_HELP = "File to edit: relative to the workspace root, or absolute."
 
 

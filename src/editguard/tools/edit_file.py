@@ -1,4 +1,4 @@
-"""``edit_file``: exact search/replace edits in sequence, all of them or none."""
+"""``edit_file``: search/replace edits in sequence, all of them or none."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from editguard.core.formats.search_replace import (
 from editguard.pipeline import Change, Context, Mode, Outcome, run_edit
 from editguard.tools._common import (
     DRY_RUN_HELP,
+    EXACT_HELP,
     MODE_HELP,
     PATH_HELP,
     VERSION_HELP,
@@ -23,7 +24,7 @@ from editguard.tools._tool import Tool
 
 
 class EditOperation(Args):
-    """One exact search/replace."""
+    """One search/replace."""
 
     old_text: str = Field(
         validation_alias=AliasChoices("old_text", "old_string", "old_str", "oldText"),
@@ -61,6 +62,7 @@ class EditFileArgs(Args):
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
     expected_version: str | None = Field(None, description=VERSION_HELP)
     mode: Mode = Field("strict", description=MODE_HELP)
+    exact: bool = Field(False, description=EXACT_HELP)
 
 
 class AppliedEdit(BaseModel):
@@ -71,6 +73,15 @@ class AppliedEdit(BaseModel):
     lines: list[int] = Field(
         description="1-based lines of the new file where each replacement starts."
     )
+    match: str = Field(
+        "exact",
+        description=(
+            "How old_text was found: exact, or the tolerances that made it match "
+            "(e.g. indentation, trailing_whitespace+punctuation); the same correction was "
+            "applied to new_text."
+        ),
+    )
+    note: str | None = Field(None, description="What differed, when the match was not exact.")
 
 
 class EditFileResult(BaseModel):
@@ -115,7 +126,7 @@ def run(ctx: Context, args: EditFileArgs) -> EditFileResult:
     out = run_edit(
         ctx,
         args.path,
-        lambda doc: Change.of(compile_search_replace(doc, specs)),
+        lambda doc: Change.of(compile_search_replace(doc, specs, exact=args.exact or ctx.exact)),
         mode=args.mode,
         dry_run=args.dry_run,
         expected_version=args.expected_version,
@@ -125,15 +136,18 @@ def run(ctx: Context, args: EditFileArgs) -> EditFileResult:
 
 TOOL = Tool(
     name="edit_file",
-    title="Edit a file by exact search/replace",
+    title="Edit a file by search/replace",
     description=(
-        "Change an existing text file by exact search/replace. Each edit replaces old_text "
+        "Change an existing text file by search/replace. Each edit replaces old_text "
         "(copied exactly from the file, no line-number prefix) with new_text. Edits apply in "
         "order, each on the result of the previous ones. old_text must occur exactly "
         "`occurrences` times (default 1) or the call fails with WRONG_COUNT and lists every "
-        "match; if it is not found, NO_MATCH shows the most similar lines of the file and what "
-        "differs. All edits succeed or nothing is written. Encoding, BOM, line endings and "
-        "untouched bytes are kept. Use dry_run to preview the diff. Use write_file instead to "
+        "match. An old_text that differs only in trailing whitespace, typographic punctuation, "
+        "pasted line numbers or one indentation shift is still found when that is unambiguous, "
+        "new_text gets the same correction and the result's `match` says so. Otherwise "
+        "NO_MATCH shows the most similar lines of the file and what differs. All edits "
+        "succeed or nothing is written. Encoding, BOM, line endings and untouched bytes are "
+        "kept. Use dry_run to preview the diff. Use write_file instead to "
         "create a file or replace all of it.\n"
         'Example: {"path": "src/app.py", "edits": [{"old_text": "    return a + b\\n", '
         '"new_text": "    return a - b\\n"}, {"old_text": "DEBUG = True", "new_text": '

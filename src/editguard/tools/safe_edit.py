@@ -11,6 +11,7 @@ from editguard.core.formats import lines, regex_replace
 from editguard.core.formats.whole_text import compile_whole_text
 from editguard.pipeline import Change, Context, Mode, run_edit
 from editguard.tools._common import (
+    EXACT_HELP,
     MODE_HELP,
     VERSION_HELP,
     Args,
@@ -48,6 +49,7 @@ class SearchReplaceOp(Args):
         description="Replacement; with regex, \\1 and \\g<name> refer to captured groups."
     )
     regex: bool = Field(False, description="Treat search as a regular expression.")
+    exact: bool = Field(False, description=EXACT_HELP)
     count: int | None = Field(
         None,
         json_schema_extra={"minimum": 0},
@@ -103,6 +105,11 @@ class SafeEditResult(BaseModel):
     mode: Mode
     diff: str | None = Field(description="Unified diff (null when show_diff is false).")
     replacements: int = Field(description="search_replace: how many replacements were made.")
+    match: str = Field(
+        "exact",
+        description="search_replace: how the literal was found (exact, or the tolerances used).",
+    )
+    note: str | None = Field(None, description="What differed, when the match was not exact.")
     created: bool
     would_modify: bool
     written: bool
@@ -138,7 +145,9 @@ def run(ctx: Context, args: SafeEditArgs) -> SafeEditResult:
     else:
         assert args.search_replace is not None  # SafeEditArgs holds exactly one mode
         edit_mode, sr = "search_replace", args.search_replace
-        request = regex_replace.RegexReplace(sr.search, sr.replace, sr.regex, sr.count, sr.flags)
+        request = regex_replace.RegexReplace(
+            sr.search, sr.replace, sr.regex, sr.count, sr.flags, sr.exact or ctx.exact
+        )
 
         def build(doc: Document) -> Change:
             compiled = regex_replace.compile_regex_replace(
@@ -154,6 +163,7 @@ def run(ctx: Context, args: SafeEditArgs) -> SafeEditResult:
         expected_version=args.expected_version,
         create=edit_mode == "content",
     )
+    applied = out.change.applied
     replacements = {
         "content": 0,
         "line_edits": len(args.line_edits or ()),
@@ -165,6 +175,8 @@ def run(ctx: Context, args: SafeEditArgs) -> SafeEditResult:
         edit_mode=edit_mode,
         diff=out.diff() if args.show_diff else None,
         replacements=replacements,
+        match=applied[0].match if applied else "exact",
+        note=applied[0].note if applied else None,
         created=out.created,
         warnings=list(out.change.warnings),
     )

@@ -33,6 +33,8 @@ class AppliedEdit:
     index: int
     occurrences_replaced: int
     lines: tuple[int, ...]
+    match: str = "exact"  # the rung of core.seek that matched
+    note: str | None = None  # what differed from the file, when not exact
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,9 +16,11 @@ import regex
 from editguard.core.diagnosis import not_found
 from editguard.core.document import Document, line_numbers, normalize_newlines
 from editguard.core.formats import AppliedEdit, Compiled
+from editguard.core.formats.tolerance import Refusal, tolerant_places
 from editguard.core.listing import excerpt
 from editguard.core.match import find_separate
 from editguard.core.plan import Plan, Replacement
+from editguard.core.seek import indent_unit
 from editguard.errors import FileTooLarge, InvalidRegex, InvalidRequest, RegexTimeout, TooManyEdits
 
 REGEX_TIMEOUT = 1.0
@@ -56,6 +58,7 @@ class RegexReplace:
     regex: bool = False
     count: int | None = None
     flags: int | str = 0
+    exact: bool = False
 
 
 def compile_regex_replace(
@@ -68,15 +71,22 @@ def compile_regex_replace(
 ) -> Compiled:
     """Compile a replacement over the whole of ``doc``.
 
-    A search that matches nothing raises NO_MATCH when ``required`` (strict mode), and is
-    otherwise a warning on an empty plan. ``max_size`` bounds the new text (in characters) while
-    the replacements are made, so that many matches of a long replacement cannot fill memory.
+    A literal search found nowhere exactly is looked for on the match ladder of
+    :mod:`editguard.core.seek` (unless ``request.exact``): it lands when the first rung that
+    finds it finds it at one place (or at ``count`` places when a count is given), with the
+    same correction applied to the replacement. A search that matches nothing raises NO_MATCH
+    when ``required`` (strict mode), and is otherwise a warning on an empty plan.
+    ``max_size`` bounds the new text (in characters) while the replacements are made, so that
+    many matches of a long replacement cannot fill memory.
 
     Raises:
         InvalidRequest: empty literal search, or bad flags.
         InvalidRegex: the pattern (or a group reference in ``replace``) is invalid.
         RegexTimeout: matching took longer than ``timeout`` seconds.
-        NoMatch: nothing matched and ``required``.
+        NoMatch: nothing matched and ``required``, or a tolerant match cannot carry its
+            correction over to the replacement.
+        WrongCount: the ladder's first rung that finds the literal finds it at another number
+            of places than expected.
         TooManyEdits: more than MAX_MATCHES places match.
         FileTooLarge: the new text would pass ``max_size``.
         EncodingError: a replacement holds a character the file's encoding cannot store.
@@ -91,6 +101,9 @@ def compile_regex_replace(
         timeout=timeout,
         max_size=max_size,
     )
+    match: tuple[str, str | None] = ("exact", None)
+    if not plan and not request.regex and not request.exact:
+        plan, match = _tolerant(doc, request)
     if not plan:
         if required:
             raise not_found(doc.text, request.search, doc.name or "the file")
@@ -102,7 +115,33 @@ def compile_regex_replace(
     for r, line in zip(plan.replacements, lines, strict=True):
         landed.append(line + shift)
         shift += r.text.count("\n") - doc.text.count("\n", r.start, r.end)
-    return Compiled(plan, (AppliedEdit(0, len(landed), tuple(landed)),))
+    return Compiled(plan, (AppliedEdit(0, len(landed), tuple(landed), *match),))
+
+
+def _tolerant(doc: Document, request: RegexReplace) -> tuple[Plan, tuple[str, str | None]]:
+    """The plan of a literal search found on the match ladder (empty when it is not).
+
+    Raises:
+        WrongCount, NoMatch: found at another number of places than expected, or with a
+            correction that cannot be carried over to the replacement.
+    """
+    search = normalize_newlines(request.search)
+    if not search.strip():
+        return Plan(), ("exact", None)
+    text = doc.text
+    found = tolerant_places(
+        text,
+        search,
+        normalize_newlines(request.replace),
+        request.count or 1,
+        indent_unit(text.split("\n", 5000)[:5000]),
+    )
+    if found is None:
+        return Plan(), ("exact", None)
+    if isinstance(found, Refusal):
+        raise found.error(text, search, doc.name or "the file", None, None, False)
+    plan = Plan(tuple(Replacement(p.start, p.end, p.new) for p in found.places))
+    return plan, (found.rung, found.note)
 
 
 # Python's re values, as a model writes them (re.IGNORECASE | re.MULTILINE == 10), to the regex

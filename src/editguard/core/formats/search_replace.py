@@ -28,8 +28,10 @@ from dataclasses import dataclass, field
 from editguard.core.diagnosis import CountMismatch, mismatch_error
 from editguard.core.document import LF, Document, code_of, line_numbers, normalize_newlines
 from editguard.core.formats import AppliedEdit, Compiled
+from editguard.core.formats.tolerance import Place, Refusal, tolerant_places
 from editguard.core.match import NeedleSet, find_all, find_separate
 from editguard.core.plan import Plan, Replacement
+from editguard.core.seek import indent_unit
 from editguard.errors import InvalidRequest, TooManyEdits, error_context
 
 # More places than this for one old_text is no edit a model means (and a one-letter needle in a
@@ -129,20 +131,27 @@ def validate_edits(edits: Sequence[SearchReplace], max_edits: int) -> None:
             )
 
 
-def compile_search_replace(doc: Document, edits: Sequence[SearchReplace]) -> Compiled:
+def compile_search_replace(
+    doc: Document, edits: Sequence[SearchReplace], *, exact: bool = False
+) -> Compiled:
     """Compile sequential search/replace edits on ``doc`` into one plan on its original text.
+
+    An ``old_text`` found nowhere exactly is looked for on the tolerance ladder of
+    :mod:`editguard.core.seek` (unless ``exact``): it lands when the first rung that finds it
+    finds it exactly ``occurrences`` times, with the same correction applied to ``new_text``.
 
     Call :func:`validate_edits` first (it needs no file).
 
     Raises:
         EncodingError: a ``new_text`` holds a character the file's encoding cannot store.
         NoMatch, WrongCount: the first edit whose count is off, explained with the text that
-            edit saw (the most similar regions, or every match).
+            edit saw (the most similar regions, or every match); NO_MATCH also when a
+            tolerant match cannot carry its correction over to ``new_text``.
     """
     for index, edit in enumerate(edits):
         with error_context(edit_index=index, total_edits=len(edits)):
             doc.check_encodable(edit.new_text)
-    compiled, mismatch = _Overlay(doc, edits).run()
+    compiled, mismatch = _Overlay(doc, edits, exact=exact).run()
     if mismatch is not None:
         k = mismatch.index
         raise mismatch_error(
@@ -156,8 +165,13 @@ def compile_search_replace(doc: Document, edits: Sequence[SearchReplace]) -> Com
 
 
 class _Overlay:
-    def __init__(self, doc: Document, edits: Sequence[SearchReplace]) -> None:
+    def __init__(
+        self, doc: Document, edits: Sequence[SearchReplace], *, exact: bool = False
+    ) -> None:
         self.doc = doc
+        self.exact = exact
+        self.raw_olds = [e.old_text for e in edits]
+        self.matches: dict[int, tuple[str, str]] = {}  # edit index: rung, note
         self.text = doc.text
         self.olds = [normalize_newlines(e.old_text) for e in edits]
         self.news = [normalize_newlines(e.new_text) for e in edits]
@@ -194,7 +208,13 @@ class _Overlay:
         for k, old in enumerate(self.olds):
             hits = self._occurrences(k, old, clean.get(self.needle_id[old], []))
             if len(hits) != self.expected[k]:
-                return Compiled(Plan()), self._mismatch(k)
+                places = None if hits or self.exact else self._tolerant(k)
+                if places is None:
+                    return Compiled(Plan()), self._mismatch(k)
+                for place in reversed(places):
+                    self._replace(k, self._hit_at(place.start, place.end), place.new)
+                counts.append(len(places))
+                continue
             for hit in reversed(hits):
                 self._replace(k, hit)
             counts.append(len(hits))
@@ -226,8 +246,8 @@ class _Overlay:
 
     # -- replacing one occurrence --------------------------------------------------------
 
-    def _replace(self, k: int, hit: _Hit) -> None:
-        new = self.news[k]
+    def _replace(self, k: int, hit: _Hit, new: str | None = None) -> None:
+        new = self.news[k] if new is None else new
         first_region, first_off = hit.first
         last_region, last_off = hit.last
         if first_region is None:
@@ -290,6 +310,55 @@ class _Overlay:
                 for later in self.edits_of[nid]:
                     if later > k:
                         self.suspects[later].append(region)
+
+    # -- the tolerance ladder ------------------------------------------------------------
+
+    def _current(self) -> str:
+        plan = Plan(tuple(Replacement(r.a, r.b, r.s) for r in self.regions))
+        return plan.apply_to_text(self.text)
+
+    def _tolerant(self, k: int) -> list[Place] | None:
+        """Edit ``k``'s places on the first rung of the ladder that finds any, each with its
+        corrected new text; ``None`` when no rung finds it.
+
+        Raises:
+            WrongCount: that rung finds another number of places than expected.
+            NoMatch: the correction cannot be carried over to new_text.
+        """
+        old, new = self.olds[k], self.news[k]
+        if not old.strip():
+            return None
+        text = self._current()
+        found = tolerant_places(text, old, new, self.expected[k], self._indent_unit(text))
+        if found is None:
+            return None
+        if isinstance(found, Refusal):
+            raise found.error(
+                text, old, self.doc.name or "the file", k, len(self.olds), bool(self.regions)
+            )
+        self.matches[k] = (found.rung, found.note)
+        return list(found.places)
+
+    def _indent_unit(self, text: str) -> int:
+        return indent_unit(text.split(LF, 5000)[:5000])
+
+    def _hit_at(self, start: int, end: int) -> _Hit:
+        """The hit for ``current[start:end]`` (a non-empty span of the current text)."""
+        first = self._locate(start)
+        last = self._locate(end - 1)
+        return _Hit(self._key(first), self._key_after(last), first, last)
+
+    def _locate(self, offset: int) -> tuple[_Region | None, int]:
+        """Where a character of the current text is: in original text or in a region."""
+        shift = 0
+        for region in self.regions:
+            begin = region.a + shift
+            if offset < begin:
+                return None, offset - shift
+            if offset < begin + len(region.s):
+                return region, offset - begin
+            shift += len(region.s) - (region.b - region.a)
+        return None, offset - shift
 
     # -- windows of the current text -----------------------------------------------------
 
@@ -446,13 +515,13 @@ class _Overlay:
                 lines[k].append(line + shift + region.s.count(LF, 0, off))
             shift += region.s.count(LF) - self.text.count(LF, region.a, region.b)
         return tuple(
-            AppliedEdit(k, count, tuple(sorted(lines[k]))) for k, count in enumerate(counts)
+            AppliedEdit(k, count, tuple(sorted(lines[k])), *self.matches.get(k, ("exact", None)))
+            for k, count in enumerate(counts)
         )
 
     def _mismatch(self, k: int) -> CountMismatch:
         # The error path may be slow: rebuild the text this edit saw and search it plainly.
-        plan = Plan(tuple(Replacement(r.a, r.b, r.s) for r in self.regions))
-        current = plan.apply_to_text(self.text)
+        current = self._current()
         starts = find_separate(current, self.olds[k], limit=MAX_OCCURRENCES)
         return CountMismatch(
             k, self.expected[k], len(starts), current, tuple(starts), bool(self.regions)

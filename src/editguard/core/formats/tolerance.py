@@ -1,0 +1,159 @@
+"""The tolerance ladder for formats that search a text: where an old text is found when it is
+not found exactly, and the new text to write there.
+
+:func:`tolerant_places` splits the text an edit sees into lines and asks
+:func:`editguard.core.seek.seek` for the old text's lines on the ladder after the exact rung
+(the caller has looked exactly already). The first line of the old text may be the end of a
+line (a search text often starts after the indentation); the others are whole lines; an old
+text that ends with a line break needs one after its last line. On the first rung that finds
+anything, the number of places must be the one the edit expects, else it is refused there
+(never a looser rung). Each place gets ``new_text`` with the same correction
+(:func:`editguard.core.seek.correct`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from editguard.core.diagnosis import CountMismatch, mismatch_error, uncorrectable_error
+from editguard.core.document import LF
+from editguard.core.seek import (
+    LADDER,
+    OnlyIgnored,
+    SeekHit,
+    Uncorrectable,
+    correct,
+    explain,
+    seek,
+)
+from editguard.errors import EditError
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """``text[start:end]`` (non-empty) becomes ``new``."""
+
+    start: int
+    end: int
+    new: str
+
+
+@dataclass(frozen=True, slots=True)
+class Tolerant:
+    """The places of an old text found on rung ``rung``, and the note that says what differed."""
+
+    rung: str
+    note: str
+    places: tuple[Place, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """The first rung that found the old text found it at the wrong number of places
+    (``reason`` empty), or its correction cannot be carried over to the new text."""
+
+    rung: str
+    expected: int
+    starts: tuple[int, ...]
+    reason: str = ""
+    lines: tuple[int, int] = (0, 0)
+
+    def error(
+        self,
+        text: str,
+        old: str,
+        path: str,
+        index: int | None,
+        total: int | None,
+        changed: bool,
+    ) -> EditError:
+        """The WRONG_COUNT or NO_MATCH error for this refusal, ``old`` being the search text."""
+        what = "search" if index is None else "old_text"
+        if self.reason:
+            return uncorrectable_error(
+                text, old, self.lines, self.rung, self.reason, path, index, total, what
+            )
+        mismatch = CountMismatch(
+            index or 0, self.expected, len(self.starts), text, self.starts, changed, self.rung
+        )
+        return mismatch_error(mismatch, old, "", path, total, what)
+
+
+def tolerant_places(
+    text: str, old: str, new: str, expected: int, indent_unit: int
+) -> Tolerant | Refusal | None:
+    """Where ``old`` (with ``\\n`` breaks, not found exactly) occurs in ``text`` on the first
+    rung of the ladder that finds it, and what to write there; ``None`` when no rung does."""
+    ends = old.endswith(LF)
+    pattern = (old[:-1] if ends else old).split(LF)
+    lines = text.split(LF)
+    # Lines followed by a break (enough for an old text that ends with one), else all lines
+    # but the empty one after a final break.
+    stop = text.count(LF) if ends or text.endswith(LF) else len(lines)
+    hits = seek(
+        lines, pattern, end=stop, ladder=LADDER[1:], partial_first=True, indent_unit=indent_unit
+    )
+    if not hits:
+        return None
+    rung = hits[0].rung
+    offsets = _line_offsets(lines, {h.line for h in hits})
+    spans = []
+    for hit in hits:
+        start = offsets[hit.line] + hit.column
+        last = hit.line + len(pattern) - 1
+        end = (
+            offsets[hit.line]
+            + sum(len(line) + 1 for line in lines[hit.line : last])
+            + len(lines[last])
+        )
+        spans.append((start, end + (1 if ends else 0)))
+    starts = tuple(s for s, _ in spans)
+    overlapping = any(b[0] < a[1] for a, b in itertools.pairwise(spans))
+    if len(hits) != expected or overlapping:
+        return Refusal(rung, expected, starts)
+    new_ends = new.endswith(LF)
+    new_lines = (new[:-1] if new_ends else new).split(LF)
+    tabs = _file_uses_tabs(lines)
+    places = []
+    note = ""
+    for hit, (start, end) in zip(hits, spans, strict=True):
+        found = [lines[hit.line][hit.column :], *lines[hit.line + 1 : hit.line + len(pattern)]]
+        try:
+            written = correct(hit, found, new_lines, file_uses_tabs=tabs)
+        except OnlyIgnored:
+            return None  # the edit is only what the rung ignores: explained as not found
+        except Uncorrectable as exc:
+            return Refusal(
+                rung, expected, (start,), str(exc), (hit.line + 1, hit.line + len(pattern))
+            )
+        places.append(Place(start, end, LF.join(written) + (LF if new_ends else "")))
+        note = note or explain(hit, found)
+    return Tolerant(rung, note, tuple(places))
+
+
+def _line_offsets(lines: list[str], wanted: set[int]) -> dict[int, int]:
+    """The offset in the joined text of each wanted line."""
+    out: dict[int, int] = {}
+    offset = 0
+    top = max(wanted)
+    for index, line in enumerate(lines):
+        if index in wanted:
+            out[index] = offset
+        if index >= top:
+            break
+        offset += len(line) + 1
+    return out
+
+
+def _file_uses_tabs(lines: list[str], sample: int = 5000) -> bool:
+    tabs = spaces = 0
+    for line in lines[:sample]:
+        if line.startswith("\t"):
+            tabs += 1
+        elif line.startswith(" ") and line.strip():
+            spaces += 1
+    return tabs > spaces
+
+
+__all__ = ["Place", "Refusal", "SeekHit", "Tolerant", "tolerant_places"]
