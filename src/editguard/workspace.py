@@ -234,6 +234,7 @@ class Workspace:
         dry_run: bool = False,
         expected_version: str | None = None,
         mode: Mode = "strict",
+        exact: bool = False,
     ) -> EditSymbolResult:
         """Edit one definition: context chunks inside it, a new body, or lines before/after it.
 

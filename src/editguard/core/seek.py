@@ -544,34 +544,61 @@ def _fix_line(
     return new_indent + body
 
 
-def explain(hit: SeekHit, found: Sequence[str]) -> str:
-    """One sentence telling the model what differed from the file, so it can send the file's
-    text exactly next time."""
+def used(hit: SeekHit, found: Sequence[str]) -> str:
+    """The tolerances of the hit's rung that the matched lines needed (a chunk's rung always
+    includes trailing whitespace, say, and a combination may hold one that changed nothing),
+    named like a rung; the rung's own name when none can be told."""
     rung = _rung_named(hit.rung)
-    parts = []
-    if TRAILING in rung.tolerances:
-        parts.append("trailing whitespace")
-    if PUNCTUATION_TOLERANCE in rung.tolerances:
-        parts.append(
-            "typographic quotes, dashes or spaces where the file has ASCII ones (or the reverse)"
-        )
+    old = hit.pattern
+    pairs = list(zip(found, old, strict=False))
+    needed = []
+    if TRAILING in rung.tolerances and any(
+        f[len(f.rstrip()) :] != p[len(p.rstrip()) :] for f, p in pairs
+    ):
+        needed.append(TRAILING)
+    if PUNCTUATION_TOLERANCE in rung.tolerances and any(
+        (c in TYPOGRAPHIC) for f, p in pairs if f != p for c in f + p
+    ):
+        needed.append(PUNCTUATION_TOLERANCE)
     if NUMBERS in rung.tolerances:
+        needed.append(NUMBERS)
+    if INDENT in rung.tolerances and (hit.shift or _converted(hit, found)):
+        needed.append(INDENT)
+    return rung_of(*needed).name if needed else hit.rung
+
+
+def _converted(hit: SeekHit, found: Sequence[str]) -> bool:
+    """Whether tabs stood for spaces or the other way round."""
+
+    def tabbed(lines: Iterable[str]) -> bool:
+        return any("\t" in _split_indent(line)[0] for line in lines)
+
+    return tabbed(found) != tabbed(hit.pattern)
+
+
+def explain(hit: SeekHit, found: Sequence[str], what: str = "old_text") -> str:
+    """One sentence telling the model what differed from the file (in ``what`` it sent), so it
+    can send the file's text exactly next time."""
+    tolerances = _rung_named(used(hit, found)).tolerances
+    parts = []
+    if TRAILING in tolerances:
+        parts.append("trailing whitespace")
+    if PUNCTUATION_TOLERANCE in tolerances:
+        parts.append("typographic quotes, dashes or spaces (the file has other ones)")
+    if NUMBERS in tolerances:
         parts.append("a line-number prefix on every line")
-    if INDENT in rung.tolerances:
-        converted = any("\t" in line[: len(line) - len(line.lstrip())] for line in found) != any(
-            "\t" in line[: len(line) - len(line.lstrip())] for line in hit.pattern
-        )
+    if INDENT in tolerances:
         shift = f"indentation off by {abs(hit.shift)} column{'s' * (abs(hit.shift) != 1)}"
-        if converted:
+        if _converted(hit, found):
             tabs = (
                 "tabs where the file has spaces"
-                if any("\t" in line[:1] for line in hit.pattern)
+                if any(line.startswith("\t") for line in hit.pattern)
                 else "spaces where the file has tabs"
             )
             parts.append(tabs + (f", {shift}" if hit.shift else ""))
         else:
             parts.append(shift)
     return (
-        f"old_text differed from the file in {'; '.join(parts)}, and new_text was corrected "
+        f"{what} differed from the file in {'; '.join(parts)}, and the new text was corrected "
         "the same way. Send the file's exact text next time."
     )

@@ -24,6 +24,7 @@ from editguard.pipeline import Change, Context, Mode, run_edit
 from editguard.symbols import Symbol, find_symbol, shares_lines, symbols_of
 from editguard.tools._common import (
     DRY_RUN_HELP,
+    EXACT_HELP,
     MODE_HELP,
     VERSION_HELP,
     Args,
@@ -81,6 +82,7 @@ class EditSymbolArgs(Args):
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
     expected_version: str | None = Field(None, description=VERSION_HELP)
     mode: Mode = Field("strict", description=MODE_HELP)
+    exact: bool = Field(False, description=EXACT_HELP)
 
     @model_validator(mode="after")
     def _one_action(self) -> EditSymbolArgs:
@@ -115,6 +117,15 @@ class EditSymbolResult(BaseModel):
     written: bool
     mode: Mode
     validation: Validation
+    chunks_matched: list[str] | None = Field(
+        None,
+        description=(
+            "chunks: how each chunk was found: exact (lines compared without trailing "
+            "whitespace), or the tolerances that made it fit (its new_lines got the same "
+            "correction)."
+        ),
+    )
+    notes: list[str] = Field(default=[], description="What differed, for chunks not exact.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +149,7 @@ def run(ctx: Context, args: EditSymbolArgs) -> EditSymbolResult:
             data={"edits": len(args.chunks), "limit": ctx.max_edits},
             suggestions=["Split the chunks over several calls, or send a new_body."],
         )
-    action = _action(args)
+    action = _action(args, args.exact or ctx.exact)
 
     def build(doc: Document) -> SymbolChange:
         found = symbols_of(doc.name, doc.text)
@@ -151,13 +162,14 @@ def run(ctx: Context, args: EditSymbolArgs) -> EditSymbolResult:
             target.end_line,
             shares_lines(target),
         )
-        plan = compile_symbol_edit(doc, span, action).plan
+        compiled = compile_symbol_edit(doc, span, action)
+        plan = compiled.plan
         replaced = replaces_symbol(action)
 
         def structure(new: str) -> tuple[Finding, ...]:
             return structure_findings(doc.name, doc.text, new, plan, found, target, replaced)
 
-        return SymbolChange(plan, check=structure, target=target)
+        return SymbolChange(plan, compiled.applied, check=structure, target=target)
 
     out = run_edit(
         ctx,
@@ -168,6 +180,7 @@ def run(ctx: Context, args: EditSymbolArgs) -> EditSymbolResult:
         expected_version=args.expected_version,
     )
     new_first, new_last = new_lines_of(out.before.text, out.change.plan.replacements[0])
+    applied = out.change.applied
     return EditSymbolResult(
         **outcome_fields(out, args.mode),
         would_modify=out.would_modify,
@@ -176,16 +189,19 @@ def run(ctx: Context, args: EditSymbolArgs) -> EditSymbolResult:
         new_end_line=new_last,
         diff=out.diff(),
         dry_run=args.dry_run,
+        chunks_matched=[e.match for e in applied] if args.chunks is not None else None,
+        notes=[e.note for e in applied if e.note],
     )
 
 
-def _action(args: EditSymbolArgs) -> SymbolAction:
+def _action(args: EditSymbolArgs, exact: bool) -> SymbolAction:
     if args.chunks is not None:
         return Chunks(
             tuple(
                 ChunkText(c.context_before, c.old_lines, c.new_lines, c.context_after)
                 for c in args.chunks
-            )
+            ),
+            exact=exact,
         )
     if args.new_body is not None:
         return NewBody(args.new_body)

@@ -24,12 +24,29 @@ from dataclasses import dataclass
 
 from editguard.core.document import CR, CRLF, LF
 from editguard.core.listing import excerpt, listing
-from editguard.core.seek import TRAILING_WHITESPACE, lines_match, seek
+from editguard.core.seek import (
+    LADDER,
+    TRAILING,
+    TRAILING_WHITESPACE,
+    OnlyIgnored,
+    SeekHit,
+    Uncorrectable,
+    correct,
+    explain,
+    indent_unit,
+    lines_match,
+    seek,
+    used,
+)
 from editguard.errors import AmbiguousMatch, ChunkMismatch, InvalidRequest, OverlappingEdits
 
 # Chunk lines are compared without trailing whitespace, and only so (no exact rung first):
 # a context line that differs only there is the same line.
 _LADDER = (TRAILING_WHITESPACE,)
+# When a chunk fits nowhere so, the looser rungs, each with trailing whitespace ignored too.
+_LOOSE = tuple(r for r in LADDER if TRAILING in r.tolerances and r != TRAILING_WHITESPACE)
+
+Matched = tuple[str, str | None]  # the rung a chunk was found on, and what differed
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,13 +124,24 @@ def _failure(lines: list[str], chunk: Chunk, position: int) -> tuple[int, str] |
 
 
 def apply_chunks_with_endings(
-    body: str, chunks: Sequence[Chunk], first_line: int, symbol: str, codes: bytes | None
-) -> tuple[str, bytes | None]:
+    body: str,
+    chunks: Sequence[Chunk],
+    first_line: int,
+    symbol: str,
+    codes: bytes | None,
+    *,
+    exact: bool = False,
+) -> tuple[str, bytes | None, tuple[Matched, ...]]:
     """The symbol's new text (``body`` is its whole lines, normalized) after ``chunks``, and the
     line-ending code of each break of the new text when
     ``codes`` gives those of ``body`` (a file that mixes endings): lines the chunks leave alone
     keep theirs, a new line takes the ending of the old line it replaces, extra lines the
-    ending of the line before them.
+    ending of the line before them. Last, the rung each chunk was found on (``exact`` for
+    the chunks' own rule, lines compared without trailing whitespace).
+
+    A chunk that fits nowhere so is looked for as one block (context, old lines, context) on
+    the looser rungs of the match ladder (unless ``exact``), each with trailing whitespace
+    ignored; found at one place, its new lines get the same correction.
 
     Raises:
         InvalidRequest: no chunks.
@@ -126,14 +154,15 @@ def apply_chunks_with_endings(
     final_break = body.endswith(LF)
     lines = (body[:-1] if final_break else body).split(LF)
     placed: list[tuple[int, int, int]] = []  # start, end (lines of the body), chunk index
+    news = [list(chunk.new_lines) for chunk in chunks]
+    matched: list[Matched] = [("exact", None)] * len(chunks)
+    unit = indent_unit(lines)
     for index, chunk in enumerate(chunks):
         # A candidate is the line just before old_lines (-1: the symbol's start).
         size = len(chunk.context_before)
         candidates = [
             hit.line + size - 1 for hit in seek(lines, chunk.context_before, ladder=_LADDER)
         ]
-        if not candidates:
-            raise _not_found(lines, chunk, index, len(chunks), first_line, symbol)
         fitting = []
         failures = []
         for p in candidates:
@@ -142,6 +171,15 @@ def apply_chunks_with_endings(
                 fitting.append(p)
             else:
                 failures.append((p, failed))
+        if not fitting and not exact:
+            loose = _loose(lines, chunk, index, len(chunks), first_line, symbol, unit)
+            if loose is not None:
+                start, new_lines, matched[index] = loose
+                news[index] = new_lines
+                placed.append((start, start + len(chunk.old_lines), index))
+                continue
+        if not candidates:
+            raise _not_found(lines, chunk, index, len(chunks), first_line, symbol)
         if len(fitting) > 1:
             where = [first_line + p + 1 for p in fitting]
             raise AmbiguousMatch(
@@ -172,7 +210,7 @@ def apply_chunks_with_endings(
     # replacement goes before insertions (they then land in front of its new lines), and
     # insertions go last to first (they end up in request order).
     for start, end, index in sorted(placed, reverse=True):
-        new_lines = list(chunks[index].new_lines)
+        new_lines = news[index]
         old = endings[start:end] or endings[max(start - 1, 0) : start]
         working[start:end] = new_lines
         endings[start:end] = [
@@ -180,11 +218,85 @@ def apply_chunks_with_endings(
         ]
     text = LF.join(working) + (LF if final_break and working else "")
     if codes is None:
-        return text, None
+        return text, None, tuple(matched)
     breaks = text.count(LF)
     fallback = next((c for c in endings if c is not None), 0)
     out = bytes(c if c is not None else fallback for c in endings[:breaks])
-    return text, out + bytes([fallback]) * (breaks - len(out))
+    return text, out + bytes([fallback]) * (breaks - len(out)), tuple(matched)
+
+
+def _loose(
+    lines: list[str],
+    chunk: Chunk,
+    index: int,
+    total: int,
+    first_line: int,
+    symbol: str,
+    unit: int,
+) -> tuple[int, list[str], Matched] | None:
+    """Where a chunk that fits nowhere on its own rung fits on the first looser rung that finds
+    it as one block, and its corrected new lines; ``None`` when no rung finds it (the caller
+    then explains why it fits nowhere).
+
+    A deletion never lands so (check 4 asks for its old lines exactly), nor a chunk with no
+    text to find, nor one whose change is only what the rung ignores.
+
+    Raises:
+        AmbiguousMatch: the rung finds the block at several places.
+        ChunkMismatch: its correction cannot be carried over to the new lines.
+    """
+    before, old, after = chunk.context_before, chunk.old_lines, chunk.context_after
+    block = [*before, *old, *after]
+    if not chunk.new_lines or not any(line.strip() for line in block):
+        return None
+    # An empty context_after means the end of the symbol (check 6).
+    start = 0 if after else max(len(lines) - len(block), 0)
+    hits = seek(lines, block, start=start, ladder=_LOOSE, first_line=first_line, indent_unit=unit)
+    if not hits:
+        return None
+    if len(hits) > 1:
+        where = [first_line + h.line + len(before) for h in hits]
+        raise AmbiguousMatch(
+            f"chunk {index + 1} of {total} is not in {symbol} as sent, and fits with tolerance "
+            f"for {_tolerances(hits[0].rung)} at {len(hits)} places (old_lines would start at "
+            f"lines {', '.join(map(str, where))}); copy its lines exactly, with context that "
+            "only the place you mean has",
+            edit_index=index,
+            total_edits=total,
+            data={"lines": where, "match": hits[0].rung},
+        )
+    hit = hits[0]
+    at = hit.line + len(before)
+    found = lines[at : at + len(old)]
+    own = SeekHit(
+        at, hit.rung, 0, hit.shift, hit.tab, hit.pattern[len(before) : len(before) + len(old)]
+    )
+    try:
+        new_lines = correct(own, found, chunk.new_lines, file_uses_tabs=_tabs(lines))
+    except OnlyIgnored:
+        return None
+    except Uncorrectable as exc:
+        first = first_line + hit.line
+        raise ChunkMismatch(
+            f"chunk {index + 1} of {total} is not in {symbol} as sent; it matches lines "
+            f"{first}-{first + len(block) - 1} with tolerance for {_tolerances(hit.rung)}, but "
+            f"{exc}:\n" + _numbered(lines, first_line, hit.line, hit.line + len(block)),
+            edit_index=index,
+            total_edits=total,
+            data={"check": 2, "match": hit.rung, "lines": [first, first + len(block) - 1]},
+            suggestions=["Copy the chunk's lines exactly from the numbered lines above."],
+        ) from None
+    return at, new_lines, (used(own, found), explain(own, found, "the chunk"))
+
+
+def _tolerances(rung: str) -> str:
+    return " and ".join(rung.replace("_", " ").split("+"))
+
+
+def _tabs(lines: list[str]) -> bool:
+    tabs = sum(1 for line in lines if line.startswith("\t"))
+    spaces = sum(1 for line in lines if line.startswith(" ") and line.strip())
+    return tabs > spaces
 
 
 def _numbered(lines: list[str], first_line: int, lo: int, hi: int) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from editguard.core.document import Document, line_numbers, normalize_newlines
-from editguard.core.formats import Compiled
+from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.formats.chunks import apply_chunks_with_endings, make_chunk
 from editguard.core.listing import listing
 from editguard.core.plan import Plan, Replacement
@@ -49,6 +49,7 @@ class Chunks:
     """Change lines inside the symbol, each chunk located by its context."""
 
     chunks: tuple[ChunkText, ...]
+    exact: bool = False  # no match ladder beyond the chunks' own rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +90,14 @@ def compile_symbol_edit(doc: Document, target: Target, action: SymbolAction) -> 
             or over another chunk.
         EncodingError: the new text holds a character the file's encoding cannot store.
     """
-    replacement = _replacement(doc, target, action)
+    replacement, applied = _replacement(doc, target, action)
     doc.check_encodable(replacement.text)
-    return Compiled(Plan((replacement,)))
+    return Compiled(Plan((replacement,)), applied)
 
 
-def _replacement(doc: Document, target: Target, action: SymbolAction) -> Replacement:
+def _replacement(
+    doc: Document, target: Target, action: SymbolAction
+) -> tuple[Replacement, tuple[AppliedEdit, ...]]:
     text = doc.text
     body = text[target.start : target.end]
     at_end_without_break = target.end == len(text) and not text.endswith("\n")
@@ -116,10 +119,11 @@ def _replacement(doc: Document, target: Target, action: SymbolAction) -> Replace
         if endings is not None:
             first_break = target.start_line - 1  # the symbol starts a line
             body_codes = endings[first_break : first_break + body.count("\n")]
-        new, codes = apply_chunks_with_endings(
-            body, chunks, target.start_line, target.name_path, body_codes
+        new, codes, matched = apply_chunks_with_endings(
+            body, chunks, target.start_line, target.name_path, body_codes, exact=action.exact
         )
-        return Replacement(target.start, target.end, new, codes)
+        applied = tuple(AppliedEdit(i, 1, (), *m) for i, m in enumerate(matched))
+        return Replacement(target.start, target.end, new, codes), applied
     if isinstance(action, NewBody):
         if target.shares_lines:
             first, last = target.start_line, target.end_line
@@ -141,13 +145,13 @@ def _replacement(doc: Document, target: Target, action: SymbolAction) -> Replace
         new = _as_lines(action.text, not at_end_without_break)
         if at_end_without_break:
             new = new.removesuffix("\n")
-        return Replacement(target.start, target.end, new)
+        return Replacement(target.start, target.end, new), ()
     if isinstance(action, InsertBefore):
-        return Replacement(target.start, target.start, _as_lines(action.text, True))
+        return Replacement(target.start, target.start, _as_lines(action.text, True)), ()
     inserted = _as_lines(action.text, True)
     if at_end_without_break:
-        return Replacement(target.end, target.end, "\n" + inserted.removesuffix("\n"))
-    return Replacement(target.end, target.end, inserted)
+        return Replacement(target.end, target.end, "\n" + inserted.removesuffix("\n")), ()
+    return Replacement(target.end, target.end, inserted), ()
 
 
 def _as_lines(text: str, final_break: bool) -> str:

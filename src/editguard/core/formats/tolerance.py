@@ -26,6 +26,7 @@ from editguard.core.seek import (
     correct,
     explain,
     seek,
+    used,
 )
 from editguard.errors import EditError
 
@@ -116,7 +117,7 @@ def tolerant_places(
     new_lines = (new[:-1] if new_ends else new).split(LF)
     tabs = _file_uses_tabs(lines)
     places = []
-    note = ""
+    note = name = ""
     for hit, (start, end) in zip(hits, spans, strict=True):
         found = [lines[hit.line][hit.column :], *lines[hit.line + 1 : hit.line + len(pattern)]]
         try:
@@ -128,8 +129,9 @@ def tolerant_places(
                 rung, expected, (start,), str(exc), (hit.line + 1, hit.line + len(pattern))
             )
         places.append(Place(start, end, LF.join(written) + (LF if new_ends else "")))
-        note = note or explain(hit, found)
-    return Tolerant(rung, note, tuple(places))
+        if not note:
+            note, name = explain(hit, found), used(hit, found)
+    return Tolerant(name, note, tuple(places))
 
 
 def _line_offsets(lines: list[str], wanted: set[int]) -> dict[int, int]:
