@@ -714,3 +714,24 @@ def test_a_lone_surrogate_over_stdio_is_answered_with_a_code(root: Path) -> None
     result = answers[2]["result"]
     assert result["isError"] is True
     assert result["content"][0]["text"].startswith("FILE_NOT_FOUND")
+
+
+async def test_the_match_ladder_through_the_server(server: EditguardServer, root: Path) -> None:
+    (root / "app.py").write_text("def add(a, b):\n    return a + b\n")
+    edits = [{"old_text": "return a + b\n", "new_text": "return a - b\n"}]
+    async with Client(server) as client:
+        result = await client.call_tool("edit_file", {"path": "app.py", "edits": edits})
+        assert not result.is_error
+        assert result.structured_content is not None
+        applied = result.structured_content["edits_applied"][0]
+        assert applied["match"] == "exact"
+        loose = [{"old_text": "  return a - b  \n", "new_text": "  return a * b\n"}]
+        refused = await client.call_tool(
+            "edit_file", {"path": "app.py", "edits": loose, "exact": True}
+        )
+        assert code_of(refused) == "NO_MATCH"
+        result = await client.call_tool("edit_file", {"path": "app.py", "edits": loose})
+        assert result.structured_content is not None
+        applied = result.structured_content["edits_applied"][0]
+        assert applied["match"] == "trailing_whitespace"
+    assert (root / "app.py").read_text() == "def add(a, b):\n    return a * b\n"

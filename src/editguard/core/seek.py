@@ -450,7 +450,10 @@ def correct(
             # block's base (what that old line was); an added one may have been clipped.
             paired = i1 + j - j1 if i2 - i1 == j2 - j1 else None
             base = paired is not None and not _split_indent(old[paired])[0]
-            out.append(_fix_line(new[j], j, hit, tolerances, tabs, forms, base=base))
+            line = _fix_line(new[j], j, hit, tolerances, tabs, forms, base=base)
+            if paired is not None and TRAILING in tolerances:
+                line = _same_tail(line, old[paired], found[paired])
+            out.append(line)
     return out
 
 
@@ -487,6 +490,16 @@ def _strip_new_numbers(new: Sequence[str]) -> Sequence[str]:
     assert stripped is not None
     rest = iter(stripped[0])
     return [next(rest) if line else line for line in new]
+
+
+def _same_tail(line: str, old: str, found: str) -> str:
+    """A changed line that ends with the same stray whitespace as the old line it replaces
+    (whitespace the file's line does not have) ends as the file's line does. A line sent
+    without trailing whitespace stays so: that is how a model writes a line it means."""
+    tail, old_tail, found_tail = (x[len(x.rstrip()) :] for x in (line, old, found))
+    if tail and tail == old_tail and old_tail != found_tail:
+        return line[: len(line) - len(tail)] + found_tail
+    return line
 
 
 def _punctuation_forms(
