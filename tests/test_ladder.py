@@ -173,7 +173,8 @@ def test_a_rung_lands_what_was_meant(
     assert result_of(root) == expected
     applied = result.edits_applied[0]
     assert applied.match == rung
-    assert applied.note and "differed from the file" in applied.note
+    assert applied.note
+    assert "differed from the file" in applied.note
 
 
 def test_an_exact_match_says_exact_and_has_no_note(ws: Workspace, root: Path) -> None:
@@ -214,7 +215,10 @@ def test_the_first_rung_that_finds_anything_decides_and_refuses_too_many(
 def test_a_block_twice_modulo_indentation_is_refused_listing_both(
     ws: Workspace, root: Path
 ) -> None:
-    text = "def f():\n    total = 0\n    return total\n\nclass A:\n        total = 0\n        return total\n"
+    text = (
+        "def f():\n    total = 0\n    return total\n\n"
+        "class A:\n        total = 0\n        return total\n"
+    )
     error = refused(ws, root, text, "total = 0\nreturn total\n", "total = 1\nreturn total\n")
     assert error.code == "WRONG_COUNT"
     assert [loc["line_number"] for loc in error.data["match_locations"]] == [2, 6]
