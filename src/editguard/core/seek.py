@@ -106,6 +106,12 @@ PUNCTUATION_MAP = str.maketrans(
 )
 TYPOGRAPHIC = frozenset(chr(c) for c in PUNCTUATION_MAP)
 
+_ANCHORS = 8  # distinct pattern lines counted in the text to pick the rarest as the anchor
+MAX_PLACES = 10_000
+"""A block that could match at more places than this (on the loosest comparison) gets no
+tolerance: no rung could pick one of them, and checking them all would cost the file times
+the block."""
+
 # A pasted line-number prefix: optional padding, an optional L, the number, then a separator
 # (│, | or :, optionally after padding) or a tab.
 _PREFIX = re.compile(r"[ \t]*L?([0-9]{1,9})(?:[ \t]*[\u2502|:]|\t)")
@@ -231,7 +237,10 @@ def seek(
         stripped = strip_numbers(pattern)
         if stripped is not None:
             variants.append(_Variant(*stripped))
-    candidates = [_candidates(lines, start, stop, v.lines) for v in variants]
+    candidates = [
+        _plausible(lines, _candidates(lines, start, stop, v.lines), v.lines, partial_first)
+        for v in variants
+    ]
     tabs = _tab_widths(pattern, indent_unit)
     for rung in ladder:
         vi = 1 if NUMBERS in rung.tolerances else 0
@@ -256,24 +265,27 @@ def _content_key(line: str) -> str:
 def _candidates(
     lines: Sequence[str], start: int, stop: int, pattern: Sequence[str]
 ) -> Sequence[int]:
-    """Positions where ``pattern`` may start on some rung: where its most distinctive line's
+    """Positions where ``pattern`` may start on some rung: where its rarest distinctive line's
     text appears in a line at the right offset. A superset of every rung's hits, found with
-    C-speed searches of one joined copy of the lines."""
+    C-speed searches of one joined copy of the lines; none when a line's text is nowhere."""
     last = stop - len(pattern)
     if last < start:
         return []
     keys = [_content_key(p) for p in pattern]
-    anchor = max(range(len(keys)), key=lambda i: (len(keys[i]), -i))
-    needle = keys[anchor]
-    if not needle:  # only blank lines: every position is a candidate
+    if not any(keys):  # only blank lines: every position is a candidate
         return range(start, last + 1)
     text = LF.join(lines[start:stop]).translate(PUNCTUATION_MAP)
+    longest = sorted({k for k in keys if k}, key=len, reverse=True)[:_ANCHORS]
+    counts = {k: text.count(k) for k in longest}
+    needle = min(longest, key=lambda k: counts[k])
+    if not counts[needle]:
+        return []
+    anchor = keys.index(needle)
     found: list[int] = []
     line, pos = start, 0
     at = text.find(needle)
     while at >= 0:
         line += text.count(LF, pos, at)
-        pos = at
         begin = line - anchor
         if start <= begin <= last and (not found or found[-1] != begin):
             found.append(begin)
@@ -285,6 +297,29 @@ def _candidates(
         pos = nxt + 1
         at = text.find(needle, pos)
     return found
+
+
+def _plausible(
+    lines: Sequence[str], starts: Sequence[int], pattern: Sequence[str], partial_first: bool
+) -> list[int]:
+    """The starts where every line has the pattern's text once indentation, trailing
+    whitespace and punctuation are set aside: what any rung needs, checked once here so that
+    the rungs only look at places that can match (a common anchor line may give many)."""
+    keys = [_content_key(p) for p in pattern]
+    cache: dict[int, str] = {}
+    out = []
+    for at in starts:
+        for j, key in enumerate(keys):
+            line = cache.get(at + j)
+            if line is None:
+                line = cache[at + j] = _content_key(lines[at + j])
+            if line != key and not (j == 0 and partial_first and line.endswith(key)):
+                break
+        else:
+            out.append(at)
+            if len(out) > MAX_PLACES:
+                return []
+    return out
 
 
 def _tab_widths(pattern: Sequence[str], unit: int) -> tuple[int, ...]:
