@@ -123,9 +123,7 @@ LANDS: dict[str, tuple[str, str, str, str, str]] = {
         '  L3:        message = "Hello, " + name\n  L4:        return message\n',
         '  L3:        message = "Hi, " + name\n  L4:        return message\n',
         CLASS.replace('"Hello, "', '"Hi, "'),
-        # One space after "L3:" is taken for padding: the shift of one column it leaves is
-        # the indentation rung's to correct.
-        "line_numbers+indentation",
+        "line_numbers",
     ),
     "cat -n prefixes (number, tab)": (
         CLASS,

@@ -144,7 +144,9 @@ def test_blank_lines_are_never_skipped_added_or_merged() -> None:
 
 def test_strip_numbers_needs_every_line() -> None:
     assert strip_numbers(["1\u2502a", "2\u2502b"]) == (("a", "b"), (1, 2))
-    assert strip_numbers(["  L9: a", "  L10: b"]) == (("a", "b"), (9, 10))
+    assert strip_numbers(["  L9: a", "  L10: b"]) == ((" a", " b"), (9, 10))
+    assert strip_numbers(["  L9: a", "  L10: b"], padding=True) == (("a", "b"), (9, 10))
+    assert strip_numbers(["9: a", "10:b"], padding=True) is None
     assert strip_numbers(["1\u2502a", "b"]) is None
     assert strip_numbers(["12\tx"]) == (("x",), (12,))
     assert strip_numbers([]) is None

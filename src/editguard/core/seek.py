@@ -29,6 +29,7 @@ Pure: lists of strings in, positions out. Every format that matches text by line
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from collections import Counter
@@ -133,6 +134,7 @@ class SeekHit:
     shift: int = 0
     tab: int = 0
     pattern: tuple[str, ...] = ()
+    padded: bool = False  # line-number prefixes were taken with one space of padding
 
 
 class Uncorrectable(ValueError):
@@ -179,16 +181,20 @@ def lines_match(actual: Sequence[str], expected: Sequence[str], rung: Rung = EXA
     )
 
 
-def strip_numbers(lines: Sequence[str]) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
+def strip_numbers(
+    lines: Sequence[str], *, padding: bool = False
+) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
     """``lines`` without their line-number prefixes and the numbers, when every line has one;
-    ``None`` otherwise. One space after a ``:`` or ``|`` separator is padding when every line
-    that has text after the prefix has it."""
+    ``None`` otherwise. With ``padding``, one space after a ``:`` or ``|`` separator goes with
+    the prefix too (``None`` when a line with text after its prefix lacks that space)."""
     found = [_PREFIX.match(line) for line in lines]
     if not lines or not all(found):
         return None
     rests = [line[m.end() :] for line, m in zip(lines, found, strict=True) if m]
-    seps = {line[m.end() - 1] for line, m in zip(lines, found, strict=True) if m}
-    if seps <= {":", "|"} and all(r.startswith(" ") for r in rests if r):
+    if padding:
+        seps = {line[m.end() - 1] for line, m in zip(lines, found, strict=True) if m}
+        if not seps <= {":", "|"} or not all(r.startswith(" ") for r in rests if r):
+            return None
         rests = [r[1:] for r in rests]
     return tuple(rests), tuple(int(m.group(1)) for m in found if m)
 
@@ -202,6 +208,7 @@ class _Variant:
 
     lines: tuple[str, ...]
     numbers: tuple[int, ...] | None
+    padded: bool = False
 
 
 def seek(
@@ -232,27 +239,35 @@ def seek(
     if not size:
         first = ladder[0].name if ladder else EXACT.name
         return [SeekHit(at, first) for at in range(start, stop + 1)]
-    variants = [_Variant(tuple(pattern), None)]
+    # The pattern as sent; without line-number prefixes; without them and one space after.
+    variants: list[_Variant | None] = [_Variant(tuple(pattern), None), None, None]
     if any(NUMBERS in r.tolerances for r in ladder):
-        stripped = strip_numbers(pattern)
-        if stripped is not None:
-            variants.append(_Variant(*stripped))
+        for vi, padding in ((1, False), (2, True)):
+            stripped = strip_numbers(pattern, padding=padding)
+            if stripped is not None:
+                variants[vi] = _Variant(*stripped, padding)
     candidates = [
         _plausible(lines, _candidates(lines, start, stop, v.lines), v.lines, partial_first)
+        if v is not None
+        else []
         for v in variants
     ]
     tabs = _tab_widths(pattern, indent_unit)
     for rung in ladder:
-        vi = 1 if NUMBERS in rung.tolerances else 0
-        if vi >= len(variants):
-            continue
-        hits = []
-        for at in candidates[vi]:
-            hit = _match_at(lines, at, variants[vi], rung, first_line, partial_first, tabs)
-            if hit is not None:
-                hits.append(hit)
-        if hits:
-            return hits
+        # A pasted listing holds whole lines; its padding is read as text first.
+        tries = (1, 2) if NUMBERS in rung.tolerances else (0,)
+        for vi in tries:
+            variant = variants[vi]
+            if variant is None:
+                continue
+            whole = partial_first and variant.numbers is None
+            hits = []
+            for at in candidates[vi]:
+                hit = _match_at(lines, at, variant, rung, first_line, whole, tabs)
+                if hit is not None:
+                    hits.append(hit)
+            if hits:
+                return hits
     return []
 
 
@@ -359,19 +374,21 @@ def _match_at(
     ):
         return None
     if INDENT in rung.tolerances:
-        return _match_indented(found, at, pattern, rung, tabs)
+        hit = _match_indented(found, at, pattern, rung, tabs)
+        return None if hit is None else dataclasses.replace(hit, padded=variant.padded)
     column = 0
     for j, (f, p) in enumerate(zip(found, pattern, strict=True)):
         nf, np = normalize(f, rung), normalize(p, rung)
         if nf == np:
             continue
-        if j or not partial_first or not nf.endswith(np):
+        # The end of a line, never nothing: a blank first line is a whole line.
+        if j or not partial_first or not np.strip() or not nf.endswith(np):
             return None
         start_at = _start_column(f, len(np), rung)
         if start_at is None:
             return None
         column = start_at
-    return SeekHit(at, rung.name, column, 0, 0, pattern)
+    return SeekHit(at, rung.name, column, 0, 0, pattern, variant.padded)
 
 
 def _start_column(line: str, size: int, rung: Rung) -> int | None:
@@ -443,13 +460,16 @@ def correct(
     new: Sequence[str],
     *,
     file_uses_tabs: bool = False,
+    file_typographic: frozenset[str] = frozenset(),
 ) -> list[str]:
     """The lines to write for ``new``, given the hit that matched the old lines at ``found``.
 
     The correction that made the old lines match is applied to the new ones: line-number
     prefixes are removed, the indentation shifted (tabs and spaces as the matched lines use
     them, else as ``file_uses_tabs`` says), typographic punctuation that the file's region wrote
-    in ASCII mapped to ASCII. A new line equal to an old one (on the rung) is written as the
+    in ASCII mapped to ASCII (every typographic character the file does not use, as
+    ``file_typographic`` lists them, when the old lines held some the region writes in
+    ASCII). A new line equal to an old one (on the rung) is written as the
     file has it, byte for byte.
 
     Raises:
@@ -461,7 +481,7 @@ def correct(
     old = hit.pattern
     tolerances = rung.tolerances
     if NUMBERS in tolerances:
-        new = _strip_new_numbers(new)
+        new = _strip_new_numbers(new, hit.padded)
     key = _line_key(rung, hit.tab)
     old_keys = [key(line) for line in old]
     new_keys = [key(line) for line in new]
@@ -473,8 +493,13 @@ def correct(
     tabs = _uses_tabs(found)
     if tabs is None:
         tabs = file_uses_tabs
-    forms = _punctuation_forms(old, found) if PUNCTUATION_TOLERANCE in tolerances else None
+    forms = (
+        _punctuation_forms(old, found, file_typographic)
+        if PUNCTUATION_TOLERANCE in tolerances
+        else None
+    )
     out: list[str] = []
+    tails = _stray_tails(old, found) if TRAILING in tolerances else {}
     matcher = SequenceMatcher(None, old_keys, new_keys, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
@@ -486,8 +511,12 @@ def correct(
             paired = i1 + j - j1 if i2 - i1 == j2 - j1 else None
             base = paired is not None and not _split_indent(old[paired])[0]
             line = _fix_line(new[j], j, hit, tolerances, tabs, forms, base=base)
-            if paired is not None and TRAILING in tolerances:
-                line = _same_tail(line, old[paired], found[paired])
+            if TRAILING in tolerances:
+                line = (
+                    _same_tail(line, old[paired], found[paired])
+                    if paired is not None
+                    else _mapped_tail(line, tails)
+                )
             out.append(line)
     return out
 
@@ -509,7 +538,7 @@ def _line_key(rung: Rung, tab: int) -> Callable[[str], object]:
     return key
 
 
-def _strip_new_numbers(new: Sequence[str]) -> Sequence[str]:
+def _strip_new_numbers(new: Sequence[str], padded: bool) -> Sequence[str]:
     texts = [line for line in new if line]
     if not texts:
         return new
@@ -521,10 +550,32 @@ def _strip_new_numbers(new: Sequence[str]) -> Sequence[str]:
             "old_text had a line-number prefix on every line, and new_text has one on some "
             "lines only, so it cannot be told which are prefixes; send both without them"
         )
-    stripped = strip_numbers(texts)
+    stripped = strip_numbers(texts, padding=padded) or strip_numbers(texts)
     assert stripped is not None
     rest = iter(stripped[0])
     return [next(rest) if line else line for line in new]
+
+
+def _tail(line: str) -> str:
+    return line[len(line.rstrip()) :]
+
+
+def _stray_tails(old: Sequence[str], found: Sequence[str]) -> dict[str, str]:
+    """The trailing whitespace the old lines were sent with where the file's lines end
+    otherwise, and how those end: one file ending per stray ending, or it is left out."""
+    seen: dict[str, set[str]] = {}
+    for o, f in zip(old, found, strict=False):
+        if _tail(o) and _tail(o) != _tail(f):
+            seen.setdefault(_tail(o), set()).add(_tail(f))
+    return {tail: ends.pop() for tail, ends in seen.items() if len(ends) == 1}
+
+
+def _mapped_tail(line: str, tails: dict[str, str]) -> str:
+    """An added line ending with a stray ending of the old lines ends as the file's did."""
+    tail = _tail(line)
+    if tail in tails:
+        return line[: len(line) - len(tail)] + tails[tail]
+    return line
 
 
 def _same_tail(line: str, old: str, found: str) -> str:
@@ -538,7 +589,7 @@ def _same_tail(line: str, old: str, found: str) -> str:
 
 
 def _punctuation_forms(
-    old: Sequence[str], found: Sequence[str]
+    old: Sequence[str], found: Sequence[str], used: frozenset[str]
 ) -> tuple[frozenset[str], frozenset[str]]:
     """Which typographic characters the old lines wrote where the file's region has ASCII
     (a changed line gets them mapped to ASCII too), and the ASCII forms the old lines wrote
@@ -546,7 +597,10 @@ def _punctuation_forms(
     in_old = {c for line in old for c in line if c in TYPOGRAPHIC}
     in_found = {c for line in found for c in line if c in TYPOGRAPHIC}
     reverse = frozenset(c.translate(PUNCTUATION_MAP) for c in in_found - in_old)
-    return frozenset(in_old - in_found), reverse
+    forward = in_old - in_found
+    if forward:  # the model writes typographic characters for ASCII: any it wrote, not one
+        forward |= TYPOGRAPHIC - used - in_found
+    return frozenset(forward), reverse
 
 
 def _fix_line(
@@ -573,7 +627,7 @@ def _fix_line(
         return line
     indent, body = _split_indent(line)
     if not body:
-        return line
+        return ""  # a blank line's whitespace was shifted too: it has none of its own
     width = columns(indent, hit.tab or 4)
     if hit.shift > 0 and width == 0 and not base:
         raise Uncorrectable(

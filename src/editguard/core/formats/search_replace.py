@@ -32,7 +32,7 @@ from editguard.core.formats.tolerance import Place, Refusal, tolerant_places
 from editguard.core.match import NeedleSet, find_all, find_separate
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import indent_unit
-from editguard.errors import InvalidRequest, TooManyEdits, error_context
+from editguard.errors import EncodingError, InvalidRequest, TooManyEdits, error_context
 
 # More places than this for one old_text is no edit a model means (and a one-letter needle in a
 # 100 MB file would be a hundred million positions).
@@ -148,10 +148,21 @@ def compile_search_replace(
             edit saw (the most similar regions, or every match); NO_MATCH also when a
             tolerant match cannot carry its correction over to ``new_text``.
     """
+    # A new_text the ladder may correct (a pasted line-number prefix, a typographic quote)
+    # is judged by what is written: the plan's texts, after compiling.
+    deferred: int | None = None
     for index, edit in enumerate(edits):
         with error_context(edit_index=index, total_edits=len(edits)):
-            doc.check_encodable(edit.new_text)
+            try:
+                doc.check_encodable(edit.new_text)
+            except EncodingError:
+                if exact:
+                    raise
+                deferred = index if deferred is None else deferred
     compiled, mismatch = _Overlay(doc, edits, exact=exact).run()
+    if deferred is not None and mismatch is None:
+        with error_context(edit_index=deferred, total_edits=len(edits)):
+            doc.check_encodable("".join(r.text for r in compiled.plan.replacements))
     if mismatch is not None:
         k = mismatch.index
         raise mismatch_error(

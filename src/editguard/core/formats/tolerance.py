@@ -20,6 +20,7 @@ from editguard.core.diagnosis import CountMismatch, mismatch_error, uncorrectabl
 from editguard.core.document import LF
 from editguard.core.seek import (
     LADDER,
+    TYPOGRAPHIC,
     OnlyIgnored,
     SeekHit,
     Uncorrectable,
@@ -116,12 +117,15 @@ def tolerant_places(
     new_ends = new.endswith(LF)
     new_lines = (new[:-1] if new_ends else new).split(LF)
     tabs = _file_uses_tabs(lines)
+    typographic = frozenset(c for c in TYPOGRAPHIC if c in text)
     places = []
     note = name = ""
     for hit, (start, end) in zip(hits, spans, strict=True):
         found = [lines[hit.line][hit.column :], *lines[hit.line + 1 : hit.line + len(pattern)]]
         try:
-            written = correct(hit, found, new_lines, file_uses_tabs=tabs)
+            written = correct(
+                hit, found, new_lines, file_uses_tabs=tabs, file_typographic=typographic
+            )
         except OnlyIgnored:
             return None  # the edit is only what the rung ignores: explained as not found
         except Uncorrectable as exc:
