@@ -1,20 +1,29 @@
 """The single mistakes a model makes when it copies lines of a file into ``old_text``, applied to
-blocks of real released source files (``tests/symbol_samples``, ``tests/corpus/*.old``).
+blocks of real released source files (``tests/symbol_samples``, without the handwritten ones, and
+``tests/corpus/*.old``).
 
-:func:`samples` draws blocks of 1 to 50 lines with a seeded generator, applies one mistake to
-each, and keeps the samples a diagnosis can be held to. It skips, and counts, a sample when:
+:func:`samples` draws blocks of 1 to 50 lines (many of 1 to 8) with a seeded generator, applies
+one mistake to each, and keeps the samples a diagnosis can be held to. The mistakes: one
+character changed, added or removed (also in part of a line), a blank line missing or extra,
+indentation a level deeper or shallower, tabs for spaces or spaces for tabs, a stray line of the
+file (from at least 10 lines away) added at the start or the end, a line dropped inside, trailing
+whitespace, curly quotes, and line-number prefixes as tools print them (``12│``, ``12|``,
+``12: ``, ``L12:``, ``    12\t``). Dropping a line at either end of a block is not drawn: the
+rest of the block is still in the file, so the edit matches. A sample is skipped, and counted,
+when:
 
 * ``trivial``: no line of the block has 3 or more non-space characters (``}``, blank lines);
 * ``not_unique``: the block's lines, stripped, occur elsewhere in the file too, so "the intended
   lines" are not one place;
-* ``still_matches``: the mistaken text still occurs in the file (dropping a line at either end of
-  a block always does, which is why that mistake is not drawn);
-* ``ambiguous``: for a block of up to 8 lines, at least 3 other places of the file, apart from
-  each other and from the block, are at least as close to the mistaken text (Levenshtein
-  distance) as the block itself: no ranking of 3 regions could be asked to show it.
+* ``still_matches``: the mistaken text still occurs in the file (a blank line added where the
+  file has one, one line shifted left);
+* ``ambiguous``: at least 3 other places of the file, apart from each other and from the block,
+  are at least as close to the mistaken text (Levenshtein distance) as the block itself, so no
+  ranking of 3 regions could be asked to show it. Checked for blocks of up to 8 lines, and for
+  a part of a line against the closest part of every line.
 
-A block that a mistake cannot apply to (no quote to curl, no indentation to shift) is not a
-skip: another block is drawn.
+A block that a mistake cannot apply to (no quote to curl, no indentation to shift, no blank line
+inside) is not a skip: another block is drawn.
 """
 
 from __future__ import annotations
@@ -167,11 +176,14 @@ def _tabs_vs_spaces(block: Lines, rng: random.Random, first: int, lines: Lines) 
 
 def _line_added(at_end: bool) -> Change:
     def apply(block: Lines, rng: random.Random, first: int, lines: Lines) -> Lines | None:
-        # A line of the same file from elsewhere: what a model that misremembers writes.
+        # A line of the same file from elsewhere, at least 10 lines away (a line from right
+        # beside the block would make it lines dropped in between): what a model that
+        # misremembers writes.
+        start = first - 1
         others = [
             line
             for i, line in enumerate(lines)
-            if len(line.strip()) >= 3 and not first - 3 <= i <= first + len(block) + 1
+            if len(line.strip()) >= 3 and not start - 10 <= i < start + len(block) + 10
         ]
         if not others:
             return None

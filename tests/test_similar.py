@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from editguard.core.similar import describe, find_similar
 
@@ -173,3 +175,43 @@ def test_a_numbered_block_is_found_without_its_numbers() -> None:
     (best, *_) = find_similar(text, needle)
     assert (best.start_line, best.end_line) == (50, 53)
     assert [d.kind for d in best.differences] == ["line_numbers"]
+
+
+_PIECES = st.sampled_from(
+    [
+        "a",
+        "b",
+        " ",
+        "\t",
+        "\n",
+        "\n",
+        "'",
+        "\u201c",
+        "12",
+        "\u2502",
+        ":",
+        "L",
+        "|",
+        "\\n",
+        "x = 1",
+        "}",
+    ]
+)
+
+
+@settings(max_examples=300)
+@given(st.lists(_PIECES, max_size=40).map("".join), st.lists(_PIECES, max_size=20).map("".join))
+def test_every_region_is_real_text_of_the_file_and_differs_below_100_percent(
+    text: str, needle: str
+) -> None:
+    lines = text.split("\n")
+    for region in find_similar(text, needle):
+        assert 1 <= region.start_line <= region.end_line <= len(lines)
+        assert region.lines == "\n".join(lines[region.start_line - 1 : region.end_line])
+        assert region.text in region.lines
+        assert region.similarity <= 0.99 or region.text == needle
+        sent, have = needle.split("\n"), region.text.split("\n")
+        for d in region.differences:
+            if d.kind not in ("escaping", "line_endings"):
+                assert d.expected in [*sent, ""]
+                assert d.found in [*have, ""]

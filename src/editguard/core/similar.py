@@ -1,26 +1,30 @@
 """Finding what a model probably meant when its text is not in the file, and saying what differs.
 
-Where to look. The file's lines are stripped once, in blocks of ``_BLOCK`` lines, and then:
+Where to look. The file's lines are stripped once per pass, in blocks of ``_BLOCK`` lines:
 
 * every line of a multi-line needle votes for the places where its exact copies in the file
   would put the needle (stripped of indentation, curly quotes made straight); a line found in
   many places splits its vote among them, one found in more than ``_COMMON`` places does not
-  vote. One pass: the cost of the file plus the needle.
-* the ``_ANCHORS`` most distinctive needle lines are also looked up fuzzily (rapidfuzz, C++, one
-  scan of the file each), for a line that has no exact copy (a typo) or too many.
+  vote, and two lines in a row vote again as a pair (two common lines may be together once).
+  One pass: the cost of the file plus the needle.
+* when no place has ``_SURE_VOTES`` (a typo in the one distinctive line), the ``_ANCHORS`` most
+  distinctive needle lines are looked up fuzzily (rapidfuzz, C++, one scan of the file).
 * a one-line needle is looked up fuzzily as a whole line, and, when no whole line is close, as
   part of a longer line. The part search compares only lines longer than the needle: a short
   line such as ``return`` would otherwise fit inside the needle and score 100.
+* a needle whose lines all start with line-number prefixes (``12│``, ``12|``, ``12:``,
+  ``L12:``, ``12\\t``, as read_file and other tools show lines) is searched without them, and
+  the line it names is a place too.
 
 How the places are ranked. Each place gives a window of the needle's length, compared with the
 needle line by line with indentation, trailing whitespace, runs of spaces and quote characters
-made alike (so wrong indentation, tabs or curly quotes still rank the intended lines first); the
-best windows then grow or shrink by a line at either end while that brings them closer (a line
-dropped or added). Only a bounded number of windows is compared in full, so the cost grows with
-the file plus the needle, never with their product.
-
-A needle whose lines all start with line-number prefixes (``12│``, ``12|``, ``12:``, ``L12:``,
-``12\\t``, as read_file and other tools show lines) is searched without them.
+made alike (so wrong indentation, tabs or curly quotes still rank the intended lines first), by
+Levenshtein distance (a changed letter is one edit). The best and the voted places are also
+tried a line longer or shorter at either end, and the best windows are then moved a line at a
+time while that brings them closer (a line dropped or added). A voted place is not crowded out
+by places that are merely similar: the needle may be the intended lines plus a stray line. Only
+a bounded number of windows is compared in full, so the cost grows with the file plus the
+needle, never with their product.
 """
 
 from __future__ import annotations
@@ -41,11 +45,12 @@ _ANCHORS = 2  # needle lines looked up fuzzily
 _FUZZY_CUTOFF = 50  # a line less alike than this (of 100) is no fuzzy hit: lets rapidfuzz skip it
 _COMMON = 50  # a needle line with more exact copies than this does not vote
 _VOTED = 8  # places kept from the votes
+_EXPANDED = 8  # best places whose windows are also tried a line longer or shorter at either end
 _REFINED = 6  # best windows whose ends are then moved line by line
+_KEPT = 12  # best windows kept as candidates (besides the best of each voted place)
 _MAX_SHIFT = 3  # lines either end of a window may move
 _SURE_VOTES = 2.0  # votes for a place that make a fuzzy lookup needless
 _VOTED_PLACE = 0.5  # votes of a place that a less similar one may not crowd out
-_VOTED_FLOOR = 25  # ... shown even below 50% similar: the needle may be mostly a stray line
 _WHOLE_LINE_CLOSE = 90  # a whole line this close (of 100): no need to look inside longer lines
 MAX_SIMILARITY_UNEQUAL = 0.99  # text that differs is never shown as 100% similar
 
@@ -85,6 +90,7 @@ class SimilarRegion:
 @dataclass(frozen=True, slots=True)
 class _Candidate:
     score: float  # 0..100, the needle and the text compared line by line, normalized
+    alike: float  # 0..100, the same by rapidfuzz's ratio (kinder to added text): the threshold
     raw: float  # 0..100, compared as they are: breaks ties
     start: int  # 0-based first line
     stop: int  # 0-based line after the last
@@ -96,7 +102,8 @@ class _Candidate:
 def find_similar(text: str, needle: str, limit: int = 3) -> list[SimilarRegion]:
     """Up to ``limit`` regions of ``text`` most similar to ``needle``, best first.
 
-    Regions do not overlap, and none is less than 50% similar.
+    Regions do not overlap. Each is at least 50% alike, or holds a line of the needle that the
+    file has at most twice: the needle may be the intended lines and a line from elsewhere.
     """
     if not needle.strip():
         return []
@@ -104,10 +111,10 @@ def find_similar(text: str, needle: str, limit: int = 3) -> list[SimilarRegion]:
     if text.endswith(LF):
         lines.pop()
     variants = _variants(needle)
-    candidates = _fragments(lines, [w[0] for w in variants if len(w) == 1], needle)
-    for wanted in variants:
+    candidates = _fragments(lines, [(w[0], at) for w, at in variants if len(w) == 1], needle)
+    for wanted, at in variants:
         if len(wanted) > 1:
-            candidates += _blocks(lines, wanted, needle)
+            candidates += _blocks(lines, wanted, needle, at)
     return [
         SimilarRegion(
             c.start + 1,
@@ -130,22 +137,24 @@ def _compared_to(needle: str, region: _Candidate, followed: bool) -> str:
     return needle
 
 
-def _variants(needle: str) -> list[list[str]]:
+def _variants(needle: str) -> list[tuple[list[str], int | None]]:
     """The needle's lines as sent, and as the model may have meant them: backslash escapes
-    read as line breaks, line-number prefixes removed."""
+    read as line breaks, line-number prefixes removed; each with the line number its first
+    line had (None without one)."""
     wanted = _lines_of(needle)
-    out = [wanted]
+    out: list[tuple[list[str], int | None]] = [(wanted, None)]
     if len(wanted) == 1 and "\\n" in needle:
         unescaped = _lines_of(needle.replace("\\n", LF).replace("\\t", "\t"))
         if len(unescaped) > 1:
-            out.append(unescaped)
-    for lines in list(out):
+            out.append((unescaped, None))
+    for lines, _ in list(out):
         options = _unnumbered(lines)
-        if options:
+        number = _NUMBER.match(lines[0])
+        if options and number:
             # Several lines numbered one after the other are surely prefixes; one line might
             # really start with "12:" (YAML), so it is searched both ways.
-            out = [o for o in out if o is not lines or len(lines) == 1]
-            out.append(options[0])
+            out = [o for o in out if o[0] is not lines or len(lines) == 1]
+            out.append((options[0], int(number.group(1))))
     return out
 
 
@@ -231,13 +240,19 @@ def _scan(
     return _Scan(hits, fuzzy)
 
 
-def _fragments(lines: list[str], variants: list[str], needle: str) -> list[_Candidate]:
+def _fragments(
+    lines: list[str], variants: list[tuple[str, int | None]], needle: str
+) -> list[_Candidate]:
     """Lines close to one of the one-line ``variants`` as whole lines, or, when none is close,
     lines holding a part close to one (a variant that starts with indentation means a whole
-    line: it is not looked for inside lines)."""
-    wanted = [w for w in variants if _key(w)]
+    line: it is not looked for inside lines). A variant's line number, if any, is a candidate
+    too, with a vote."""
+    wanted = [w for w, _ in variants if _key(w)]
     if not wanted:
         return []
+    hinted = {
+        (at - 1, w) for w, at in variants if _key(w) and at is not None and 0 < at <= len(lines)
+    }
     queries = [_key(w) for w in wanted]
     found = {
         (idx, w)
@@ -252,7 +267,10 @@ def _fragments(lines: list[str], variants: list[str], needle: str) -> list[_Cand
         scan = _scan(lines, set(), [q for _, q in parts], fuzz.partial_ratio, shortest)
         for (w, q), best in zip(parts, scan.fuzzy, strict=True):
             found |= {(idx, w) for _, idx in best if len(lines[idx].strip()) > len(q)}
-    return [_fragment(lines[idx], idx, w, needle) for idx, w in sorted(found)]
+    return [
+        _fragment(lines[idx], idx, w, needle, 1.0 if (idx, w) in hinted else 0.0)
+        for idx, w in sorted(found | hinted)
+    ]
 
 
 def _is_part(wanted: str) -> bool:
@@ -260,7 +278,7 @@ def _is_part(wanted: str) -> bool:
     return not wanted[:1].isspace()
 
 
-def _fragment(line: str, idx: int, wanted: str, needle: str) -> _Candidate:
+def _fragment(line: str, idx: int, wanted: str, needle: str, votes: float) -> _Candidate:
     """The line, or the part of it closest to ``wanted`` when that part is closer. For a
     ``wanted`` that may be part of a line, the line's own indentation and trailing whitespace
     are no difference: the text is taken without them."""
@@ -276,10 +294,13 @@ def _fragment(line: str, idx: int, wanted: str, needle: str) -> _Candidate:
             part_score = _likeness(target, _norm(part))
             if part and part_score > score:
                 text, score = part, part_score
-    return _Candidate(score, fuzz.ratio(needle, text), idx, idx + 1, text, line)
+    alike = fuzz.ratio(target, _norm(text))
+    return _Candidate(score, alike, fuzz.ratio(needle, text), idx, idx + 1, text, line, votes)
 
 
-def _blocks(lines: list[str], wanted: list[str], needle: str) -> list[_Candidate]:
+def _blocks(lines: list[str], wanted: list[str], needle: str, at: int | None) -> list[_Candidate]:
+    """Windows of ``lines`` close to the block ``wanted``; ``at`` the line number that its
+    first line had, if it was numbered (a place with a vote: the file may have changed since)."""
     keys = [_key(w) for w in wanted]
     present = [k for k in keys if k]
     if not present or not lines:
@@ -293,6 +314,12 @@ def _blocks(lines: list[str], wanted: list[str], needle: str) -> list[_Candidate
         if found and len(found) <= _COMMON:
             for idx in found:
                 voters.setdefault(idx - i, []).append((idx, 1 / len(found)))
+    # Two lines in a row vote too, as a pair: two common lines ("{", "return false;") may be
+    # found together in one place only.
+    for i in range(1, len(keys)):
+        pair = _pair_places(lines, hits, keys[i - 1], keys[i])
+        for idx in pair:
+            voters.setdefault(idx - i, []).append((idx, 1 / len(pair)))
     votes = {s: sum(w for _, w in voters[s]) for s in voters}
     ranked = sorted(votes, key=lambda s: (-votes[s], s))
     starts = {s: voters[s] for s in ranked[:_VOTED]}
@@ -303,11 +330,29 @@ def _blocks(lines: list[str], wanted: list[str], needle: str) -> list[_Candidate
         anchors = sorted(set(present), key=lambda k: (-len(set(k)), -len(k), k))[:_ANCHORS]
         fuzzy = _scan(lines, set(), anchors, fuzz.ratio).fuzzy
         for anchor, best in zip(anchors, fuzzy, strict=True):
-            at = [i for i, k in enumerate(keys) if k == anchor][:2]
+            rows = [i for i, k in enumerate(keys) if k == anchor][:2]
             for _, idx in best:
-                for i in at:
+                for i in rows:
                     starts.setdefault(idx - i, voters.get(idx - i, []))
+    if at is not None and 0 < at <= len(lines):
+        starts[at - 1] = [*starts.get(at - 1, []), (at - 1, 1.0)]
     return _ranked_windows(lines, wanted, needle, starts)
+
+
+def _pair_places(
+    lines: list[str], hits: dict[str, list[int]], first: str, second: str
+) -> list[int]:
+    """Where the file has line ``first`` right before line ``second`` (stripped): the index of
+    the second. Looked up from the places of whichever of the two is not common; ``[]`` when
+    both are (or either is blank or missing)."""
+    a, b = hits.get(first, []), hits.get(second, [])
+    if not first or not second or not a or not b:
+        return []
+    if len(b) <= _COMMON:
+        return [idx for idx in b if idx > 0 and lines[idx - 1].strip() == first]
+    if len(a) <= _COMMON:
+        return [idx + 1 for idx in a if idx + 1 < len(lines) and lines[idx + 1].strip() == second]
+    return []
 
 
 def _ranked_windows(
@@ -318,7 +363,7 @@ def _ranked_windows(
 ) -> list[_Candidate]:
     """Windows at the ``starts`` (each with its voting lines), of the needle's length give or
     take a line, compared with it; the best ones then moved a line at a time while that helps.
-    A window's votes are those of the voting lines it holds."""
+    A window's votes are those that the best place near its start has inside it."""
     target = LF.join(_norm(w) for w in wanted)
     normalized: dict[int, str] = {}
 
@@ -330,16 +375,32 @@ def _ranked_windows(
 
     size, count = len(wanted), len(lines)
     windows: dict[tuple[int, int], tuple[float, int]] = {}  # (start, stop): (score, place)
+
+    def add(start: int, stop: int, place: int) -> None:
+        start = min(max(start, 0), count - 1)
+        stop = max(min(stop, count), start + 1)
+        if (start, stop) not in windows:
+            windows[start, stop] = (score(start, stop), place)
+
+    def votes(window: tuple[int, int]) -> float:
+        # The votes of the best place that a window this near its start may stand for.
+        start, stop = window
+        near = range(start - _MAX_SHIFT - 1, start + _MAX_SHIFT + 2)
+        return max(
+            (sum(w for idx, w in starts[p] if start <= idx < stop) for p in near if p in starts),
+            default=0.0,
+        )
+
     for s in starts:
-        # A line added or dropped at either end moves the window's start or its end by one.
+        add(s, s + size, s)
+    # A line added or dropped at either end moves the window's start or its end by one: tried
+    # at the best places and at the voted ones.
+    tried = sorted(windows, key=lambda w: (-windows[w][0], w))[:_EXPANDED]
+    for s in {windows[w][1] for w in tried} | {s for s, voters in starts.items() if voters}:
         for shift in (-1, 0, 1):
-            start = min(max(s + shift, 0), count - 1)
             for end in range(s + size - 1, s + size + 2):
-                stop = max(min(end, count), start + 1)
-                if (start, stop) not in windows:
-                    windows[start, stop] = (score(start, stop), s)
-    best = sorted(windows, key=lambda w: (-windows[w][0], w))[:_REFINED]
-    for start0, stop0 in best:
+                add(s + shift, end, s)
+    for start0, stop0 in sorted(windows, key=lambda w: (-windows[w][0], w))[:_REFINED]:
         start, stop = start0, stop0
         value, place = windows[start, stop]
         moved = True
@@ -360,11 +421,22 @@ def _ranked_windows(
                     windows[a, b] = (score(a, b), place)
                     if windows[a, b][0] > value:
                         start, stop, value, moved = a, b, windows[a, b][0], True
+    # Only the best windows, and the best of each voted place, are candidates (each one costs
+    # two more full comparisons).
+    ranked = sorted(windows, key=lambda w: (-windows[w][0], w))
+    kept = dict.fromkeys(ranked[:_KEPT])
+    places: set[int] = set()
+    for window in ranked:
+        if windows[window][1] not in places and votes(window) >= _VOTED_PLACE:
+            places.add(windows[window][1])
+            kept[window] = None
     out = []
-    for (start, stop), (value, place) in windows.items():
+    for start, stop in kept:
         found = LF.join(lines[start:stop])
-        votes = sum(w for idx, w in starts[place] if start <= idx < stop)
-        out.append(_Candidate(value, fuzz.ratio(needle, found), start, stop, found, found, votes))
+        alike = fuzz.ratio(target, LF.join(normalized[i] for i in range(start, stop)))
+        raw = fuzz.ratio(needle, found)
+        value = windows[start, stop][0]
+        out.append(_Candidate(value, alike, raw, start, stop, found, found, votes((start, stop))))
     return out
 
 
@@ -376,15 +448,16 @@ def _likeness(a: str, b: str) -> float:
 
 
 def _best_distinct(candidates: list[_Candidate], limit: int) -> list[_Candidate]:
-    """The ``limit`` best candidates that do not overlap, best first; a place where a
-    distinctive line of the needle occurs exactly (a vote of at least ``_VOTED_PLACE``) is not
-    crowded out by places that are merely similar and have fewer votes: the needle may be
-    two pieces of the file, a line from elsewhere added to the intended lines."""
+    """The ``limit`` best candidates that do not overlap, best first, of those at least 50%
+    alike by either measure. The best place where a distinctive line of the needle occurs
+    exactly (a vote of at least ``_VOTED_PLACE``), if not shown, takes the last slot from a
+    candidate with fewer votes, however unlike the rest is: the needle may be two pieces of the
+    file, a line from elsewhere added to the intended lines."""
     candidates.sort(key=lambda c: (-c.score, -c.raw, c.start, c.stop))
     out: list[_Candidate] = []
     for c in candidates:
-        if c.score < 50:
-            break
+        if max(c.score, c.alike) < 50:
+            continue
         if any(o.start < c.stop and c.start < o.stop for o in out):
             continue
         out.append(c)
@@ -393,17 +466,14 @@ def _best_distinct(candidates: list[_Candidate], limit: int) -> list[_Candidate]
     voted = [
         c
         for c in candidates
-        if c.votes >= _VOTED_PLACE
-        and c.score >= _VOTED_FLOOR
-        and not any(o.start < c.stop and c.start < o.stop for o in out)
+        if c.votes >= _VOTED_PLACE and not any(o.start < c.stop and c.start < o.stop for o in out)
     ]
     if voted and limit:
         place = min(voted, key=lambda c: (-c.votes, -c.score, -c.raw, c.start, c.stop))
-        weaker = [i for i, o in enumerate(out) if o.votes < place.votes]
         if len(out) < limit:
             out.append(place)
-        elif weaker:
-            out[weaker[-1]] = place
+        elif out[-1].votes < place.votes:
+            out[-1] = place
         out.sort(key=lambda c: (-c.score, -c.raw, c.start, c.stop))
     return out
 
@@ -471,6 +541,10 @@ def describe(expected: str, found: str) -> tuple[Difference, ...]:
             notes[kind] = _text_difference(kind, a, b)
             a, b = ta, tb
     sent, have = a.split(LF), b.split(LF)
+    # The lines shown: the real ones; where escapes were read as line breaks, the one real line.
+    escaped = "escaping" in notes
+    real_sent = [expected] * len(sent) if escaped and LF not in expected else sent
+    real_have = [found] * len(have) if escaped and LF not in found else have
     compared = sent
     if a != b:
         options = _unnumbered(sent)
@@ -482,24 +556,28 @@ def describe(expected: str, found: str) -> tuple[Difference, ...]:
                     "line_numbers",
                     f"the request's lines start with line-number prefixes ({prefix!r}) copied "
                     "from read_file; send the lines without them",
-                    sent[0],
-                    have[0],
+                    real_sent[0],
+                    real_have[0],
                 )
                 compared = best
     for i, j in _paired(compared, have):
         if i is not None and j is not None:
-            _classify(notes, sent[i], have[j], compared[i])
+            _classify(notes, (real_sent[i], real_have[j]), compared[i], have[j])
         elif j is not None:
-            _note_unpaired(notes, "missing_line", have[j], have[j - 1] if j else None, sent=False)
+            before = real_have[j - 1] if j else None
+            _note_unpaired(notes, "missing_line", real_have[j], before, sent=False)
         elif i is not None:
-            _note_unpaired(notes, "extra_line", sent[i], sent[i - 1] if i else None, sent=True)
+            before = real_sent[i - 1] if i else None
+            _note_unpaired(notes, "extra_line", real_sent[i], before, sent=True)
     return tuple(notes[kind] for kind in _ORDER if kind in notes)
 
 
-def _classify(notes: dict[str, Difference], sent: str, have: str, compared: str) -> None:
-    """Note what differs between a pair of lines: ``sent`` as the request has it, ``compared``
-    the same without its line-number prefix, ``have`` the file's."""
-    x, y = compared, have
+def _classify(
+    notes: dict[str, Difference], real: tuple[str, str], compared: str, theirs: str
+) -> None:
+    """Note what differs between a pair of lines: ``compared`` the request's (without a
+    line-number prefix), ``theirs`` the file's; ``real`` the two as they are, to show."""
+    x, y = compared, theirs
     blank = not x.strip() and not y.strip()  # a blank line's whitespace is its indentation
     for kind, fn in _LINE_TRANSFORMS:
         if x == y:
@@ -508,10 +586,10 @@ def _classify(notes: dict[str, Difference], sent: str, have: str, compared: str)
             continue
         tx, ty = fn(x), fn(y)
         if (tx, ty) != (x, y) and Indel.distance(tx, ty) < Indel.distance(x, y):
-            _note(notes, kind, sent, have, compared)
+            _note(notes, kind, real, compared, theirs)
             x, y = tx, ty
     if x != y:
-        _note(notes, "content", sent, have, compared)
+        _note(notes, "content", real, compared, theirs)
 
 
 _Pair = tuple[int | None, int | None]  # a line of each side; None where one side has none
@@ -572,21 +650,23 @@ def _pairing_key(line: str) -> str:
     return _norm(line).casefold() if line.strip() else f"\0{line}"
 
 
-def _note(notes: dict[str, Difference], kind: str, sent: str, have: str, compared: str) -> None:
-    """Note ``kind`` for a pair of lines, unless already noted: ``sent`` and ``have`` are the
-    request's and the file's real lines, ``compared`` the request's without a line-number
-    prefix (whose indentation is the request's)."""
+def _note(
+    notes: dict[str, Difference], kind: str, real: tuple[str, str], compared: str, theirs: str
+) -> None:
+    """Note ``kind`` for a pair of lines, unless already noted: ``real`` the request's and the
+    file's lines as they are, ``compared`` and ``theirs`` as compared (their indentation is
+    what an indentation difference tells)."""
     if kind in notes:
         return
     if kind in ("tabs_vs_spaces", "indentation"):
         what = "tabs vs spaces" if kind == "tabs_vs_spaces" else "indentation"
         detail = (
-            f"{what} differs: the file has {_describe_indent(_indent(have))} where the "
+            f"{what} differs: the file has {_describe_indent(_indent(theirs))} where the "
             f"request has {_describe_indent(_indent(compared))}"
         )
     else:
         detail = _DETAILS[kind]
-    notes[kind] = Difference(kind, detail, sent, have)
+    notes[kind] = Difference(kind, detail, *real)
 
 
 def _note_unpaired(
