@@ -1,7 +1,7 @@
 """A refusal always shows the intended lines, and says truly what differs.
 
 Blocks of 1 to 50 lines of real released source files get one mistake each, of every kind a
-model makes when it copies lines (``tests/mistakes.py`` draws them and says which samples it
+model makes when it copies lines (``tests/mistaken_blocks.py`` draws them and says which samples it
 skips, and why); the regions that a NO_MATCH error shows must include the intended lines, and
 the differences it names must be the mistake, told with the request's and the file's real lines.
 """
@@ -16,9 +16,9 @@ import pytest
 
 from editguard import EditError, Workspace
 from editguard.core.similar import describe, find_similar
-from tests.mistakes import MISTAKES, SOURCES, Draw, Sample, samples
+from tests.mistaken_blocks import MISTAKES, SOURCES, Draw, Sample, samples
 
-# Skipped: trivial, repeated or ambiguous blocks and still-matching texts (see tests/mistakes.py).
+# Skipped: trivial, repeated or ambiguous blocks, still-matching texts (tests/mistaken_blocks.py).
 MAX_SKIP_RATE = 0.12  # over all mistakes
 MAX_SKIP_RATE_OF_ONE = 0.25  # of one mistake (a stray line makes more blocks ambiguous)
 MIN_SAMPLES = 60  # per mistake, so that a regression cannot hide in a small draw
