@@ -109,11 +109,15 @@ def test_a_refused_edit_shows_the_intended_lines(kind: str, ws: Workspace, root:
         if error is None or error.code != "NO_MATCH":
             continue
         refused += 1
-        shown = error.data["similar_content"]
-        assert any(sample.overlaps(r["start_line"], r["end_line"]) for r in shown), (
-            f"{sample}: shown {[(r['start_line'], r['end_line']) for r in shown]}"
-        )
-        assert all(r["similarity"] <= 0.99 for r in shown)
+        similar = error.data.get("similar_content", [])
+        # A text found only with a tolerance that cannot carry over to new_text is refused with
+        # the lines it matched instead.
+        located = error.data.get("match_locations", [])
+        shown = [(r["start_line"], r["end_line"]) for r in similar] + [
+            (r["line_number"], r.get("end_line", r["line_number"])) for r in located
+        ]
+        assert any(sample.overlaps(start, end) for start, end in shown), f"{sample}: {shown}"
+        assert all(r["similarity"] <= 0.99 for r in similar)
         assert "100% similar" not in error.text()
     # A typo is never corrected by tolerant matching: those edits, at least, are refused.
     assert refused or not kind.startswith("typo")
@@ -143,15 +147,22 @@ def test_pasted_line_numbers_are_named_and_a_tip_says_to_drop_them(
 ) -> None:
     numbered = ws.read_file("steps.py", start_line=41, end_line=43).content
     assert numbered.startswith("41\u2502def step_10(state):")
+    # With a typo too: tolerant matching may drop the prefixes, but not correct the typo.
+    numbered = numbered.replace("count", "cuont")
     with pytest.raises(EditError) as err:
         ws.edit_file("steps.py", [{"old_text": numbered, "new_text": "x"}])
     (best, *_) = err.value.data["similar_content"]
     assert (best["start_line"], best["end_line"]) == (41, 43)
-    (difference,) = best["differences"]
-    assert difference["type"] == "line_numbers"
-    assert (difference["expected"], difference["found"]) == (
+    prefixes, typo = best["differences"]
+    assert prefixes["type"] == "line_numbers"
+    assert (prefixes["expected"], prefixes["found"]) == (
         "41\u2502def step_10(state):",
         "def step_10(state):",
+    )
+    assert typo["type"] == "content"
+    assert (typo["expected"], typo["found"]) == (
+        "42\u2502    state.cuont += 10",
+        "    state.count += 10",
     )
     assert best["similarity"] <= 0.99
     assert any("line-number prefixes" in tip for tip in err.value.suggestions)

@@ -594,37 +594,45 @@ def _classify(
 
 _Pair = tuple[int | None, int | None]  # a line of each side; None where one side has none
 _ALIGNED_CELLS = 10_000  # line pairs weighed one by one; longer texts are paired by runs
+_ALIKE = 2.0  # worth of a pair of lines equal once normalized (similar ones: 0..1)
+_EQUAL = 0.05  # more for lines equal as they are: breaks ties, never worth a line unpaired
+_UNPAIRED = 1.0  # cost of a line left without a partner
 
 
 def _paired(xs: list[str], ys: list[str]) -> list[_Pair]:
     """The lines of ``xs`` and ``ys`` paired in order, a line without a partner paired with
-    None: the pairing that pairs the most equal lines, then the most lines equal once
-    normalized, then the most alike (so that of two lines alike once normalized, the one
-    equal as it is gets the partner)."""
+    None: the pairing worth the most, where a pair of lines equal once normalized is worth
+    ``_ALIKE``, a bit more when equal as they are (of two lines alike once normalized, the
+    equal one gets the partner), less when merely similar, and an unpaired line costs
+    ``_UNPAIRED`` (so that a block shifted a level is not paired one line off, where the
+    closing braces happen to be equal)."""
     n, m = len(xs), len(ys)
     if n * m > _ALIGNED_CELLS:
         return _paired_by_runs(xs, ys)
     kx, ky = [_pairing_key(x) for x in xs], [_pairing_key(y) for y in ys]
-
     worth = [
         [
-            3.0 if x == y else 2.0 if a == b else fuzz.ratio(a, b) / 100
+            _ALIKE + _EQUAL if x == y else _ALIKE if a == b else fuzz.ratio(a, b) / 100
             for y, b in zip(ys, ky, strict=True)
         ]
         for x, a in zip(xs, kx, strict=True)
     ]
     # best[i][j]: the most worth of pairing xs[i:] with ys[j:].
-    best = [[0.0] * (m + 1) for _ in range(n + 1)]
+    best = [[-_UNPAIRED * (n - i + m - j) for j in range(m + 1)] for i in range(n + 1)]
     for i in range(n - 1, -1, -1):
         for j in range(m - 1, -1, -1):
-            best[i][j] = max(best[i + 1][j], best[i][j + 1], best[i + 1][j + 1] + worth[i][j])
+            best[i][j] = max(
+                best[i + 1][j] - _UNPAIRED,
+                best[i][j + 1] - _UNPAIRED,
+                best[i + 1][j + 1] + worth[i][j],
+            )
     out: list[_Pair] = []
     i = j = 0
     while i < n and j < m:
         if best[i][j] == best[i + 1][j + 1] + worth[i][j]:
             out.append((i, j))
             i, j = i + 1, j + 1
-        elif best[i][j] == best[i + 1][j]:
+        elif best[i][j] == best[i + 1][j] - _UNPAIRED:
             out.append((i, None))
             i += 1
         else:
