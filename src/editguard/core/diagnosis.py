@@ -3,13 +3,19 @@ text is, what differs, and what to send next."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 from typing import Any
 
 from editguard.core.document import LF, line_numbers
 from editguard.core.listing import EXCERPT, excerpt, listing
 from editguard.core.match import find_separate
-from editguard.core.similar import SimilarRegion, find_similar
+from editguard.core.similar import (
+    MAX_SIMILARITY_UNEQUAL,
+    SimilarRegion,
+    describe,
+    find_similar,
+)
 from editguard.errors import EditError, NoMatch, WrongCount
 
 MAX_LOCATIONS = 10
@@ -82,7 +88,10 @@ def _no_match(
                 f"new_text is already in the file {present} time(s): this edit "
                 "looks already applied. "
             )
-    similar = find_similar(text, _head(old))
+    head = _head(old)
+    similar = find_similar(text, head)
+    if head != old:
+        similar = [_compared_in_part(r, head, old, text) for r in similar]
     data["similar_content"] = [_region_dict(r) for r in similar]
     parts = [
         f"{what} not found in {path}{after}. {applied_note}".rstrip(),
@@ -99,7 +108,7 @@ def _no_match(
                 if r.start_line == r.end_line
                 else f"lines {r.start_line}-{r.end_line}"
             )
-            parts.append(f"{where}, {round(r.similarity * 100)}% similar; {kinds}:")
+            parts.append(f"{where}, {math.floor(r.similarity * 100)}% similar; {kinds}:")
             parts.append(listing([excerpt(x) for x in r.lines.split(LF)], r.start_line))
             if r.text != r.lines:
                 parts.append(f"  the closest text on that line: >>>{excerpt(r.text)}<<<")
@@ -118,15 +127,45 @@ def _no_match(
 SIMILAR_LINES = 40  # a longer search text is compared by its first lines
 
 
+def _compared_in_part(region: SimilarRegion, head: str, old: str, text: str) -> SimilarRegion:
+    """A region found for the first lines (``head``) of a long search text ``old``: never 100%
+    similar to the whole of it; when those lines are identical to the region, what differs is
+    told from the first line after them that differs."""
+    region = replace(region, similarity=min(region.similarity, MAX_SIMILARITY_UNEQUAL))
+    if region.differences:
+        return region
+    rest = old[len(head) :].split(LF)
+    if not head.endswith(LF):  # the head ends inside a line: compare that whole line
+        rest[0] = head[head.rfind(LF) + 1 :] + rest[0]
+    first = region.start_line - 1 + head.count(LF)
+    lines = text.split(LF)[first : first + len(rest)]
+    for k, sent in enumerate(rest):
+        have = lines[k] if k < len(lines) else ""
+        if sent != have:
+            line = first + k + 1
+            found = [
+                replace(d, detail=f"line {line}: {d.detail} (the lines before it are identical)")
+                for d in describe(sent, have)
+            ]
+            return replace(region, differences=tuple(found))
+    return region
+
+
 def _head(old: str) -> str:
     """The part of a search text that the similarity search compares: all of it, or for a long
-    one its first lines (the search costs the file times the lines compared)."""
-    cut = -1
+    one its first lines, cut after a whole line when it can be (a window of the file is
+    compared with the whole of it, so its length bounds the cost)."""
+    end, cut = len(old), -1
     for _ in range(SIMILAR_LINES):
         cut = old.find(LF, cut + 1)
         if cut < 0:
-            return old if len(old) <= 2 * EXCERPT else old[: 2 * EXCERPT]
-    return old[: min(cut + 1, 2 * EXCERPT)]
+            break
+    else:
+        end = cut + 1
+    if end > 2 * EXCERPT:
+        last = old.rfind(LF, 0, 2 * EXCERPT)
+        end = last + 1 if last > 0 else 2 * EXCERPT
+    return old[:end]
 
 
 def _no_match_tips(text: str, old: str, similar: list[SimilarRegion], applied: bool) -> list[str]:
@@ -144,6 +183,11 @@ def _no_match_tips(text: str, old: str, similar: list[SimilarRegion], applied: b
             f"Check whitespace: the file indents with {style}; copy the indentation "
             "exactly as the lines above show it."
         )
+    if "line_numbers" in kinds:
+        tips.append(
+            "Remove the line-number prefixes (such as '12│') from every line of old_text: "
+            "they are read_file's, not the file's."
+        )
     if "escaping" in kinds or ("\\n" in old and LF not in old):
         tips.append("Send real line breaks in old_text, not the two characters backslash-n.")
     if "quotes" in kinds or "case" in kinds:
@@ -160,7 +204,7 @@ def _region_dict(r: SimilarRegion) -> dict[str, Any]:
     return {
         "start_line": r.start_line,
         "end_line": r.end_line,
-        "similarity": round(r.similarity, 3),
+        "similarity": math.floor(r.similarity * 1000) / 1000,  # 0.9996 is not 1.0
         "content": excerpt(r.text),
         "differences": [
             {"type": d.kind, "detail": d.detail, "expected": d.expected, "found": d.found}

@@ -1,31 +1,69 @@
 """Finding what a model probably meant when its text is not in the file, and saying what differs.
 
-The search is bounded: one rapidfuzz scan (C++) of the file's lines per anchor line of the needle,
-then a full comparison of a few candidate windows only. Cost grows with the file, not with the
-product of the file and the needle.
+Where to look. The file's lines are stripped once per pass, in blocks of ``_BLOCK`` lines:
+
+* every line of a multi-line needle votes for the places where its exact copies in the file
+  would put the needle (stripped of indentation, curly quotes made straight); a line found in
+  many places splits its vote among them, one found in more than ``_COMMON`` places does not
+  vote, and two lines in a row vote again as a pair (two common lines may be together once).
+  One pass: the cost of the file plus the needle.
+* when no place has ``_SURE_VOTES`` (a typo in the one distinctive line), the ``_ANCHORS`` most
+  distinctive needle lines are looked up fuzzily (rapidfuzz, C++, one scan of the file).
+* a one-line needle is looked up fuzzily as a whole line, and, when no whole line is close, as
+  part of a longer line. The part search compares only lines longer than the needle: a short
+  line such as ``return`` would otherwise fit inside the needle and score 100.
+* a needle whose lines all start with line-number prefixes (``12│``, ``12|``, ``12:``,
+  ``L12:``, ``12\\t``, as read_file and other tools show lines) is searched without them, and
+  the line it names is a place too.
+
+How the places are ranked. Each place gives a window of the needle's length, compared with the
+needle line by line with indentation, trailing whitespace, runs of spaces and quote characters
+made alike (so wrong indentation, tabs or curly quotes still rank the intended lines first), by
+Levenshtein distance (a changed letter is one edit). The best and the voted places are also
+tried a line longer or shorter at either end, and the best windows are then moved a line at a
+time while that brings them closer (a line dropped or added). A voted place is not crowded out
+by places that are merely similar: the needle may be the intended lines plus a stray line. Only
+a bounded number of windows is compared in full, so the cost grows with the file plus the
+needle, never with their product.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import Indel, Levenshtein
 
 from editguard.core.document import LF
 
-_BLOCK = 100_000  # lines compared per rapidfuzz call: bounds the memory of the stripped copies
-_ANCHOR_HITS = 8  # best lines kept per anchor and block
+_BLOCK = 100_000  # lines stripped at a time: bounds the memory of the stripped copies
+_ANCHOR_HITS = 8  # best lines kept per fuzzy lookup and block
+_ANCHORS = 2  # needle lines looked up fuzzily
+_FUZZY_CUTOFF = 50  # a line less alike than this (of 100) is no fuzzy hit: lets rapidfuzz skip it
+_COMMON = 50  # a needle line with more exact copies than this does not vote
+_VOTED = 8  # places kept from the votes
+_EXPANDED = 8  # best places whose windows are also tried a line longer or shorter at either end
+_REFINED = 6  # best windows whose ends are then moved line by line
+_KEPT = 12  # best windows kept as candidates (besides the best of each voted place)
+_MAX_SHIFT = 3  # lines either end of a window may move
+_SURE_VOTES = 2.0  # votes for a place that make a fuzzy lookup needless
+_VOTED_PLACE = 0.5  # votes of a place that a less similar one may not crowd out
+_WHOLE_LINE_CLOSE = 90  # a whole line this close (of 100): no need to look inside longer lines
+MAX_SIMILARITY_UNEQUAL = 0.99  # text that differs is never shown as 100% similar
 
 
 @dataclass(frozen=True, slots=True)
 class Difference:
     """One way in which the request's text differs from the file's.
 
-    ``kind`` is one of ``escaping``, ``line_endings``, ``trailing_whitespace``, ``tabs_vs_spaces``,
-    ``indentation``, ``whitespace``, ``case``, ``quotes``, ``punctuation``, ``content``.
-    ``expected`` is the request's line, ``found`` the file's.
+    ``kind`` is one of ``escaping``, ``line_endings``, ``line_numbers``,
+    ``trailing_whitespace``, ``tabs_vs_spaces``, ``indentation``, ``whitespace``, ``case``,
+    ``quotes``, ``punctuation``, ``missing_line``, ``extra_line``, ``content``.
+    ``expected`` is the request's line as sent and ``found`` the file's line as it is, at the
+    first place where the difference shows (``""`` for the side that lacks a line).
     """
 
     kind: str
@@ -36,7 +74,10 @@ class Difference:
 
 @dataclass(frozen=True, slots=True)
 class SimilarRegion:
-    """A region of the file close to the searched text: lines (1-based), score and exact text."""
+    """A region of the file close to the searched text: lines (1-based), score and exact text.
+
+    ``similarity`` is at most 0.99 unless ``text`` is the searched text itself.
+    """
 
     start_line: int
     end_line: int
@@ -46,140 +87,635 @@ class SimilarRegion:
     lines: str = ""  # the whole lines the region lies on (text may be part of one line)
 
 
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    score: float  # 0..100, the needle and the text compared line by line, normalized
+    alike: float  # 0..100, the same by rapidfuzz's ratio (kinder to added text): the threshold
+    raw: float  # 0..100, compared as they are: breaks ties
+    start: int  # 0-based first line
+    stop: int  # 0-based line after the last
+    text: str
+    lines: str
+    votes: float = 0.0  # exact needle lines that put the needle here (1 for a line found once)
+
+
 def find_similar(text: str, needle: str, limit: int = 3) -> list[SimilarRegion]:
-    """Up to ``limit`` regions of ``text`` most similar to ``needle``, best first."""
+    """Up to ``limit`` regions of ``text`` most similar to ``needle``, best first.
+
+    Regions do not overlap. Each is at least 50% alike, or holds a line of the needle that the
+    file has at most twice: the needle may be the intended lines and a line from elsewhere.
+    """
+    if not needle.strip():
+        return []
     lines = text.split(LF)
     if text.endswith(LF):
         lines.pop()
-    wanted = needle.split(LF)
-    if len(wanted) > 1 and wanted[-1] == "":
-        wanted.pop()
-    if not lines or not needle.strip():
+    variants = _variants(needle)
+    candidates = _fragments(lines, [(w[0], at) for w, at in variants if len(w) == 1], needle)
+    for wanted, at in variants:
+        if len(wanted) > 1:
+            candidates += _blocks(lines, wanted, needle, at)
+    return [
+        SimilarRegion(
+            c.start + 1,
+            c.stop,
+            min(c.score / 100, MAX_SIMILARITY_UNEQUAL) if c.text != needle else 1.0,
+            c.text,
+            describe(_compared_to(needle, c, text.endswith(LF) or c.stop < len(lines)), c.text),
+            c.lines,
+        )
+        for c in _best_distinct(candidates, limit)
+    ]
+
+
+def _compared_to(needle: str, region: _Candidate, followed: bool) -> str:
+    """The needle as compared with the region's text: without its final line break when the
+    region's whole lines are followed by one in the file (a region's text never ends with its
+    line break, which is no difference)."""
+    if followed and region.text == region.lines and needle.endswith(LF):
+        return needle[:-1]
+    return needle
+
+
+def _variants(needle: str) -> list[tuple[list[str], int | None]]:
+    """The needle's lines as sent, and as the model may have meant them: backslash escapes
+    read as line breaks, line-number prefixes removed; each with the line number its first
+    line had (None without one)."""
+    wanted = _lines_of(needle)
+    out: list[tuple[list[str], int | None]] = [(wanted, None)]
+    if len(wanted) == 1 and "\\n" in needle:
+        unescaped = _lines_of(needle.replace("\\n", LF).replace("\\t", "\t"))
+        if len(unescaped) > 1:
+            out.append((unescaped, None))
+    for lines, _ in list(out):
+        options = _unnumbered(lines)
+        number = _NUMBER.match(lines[0])
+        if options and number:
+            # Several lines numbered one after the other are surely prefixes; one line might
+            # really start with "12:" (YAML), so it is searched both ways.
+            out = [o for o in out if o[0] is not lines or len(lines) == 1]
+            out.append((options[0], int(number.group(1))))
+    return out
+
+
+def _lines_of(text: str) -> list[str]:
+    lines = text.split(LF)
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+# A line-number prefix as tools print them: "  12│", "12|", "12 |", "12:", "L12:", "    12\t",
+# "12→". The separator is required: a line that merely starts with digits is not numbered.
+_NUMBER = re.compile(r"[ \t]*(?:L(?=\d))?(\d{1,9})(?:\t| ?[\u2502|:\u2192])")
+
+
+def _unnumbered(lines: Sequence[str]) -> list[list[str]]:
+    """``lines`` without line-number prefixes, when every line has one (numbered one after the
+    other, for several lines): first as cut right after the separator, then, when every
+    non-empty rest starts with a space, also without that space (``12: text``). ``[]`` when the
+    lines are not numbered."""
+    matches = [_NUMBER.match(line) for line in lines]
+    found = [m for m in matches if m is not None]
+    if len(found) != len(lines):
         return []
-    if len(wanted) == 1:
-        return _similar_fragments(lines, needle, limit)
-    return _similar_blocks(lines, wanted, limit)
+    first = int(found[0].group(1))
+    if any(int(m.group(1)) != first + i for i, m in enumerate(found)):
+        return []
+    rests = [line[m.end() :] for line, m in zip(lines, found, strict=True)]
+    out = [rests]
+    if all(r.startswith(" ") for r in rests if r) and any(rests):
+        out.append([r[1:] for r in rests])
+    return out
 
 
-def _best_lines(lines: list[str], query: str, scorer: Callable[..., float]) -> list[int]:
-    found: list[tuple[float, int]] = []
+# -- where to look ---------------------------------------------------------------------------
+
+# Curly and typographic quotes as the straight one a source file most likely has.
+_UNCURL = str.maketrans(
+    dict.fromkeys("\u2018\u2019\u201a\u2032", "'")
+    | dict.fromkeys("\u201c\u201d\u201e\u00ab\u00bb\u2033", '"')
+)
+
+
+def _key(line: str) -> str:
+    """What a needle line is looked up by among the file's stripped lines."""
+    return line.strip().translate(_UNCURL)
+
+
+@dataclass(slots=True)
+class _Scan:
+    hits: dict[str, list[int]]  # exact copies of needle keys: line indexes (at most _COMMON + 1)
+    fuzzy: list[list[tuple[float, int]]]  # per query: best (score, line index), best first
+
+
+def _scan(
+    lines: list[str],
+    exact: set[str],
+    queries: Sequence[str],
+    scorer: Callable[..., float],
+    longer_than: int = -1,
+) -> _Scan:
+    """One pass over the file's stripped lines: where the ``exact`` keys occur, and the lines
+    that ``scorer`` finds closest to each of ``queries``, if at least ``_FUZZY_CUTOFF`` alike
+    (among lines longer than ``longer_than`` characters only, when given)."""
+    hits: dict[str, list[int]] = {}
+    fuzzy: list[list[tuple[float, int]]] = [[] for _ in queries]
     for base in range(0, len(lines), _BLOCK):
-        block = [line.strip() for line in lines[base : base + _BLOCK]]
-        for _, score, idx in process.extract(query, block, scorer=scorer, limit=_ANCHOR_HITS):
-            found.append((score, base + idx))
-    found.sort(key=lambda item: -item[0])
-    return [idx for _, idx in found[: _ANCHOR_HITS * 2]]
+        keys = [line.strip() for line in lines[base : base + _BLOCK]]
+        for i in [i for i, k in enumerate(keys) if k in exact] if exact else []:
+            found = hits.setdefault(keys[i], [])
+            if len(found) <= _COMMON:
+                found.append(base + i)
+        if longer_than >= 0:
+            keys = [k if len(k) > longer_than else "" for k in keys]
+        for query, best in zip(queries, fuzzy, strict=True):
+            for _, score, idx in process.extract(
+                query, keys, scorer=scorer, limit=_ANCHOR_HITS, score_cutoff=_FUZZY_CUTOFF
+            ):
+                best.append((score, base + idx))
+    for best in fuzzy:
+        best.sort(key=lambda item: -item[0])
+        del best[_ANCHOR_HITS * 2 :]
+    return _Scan(hits, fuzzy)
 
 
-def _similar_fragments(lines: list[str], needle: str, limit: int) -> list[SimilarRegion]:
-    query = needle.strip()
-    out: list[SimilarRegion] = []
-    for idx in _best_lines(lines, query, fuzz.partial_ratio):
-        line = lines[idx]
-        if len(needle) >= len(line):
-            found = line
-        else:
-            align = fuzz.partial_ratio_alignment(needle, line)
-            found = line if align is None else line[align.dest_start : align.dest_end]
-        score = fuzz.ratio(needle, found) / 100
-        out.append(SimilarRegion(idx + 1, idx + 1, score, found, describe(needle, found), line))
-    return _best_distinct(out, limit)
+def _fragments(
+    lines: list[str], variants: list[tuple[str, int | None]], needle: str
+) -> list[_Candidate]:
+    """Lines close to one of the one-line ``variants`` as whole lines, or, when none is close,
+    lines holding a part close to one (a variant that starts with indentation means a whole
+    line: it is not looked for inside lines). A variant's line number, if any, is a candidate
+    too, with a vote."""
+    wanted = [w for w, _ in variants if _key(w)]
+    if not wanted:
+        return []
+    hinted = {
+        (at - 1, w) for w, at in variants if _key(w) and at is not None and 0 < at <= len(lines)
+    }
+    queries = [_key(w) for w in wanted]
+    found = {
+        (idx, w)
+        for w, best in zip(wanted, _scan(lines, set(), queries, fuzz.ratio).fuzzy, strict=True)
+        for _, idx in best
+    }
+    parts = [(w, q) for w, q in zip(wanted, queries, strict=True) if _is_part(w)]
+    if parts and not any(
+        _likeness(_norm(w), _norm(lines[idx])) >= _WHOLE_LINE_CLOSE for idx, w in found
+    ):
+        shortest = min(len(q) for _, q in parts)
+        scan = _scan(lines, set(), [q for _, q in parts], fuzz.partial_ratio, shortest)
+        for (w, q), best in zip(parts, scan.fuzzy, strict=True):
+            found |= {(idx, w) for _, idx in best if len(lines[idx].strip()) > len(q)}
+    return [
+        _fragment(lines[idx], idx, w, needle, 1.0 if (idx, w) in hinted else 0.0)
+        for idx, w in sorted(found | hinted)
+    ]
 
 
-def _similar_blocks(lines: list[str], wanted: list[str], limit: int) -> list[SimilarRegion]:
-    needle = LF.join(wanted)
-    anchors = sorted(
-        {
-            i
-            for i in (0, max(range(len(wanted)), key=lambda i: len(wanted[i].strip())))
-            if wanted[i].strip()
-        }
-    )
-    starts: set[int] = set()
-    for ai in anchors:
-        for idx in _best_lines(lines, wanted[ai].strip(), fuzz.ratio):
-            starts.add(max(0, idx - ai))
-    out: list[SimilarRegion] = []
-    for start in starts:
-        stop = min(len(lines), start + len(wanted))
+def _is_part(wanted: str) -> bool:
+    """Whether a one-line text may be part of a line: it does not start with indentation."""
+    return not wanted[:1].isspace()
+
+
+def _fragment(line: str, idx: int, wanted: str, needle: str, votes: float) -> _Candidate:
+    """The line, or the part of it closest to ``wanted`` when that part is closer. For a
+    ``wanted`` that may be part of a line, the line's own indentation and trailing whitespace
+    are no difference: the text is taken without them."""
+    target = _norm(wanted)
+    text, score = line, _likeness(target, _norm(line))
+    query = _key(wanted)
+    if _is_part(wanted) and line.strip():
+        text = line.strip()
+    if _is_part(wanted) and len(line.strip()) > len(query):
+        align = fuzz.partial_ratio_alignment(query, line)
+        if align is not None:
+            part = line[align.dest_start : align.dest_end].strip()
+            part_score = _likeness(target, _norm(part))
+            if part and part_score > score:
+                text, score = part, part_score
+    alike = fuzz.ratio(target, _norm(text))
+    return _Candidate(score, alike, fuzz.ratio(needle, text), idx, idx + 1, text, line, votes)
+
+
+def _blocks(lines: list[str], wanted: list[str], needle: str, at: int | None) -> list[_Candidate]:
+    """Windows of ``lines`` close to the block ``wanted``; ``at`` the line number that its
+    first line had, if it was numbered (a place with a vote: the file may have changed since)."""
+    keys = [_key(w) for w in wanted]
+    present = [k for k in keys if k]
+    if not present or not lines:
+        return []
+    hits = _scan(lines, set(present), [], fuzz.ratio).hits
+    # Each place (the file line of the needle's first line) with the file lines that vote for
+    # it, and their weights.
+    voters: dict[int, list[tuple[int, float]]] = {}
+    for i, k in enumerate(keys):
+        found = hits.get(k) if k else None
+        if found and len(found) <= _COMMON:
+            for idx in found:
+                voters.setdefault(idx - i, []).append((idx, 1 / len(found)))
+    # Two lines in a row vote too, as a pair: two common lines ("{", "return false;") may be
+    # found together in one place only.
+    for i in range(1, len(keys)):
+        pair = _pair_places(lines, hits, keys[i - 1], keys[i])
+        for idx in pair:
+            voters.setdefault(idx - i, []).append((idx, 1 / len(pair)))
+    votes = {s: sum(w for _, w in voters[s]) for s in voters}
+    ranked = sorted(votes, key=lambda s: (-votes[s], s))
+    starts = {s: voters[s] for s in ranked[:_VOTED]}
+    if not ranked or votes[ranked[0]] < _SURE_VOTES:
+        # Votes too weak to be sure (a typo in the one distinctive line): the most distinctive
+        # lines are also looked up fuzzily. Most different characters first (a rule of dashes
+        # has one), then the longest.
+        anchors = sorted(set(present), key=lambda k: (-len(set(k)), -len(k), k))[:_ANCHORS]
+        fuzzy = _scan(lines, set(), anchors, fuzz.ratio).fuzzy
+        for anchor, best in zip(anchors, fuzzy, strict=True):
+            rows = [i for i, k in enumerate(keys) if k == anchor][:2]
+            for _, idx in best:
+                for i in rows:
+                    starts.setdefault(idx - i, voters.get(idx - i, []))
+    if at is not None and 0 < at <= len(lines):
+        starts[at - 1] = [*starts.get(at - 1, []), (at - 1, 1.0)]
+    return _ranked_windows(lines, wanted, needle, starts)
+
+
+def _pair_places(
+    lines: list[str], hits: dict[str, list[int]], first: str, second: str
+) -> list[int]:
+    """Where the file has line ``first`` right before line ``second`` (stripped): the index of
+    the second. Looked up from the places of whichever of the two is not common; ``[]`` when
+    both are (or either is blank or missing)."""
+    a, b = hits.get(first, []), hits.get(second, [])
+    if not first or not second or not a or not b:
+        return []
+    if len(b) <= _COMMON:
+        return [idx for idx in b if idx > 0 and lines[idx - 1].strip() == first]
+    if len(a) <= _COMMON:
+        return [idx + 1 for idx in a if idx + 1 < len(lines) and lines[idx + 1].strip() == second]
+    return []
+
+
+def _ranked_windows(
+    lines: list[str],
+    wanted: list[str],
+    needle: str,
+    starts: dict[int, list[tuple[int, float]]],
+) -> list[_Candidate]:
+    """Windows at the ``starts`` (each with its voting lines), of the needle's length give or
+    take a line, compared with it; the best ones then moved a line at a time while that helps.
+    A window's votes are those that the best place near its start has inside it."""
+    target = LF.join(_norm(w) for w in wanted)
+    normalized: dict[int, str] = {}
+
+    def score(start: int, stop: int) -> float:
+        for i in range(start, stop):
+            if i not in normalized:
+                normalized[i] = _norm(lines[i])
+        return _likeness(target, LF.join(normalized[i] for i in range(start, stop)))
+
+    size, count = len(wanted), len(lines)
+    windows: dict[tuple[int, int], tuple[float, int]] = {}  # (start, stop): (score, place)
+
+    def add(start: int, stop: int, place: int) -> None:
+        start = min(max(start, 0), count - 1)
+        stop = max(min(stop, count), start + 1)
+        if (start, stop) not in windows:
+            windows[start, stop] = (score(start, stop), place)
+
+    def votes(window: tuple[int, int]) -> float:
+        # The votes of the best place that a window this near its start may stand for.
+        start, stop = window
+        near = range(start - _MAX_SHIFT - 1, start + _MAX_SHIFT + 2)
+        return max(
+            (sum(w for idx, w in starts[p] if start <= idx < stop) for p in near if p in starts),
+            default=0.0,
+        )
+
+    for s in starts:
+        add(s, s + size, s)
+    # A line added or dropped at either end moves the window's start or its end by one: tried
+    # at the best places and at the voted ones.
+    tried = sorted(windows, key=lambda w: (-windows[w][0], w))[:_EXPANDED]
+    for s in {windows[w][1] for w in tried} | {s for s, voters in starts.items() if voters}:
+        for shift in (-1, 0, 1):
+            for end in range(s + size - 1, s + size + 2):
+                add(s + shift, end, s)
+    for start0, stop0 in sorted(windows, key=lambda w: (-windows[w][0], w))[:_REFINED]:
+        start, stop = start0, stop0
+        value, place = windows[start, stop]
+        moved = True
+        while moved:
+            moved = False
+            for a, b in (
+                (start - 1, stop),
+                (start + 1, stop),
+                (start, stop - 1),
+                (start, stop + 1),
+            ):
+                if (
+                    0 <= a < b <= count
+                    and abs(a - start0) <= _MAX_SHIFT
+                    and abs(b - stop0) <= _MAX_SHIFT
+                    and (a, b) not in windows
+                ):
+                    windows[a, b] = (score(a, b), place)
+                    if windows[a, b][0] > value:
+                        start, stop, value, moved = a, b, windows[a, b][0], True
+    # Only the best windows, and the best of each voted place, are candidates (each one costs
+    # two more full comparisons).
+    ranked = sorted(windows, key=lambda w: (-windows[w][0], w))
+    kept = dict.fromkeys(ranked[:_KEPT])
+    places: set[int] = set()
+    for window in ranked:
+        if windows[window][1] not in places and votes(window) >= _VOTED_PLACE:
+            places.add(windows[window][1])
+            kept[window] = None
+    out = []
+    for start, stop in kept:
         found = LF.join(lines[start:stop])
-        score = fuzz.ratio(needle, found) / 100
-        out.append(SimilarRegion(start + 1, stop, score, found, describe(needle, found), found))
-    return _best_distinct(out, limit)
+        alike = fuzz.ratio(target, LF.join(normalized[i] for i in range(start, stop)))
+        raw = fuzz.ratio(needle, found)
+        value = windows[start, stop][0]
+        out.append(_Candidate(value, alike, raw, start, stop, found, found, votes((start, stop))))
+    return out
 
 
-def _best_distinct(regions: list[SimilarRegion], limit: int) -> list[SimilarRegion]:
-    regions.sort(key=lambda r: (-r.similarity, r.start_line))
-    out: list[SimilarRegion] = []
-    for region in regions:
-        if region.similarity < 0.5:
-            break
-        if any(r.start_line <= region.end_line and region.start_line <= r.end_line for r in out):
+def _likeness(a: str, b: str) -> float:
+    """0..100: one minus the Levenshtein distance over the longer length. A typo (one
+    character changed) costs one edit, as it does for the eye; rapidfuzz's ratio would count it
+    twice and tie it with a character added and another removed."""
+    return Levenshtein.normalized_similarity(a, b) * 100
+
+
+def _best_distinct(candidates: list[_Candidate], limit: int) -> list[_Candidate]:
+    """The ``limit`` best candidates that do not overlap, best first, of those at least 50%
+    alike by either measure. The best place where a distinctive line of the needle occurs
+    exactly (a vote of at least ``_VOTED_PLACE``), if not shown, takes the last slot from a
+    candidate with fewer votes, however unlike the rest is: the needle may be two pieces of the
+    file, a line from elsewhere added to the intended lines."""
+    candidates.sort(key=lambda c: (-c.score, -c.raw, c.start, c.stop))
+    out: list[_Candidate] = []
+    for c in candidates:
+        if max(c.score, c.alike) < 50:
             continue
-        out.append(region)
+        if any(o.start < c.stop and c.start < o.stop for o in out):
+            continue
+        out.append(c)
         if len(out) == limit:
             break
+    voted = [
+        c
+        for c in candidates
+        if c.votes >= _VOTED_PLACE and not any(o.start < c.stop and c.start < o.stop for o in out)
+    ]
+    if voted and limit:
+        place = min(voted, key=lambda c: (-c.votes, -c.score, -c.raw, c.start, c.stop))
+        if len(out) < limit:
+            out.append(place)
+        elif out[-1].votes < place.votes:
+            out[-1] = place
+        out.sort(key=lambda c: (-c.score, -c.raw, c.start, c.stop))
     return out
 
 
 # -- what differs --------------------------------------------------------------------------
 
 # Every quote character a model may write for another, mapped to one (translate is one pass).
-_QUOTES = str.maketrans(dict.fromkeys('\u2018\u2019\u201c\u201d\u00ab\u00bb`"', "'"))
+_QUOTES = str.maketrans(
+    dict.fromkeys('\u2018\u2019\u201a\u201c\u201d\u201e\u00ab\u00bb\u2032\u2033`"', "'")
+)
 _PUNCT = re.compile(r"[^\w\s]")
 _SPACES = re.compile(r"[ \t]+")
 
 
-def _per_line(fn: Callable[[str], str]) -> Callable[[str], str]:
-    return lambda s: LF.join(fn(line) for line in s.split(LF))
+def _norm(line: str) -> str:
+    """A line as the ranking compares it: no indentation or trailing whitespace, runs of spaces
+    and tabs as one space, every quote character alike."""
+    return _SPACES.sub(" ", line.strip()).translate(_QUOTES)
 
 
-_TRANSFORMS: tuple[tuple[str, Callable[[str], str]], ...] = (
+_TEXT_TRANSFORMS: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("escaping", lambda s: s.replace("\\n", LF).replace("\\t", "\t") if LF not in s else s),
     ("line_endings", lambda s: s.strip(LF)),
-    ("trailing_whitespace", _per_line(str.rstrip)),
-    ("tabs_vs_spaces", _per_line(lambda line: line.expandtabs(4))),
-    ("indentation", _per_line(str.lstrip)),
-    ("whitespace", _per_line(lambda line: _SPACES.sub(" ", line).strip())),
+)
+
+_LINE_TRANSFORMS: tuple[tuple[str, Callable[[str], str]], ...] = (
+    ("trailing_whitespace", str.rstrip),
+    ("tabs_vs_spaces", lambda line: line.expandtabs(4)),
+    ("indentation", str.lstrip),
+    ("whitespace", lambda line: _SPACES.sub(" ", line).strip()),
     ("case", str.casefold),
-    ("quotes", lambda s: s.translate(_QUOTES)),
-    ("punctuation", lambda s: _PUNCT.sub("", s)),
+    ("quotes", lambda line: line.translate(_QUOTES)),
+    ("punctuation", lambda line: _PUNCT.sub("", line)),
+)
+
+_ORDER = (
+    "escaping",
+    "line_endings",
+    "line_numbers",
+    *(kind for kind, _ in _LINE_TRANSFORMS),
+    "missing_line",
+    "extra_line",
+    "content",
 )
 
 
 def describe(expected: str, found: str) -> tuple[Difference, ...]:
     """What differs between the request's ``expected`` text and the file's ``found`` text.
 
-    Tries each normalization in turn (escaping, line breaks at either end, trailing whitespace,
-    tabs, indentation, inner whitespace, case, quotes, punctuation) and keeps those that bring
-    the two closer; whatever remains is ``content``.
+    First for the whole text (backslash escapes for line breaks, line breaks at either end,
+    line-number prefixes on every line), then line by line, with the lines of both paired in
+    order: a normalization (trailing whitespace, tabs, indentation, inner whitespace, case,
+    quotes, punctuation) is named when it brings a pair closer by edit distance, so a missing
+    letter is never called punctuation; an unpaired line is a missing or an extra line; whatever
+    remains is ``content``. One difference per kind, at the first line it shows, with the real
+    lines of both sides.
     """
-    out: list[Difference] = []
+    notes: dict[str, Difference] = {}
     a, b = expected, found
-    for kind, fn in _TRANSFORMS:
+    for kind, fn in _TEXT_TRANSFORMS:
         if a == b:
             break
         ta, tb = fn(a), fn(b)
-        if (ta, tb) == (a, b):
-            continue
-        if ta == tb or fuzz.ratio(ta, tb) > fuzz.ratio(a, b):
-            out.append(_difference(kind, a, b))
+        if (ta, tb) != (a, b) and Indel.distance(ta, tb) < Indel.distance(a, b):
+            notes[kind] = _text_difference(kind, a, b)
             a, b = ta, tb
+    sent, have = a.split(LF), b.split(LF)
+    # The lines shown: the real ones; where escapes were read as line breaks, the one real line.
+    escaped = "escaping" in notes
+    real_sent = [expected] * len(sent) if escaped and LF not in expected else sent
+    real_have = [found] * len(have) if escaped and LF not in found else have
+    compared = sent
     if a != b:
-        out.append(_difference("content", a, b))
-    return tuple(out)
+        options = _unnumbered(sent)
+        if options:
+            best = min(options, key=lambda o: Indel.distance(LF.join(o), b))
+            if Indel.distance(LF.join(best), b) < Indel.distance(a, b):
+                prefix = sent[0][: len(sent[0]) - len(best[0])]
+                notes["line_numbers"] = Difference(
+                    "line_numbers",
+                    f"the request's lines start with line-number prefixes ({prefix!r}) copied "
+                    "from read_file; send the lines without them",
+                    real_sent[0],
+                    real_have[0],
+                )
+                compared = best
+    for i, j in _paired(compared, have):
+        if i is not None and j is not None:
+            _classify(notes, (real_sent[i], real_have[j]), compared[i], have[j])
+        elif j is not None:
+            before = real_have[j - 1] if j else None
+            _note_unpaired(notes, "missing_line", real_have[j], before, sent=False)
+        elif i is not None:
+            before = real_sent[i - 1] if i else None
+            _note_unpaired(notes, "extra_line", real_sent[i], before, sent=True)
+    return tuple(notes[kind] for kind in _ORDER if kind in notes)
 
 
-def _first_differing(a: str, b: str) -> tuple[str, str]:
-    la, lb = a.split(LF), b.split(LF)
-    for x, y in zip(la, lb, strict=False):
-        if x != y:
-            return x, y
-    if len(la) != len(lb):
-        return (la[len(lb)] if len(la) > len(lb) else ""), (
-            lb[len(la)] if len(lb) > len(la) else ""
+def _classify(
+    notes: dict[str, Difference], real: tuple[str, str], compared: str, theirs: str
+) -> None:
+    """Note what differs between a pair of lines: ``compared`` the request's (without a
+    line-number prefix), ``theirs`` the file's; ``real`` the two as they are, to show."""
+    x, y = compared, theirs
+    blank = not x.strip() and not y.strip()  # a blank line's whitespace is its indentation
+    for kind, fn in _LINE_TRANSFORMS:
+        if x == y:
+            return
+        if blank and kind == "trailing_whitespace":
+            continue
+        tx, ty = fn(x), fn(y)
+        if (tx, ty) != (x, y) and Indel.distance(tx, ty) < Indel.distance(x, y):
+            _note(notes, kind, real, compared, theirs)
+            x, y = tx, ty
+    if x != y:
+        _note(notes, "content", real, compared, theirs)
+
+
+_Pair = tuple[int | None, int | None]  # a line of each side; None where one side has none
+_ALIGNED_CELLS = 10_000  # line pairs weighed one by one; longer texts are paired by runs
+_ALIKE = 2.0  # worth of a pair of lines equal once normalized (similar ones: 0..1)
+_EQUAL = 0.05  # more for lines equal as they are: breaks ties, never worth a line unpaired
+_UNPAIRED = 1.0  # cost of a line left without a partner
+
+
+def _paired(xs: list[str], ys: list[str]) -> list[_Pair]:
+    """The lines of ``xs`` and ``ys`` paired in order, a line without a partner paired with
+    None: the pairing worth the most, where a pair of lines equal once normalized is worth
+    ``_ALIKE``, a bit more when equal as they are (of two lines alike once normalized, the
+    equal one gets the partner), less when merely similar, and an unpaired line costs
+    ``_UNPAIRED`` (so that a block shifted a level is not paired one line off, where the
+    closing braces happen to be equal)."""
+    n, m = len(xs), len(ys)
+    if n * m > _ALIGNED_CELLS:
+        return _paired_by_runs(xs, ys)
+    kx, ky = [_pairing_key(x) for x in xs], [_pairing_key(y) for y in ys]
+    worth = [
+        [
+            _ALIKE + _EQUAL if x == y else _ALIKE if a == b else fuzz.ratio(a, b) / 100
+            for y, b in zip(ys, ky, strict=True)
+        ]
+        for x, a in zip(xs, kx, strict=True)
+    ]
+    # best[i][j]: the most worth of pairing xs[i:] with ys[j:].
+    best = [[-_UNPAIRED * (n - i + m - j) for j in range(m + 1)] for i in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            best[i][j] = max(
+                best[i + 1][j] - _UNPAIRED,
+                best[i][j + 1] - _UNPAIRED,
+                best[i + 1][j + 1] + worth[i][j],
+            )
+    out: list[_Pair] = []
+    i = j = 0
+    while i < n and j < m:
+        if best[i][j] == best[i + 1][j + 1] + worth[i][j]:
+            out.append((i, j))
+            i, j = i + 1, j + 1
+        elif best[i][j] == best[i + 1][j] - _UNPAIRED:
+            out.append((i, None))
+            i += 1
+        else:
+            out.append((None, j))
+            j += 1
+    return out + [(k, None) for k in range(i, n)] + [(None, k) for k in range(j, m)]
+
+
+def _paired_by_runs(xs: list[str], ys: list[str]) -> list[_Pair]:
+    """:func:`_paired` for long texts: runs of lines alike once normalized, and in order
+    between them."""
+    kx, ky = [_pairing_key(x) for x in xs], [_pairing_key(y) for y in ys]
+    out: list[_Pair] = []
+    for _, i1, i2, j1, j2 in SequenceMatcher(None, kx, ky, autojunk=False).get_opcodes():
+        pairs = list(zip(range(i1, i2), range(j1, j2), strict=False))
+        out += pairs
+        out += [(i, None) for i in range(i1 + len(pairs), i2)]
+        out += [(None, j) for j in range(j1 + len(pairs), j2)]
+    return out
+
+
+def _pairing_key(line: str) -> str:
+    return _norm(line).casefold() if line.strip() else f"\0{line}"
+
+
+def _note(
+    notes: dict[str, Difference], kind: str, real: tuple[str, str], compared: str, theirs: str
+) -> None:
+    """Note ``kind`` for a pair of lines, unless already noted: ``real`` the request's and the
+    file's lines as they are, ``compared`` and ``theirs`` as compared (their indentation is
+    what an indentation difference tells)."""
+    if kind in notes:
+        return
+    if kind in ("tabs_vs_spaces", "indentation"):
+        what = "tabs vs spaces" if kind == "tabs_vs_spaces" else "indentation"
+        detail = (
+            f"{what} differs: the file has {_describe_indent(_indent(theirs))} where the "
+            f"request has {_describe_indent(_indent(compared))}"
         )
-    return a, b
+    else:
+        detail = _DETAILS[kind]
+    notes[kind] = Difference(kind, detail, *real)
+
+
+def _note_unpaired(
+    notes: dict[str, Difference], kind: str, line: str, before: str | None, *, sent: bool
+) -> None:
+    """Note a line that only the request (``sent``) or only the file has, unless a line of
+    that kind is already noted; ``before`` is the line before it on the same side."""
+    if kind in notes:
+        return
+    what = "a blank line" if not line.strip() else "a line"
+    where = "at the start" if before is None else f"after {before.strip()!r}"
+    if sent:
+        notes[kind] = Difference(
+            kind, f"the request has {what} that the file lacks, {where}", line, ""
+        )
+    else:
+        notes[kind] = Difference(
+            kind, f"the file has {what} that the request lacks, {where}", "", line
+        )
+
+
+_DETAILS = {
+    "escaping": "the request holds literal backslash escapes (\\n, \\t) where the file "
+    "has real line breaks or tabs",
+    "line_endings": "line breaks at the start or end differ (the last line of a file "
+    "may have no final line break)",
+    "trailing_whitespace": "trailing whitespace at the end of lines differs",
+    "whitespace": "spaces or tabs inside the lines differ",
+    "case": "upper/lower case differs",
+    "quotes": "quote characters differ (straight, curly, single, double or backtick)",
+    "punctuation": "punctuation differs",
+    "content": "the text itself differs",
+}
+
+
+def _text_difference(kind: str, a: str, b: str) -> Difference:
+    """A whole-text difference, shown with the first lines where it shows."""
+    la, lb = a.split(LF), b.split(LF)
+    if kind == "line_endings" and a.startswith(LF) == b.startswith(LF):
+        return Difference(kind, _DETAILS[kind], la[-1], lb[-1])
+    return Difference(kind, _DETAILS[kind], la[0], lb[0])
 
 
 def _indent(line: str) -> str:
@@ -195,27 +731,3 @@ def _describe_indent(indent: str) -> str:
         f"{spaces} space{'s' * (spaces != 1)}" if spaces else "",
     ]
     return " and ".join(p for p in parts if p)
-
-
-def _difference(kind: str, a: str, b: str) -> Difference:
-    exp, got = _first_differing(a, b)
-    if kind in ("tabs_vs_spaces", "indentation"):
-        detail = (
-            f"{'tabs vs spaces' if kind == 'tabs_vs_spaces' else 'indentation'} differs: the file "
-            f"has {_describe_indent(_indent(got))} where the request has "
-            f"{_describe_indent(_indent(exp))}"
-        )
-    else:
-        detail = {
-            "escaping": "the request holds literal backslash escapes (\\n, \\t) where the file "
-            "has real line breaks or tabs",
-            "line_endings": "line breaks at the start or end differ (the last line of a file "
-            "may have no final line break)",
-            "trailing_whitespace": "trailing whitespace at the end of lines differs",
-            "whitespace": "spaces or tabs inside the lines differ",
-            "case": "upper/lower case differs",
-            "quotes": "quote characters differ (straight, curly, single, double or backtick)",
-            "punctuation": "punctuation differs",
-            "content": "the text itself differs",
-        }[kind]
-    return Difference(kind, detail, exp, got)
