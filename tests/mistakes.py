@@ -767,10 +767,11 @@ def attempt(ws: Workspace, folder: Path, case: Case, **options: Any) -> Outcome:
 
 def shows_intended_lines(error: EditError, edit: RealEdit) -> bool:
     """Whether the error points at the block the edit meant: a similar region or a listed match
-    that overlaps its lines."""
+    (with its context, or by line number among the further places) that overlaps its lines."""
     first, last = edit.first_line, edit.last_line
     regions = error.data.get("similar_content", [])
     if any(r["start_line"] <= last and r["end_line"] >= first for r in regions):
         return True
-    places = error.data.get("match_locations", [])
-    return any(first <= p["line_number"] <= last for p in places)
+    places = [p["line_number"] for p in error.data.get("match_locations", [])]
+    places += error.data.get("more_lines", [])
+    return any(first <= line <= last for line in places)

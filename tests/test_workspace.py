@@ -228,6 +228,8 @@ def test_wrong_count_lists_every_match_with_line_column_and_context(
     assert (d["expected_occurrences"], d["actual_occurrences"]) == (3, 14)
     assert len(d["match_locations"]) == 10
     assert d["more_matches"] == 4
+    assert d["more_lines"] == [11, 12, 13, 14]
+    assert "and 4 more, at lines 11, 12, 13, 14" in err.value.text()
     first = d["match_locations"][1]
     assert first == {
         "line_number": 2,
@@ -460,3 +462,16 @@ def test_write_file_stays_inside_the_root(ws: Workspace, root: Path) -> None:
         ws.write_file("../escape.txt", "x")
     assert err.value.code == "OUTSIDE_ROOT"
     assert not (root.parent / "escape.txt").exists()
+
+
+def test_wrong_count_names_the_lines_of_many_places_within_bounds(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "blank.txt").write_text("x\n" * 3000)
+    with pytest.raises(EditError) as err:
+        ws.edit_file("blank.txt", [{"old_text": "x\n", "new_text": "y\n"}])
+    d = err.value.data
+    assert d["more_matches"] == 2990
+    assert d["more_lines"] == list(range(11, 1011))
+    assert "at lines 11, 12," in err.value.text()
+    assert "60 and 2940 more" in err.value.text()

@@ -18,7 +18,9 @@ from editguard.core.similar import (
 )
 from editguard.errors import EditError, NoMatch, WrongCount
 
-MAX_LOCATIONS = 10
+MAX_LOCATIONS = 10  # places of a WRONG_COUNT shown with their line and context
+MAX_MORE_LINES = 1000  # further places given by line number in the error's data
+MORE_IN_MESSAGE = 50  # ... and in its message
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,8 +247,14 @@ def _wrong_count(
         f"  line {loc['line_number']}, column {loc['column_start']}: {loc['line_content'].strip()}"
         for loc in locations
     )
+    # The other places by line number only: each one may be the place the model meant.
+    more_lines = line_numbers(text, m.starts[MAX_LOCATIONS : MAX_LOCATIONS + MAX_MORE_LINES])
     if more:
-        listing += f"\n  ... and {more} more"
+        named = ", ".join(map(str, more_lines[:MORE_IN_MESSAGE]))
+        rest = more - min(len(more_lines), MORE_IN_MESSAGE)
+        listing += f"\n  ... and {more} more, at lines {named}" + (
+            f" and {rest} more" if rest else ""
+        )
     loosely = (
         ""
         if m.rung == "exact"
@@ -270,6 +278,7 @@ def _wrong_count(
         "actual_occurrences": m.found,
         "match_locations": locations,
         "more_matches": more,
+        "more_lines": more_lines,
     }
     if m.rung != "exact":
         data["match"] = m.rung
