@@ -772,6 +772,12 @@ def shows_intended_lines(error: EditError, edit: RealEdit) -> bool:
     regions = error.data.get("similar_content", [])
     if any(r["start_line"] <= last and r["end_line"] >= first for r in regions):
         return True
+    size = len(_lines_of(edit.old_text))
+    if any(
+        start <= last and start + size - 1 >= first
+        for start in error.data.get("similar_also_at", [])
+    ):
+        return True
     places = [p["line_number"] for p in error.data.get("match_locations", [])]
     places += error.data.get("more_lines", [])
     return any(first <= line <= last for line in places)

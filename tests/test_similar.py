@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from editguard.core.similar import describe, find_similar
+from editguard import EditError, Workspace
+from editguard.core.similar import describe, find_similar, look_alike
 
 CODE = """class Loader:
     def load(self, path):
@@ -215,3 +218,38 @@ def test_every_region_is_real_text_of_the_file_and_differs_below_100_percent(
             if d.kind not in ("escaping", "line_endings"):
                 assert d.expected in [*sent, ""]
                 assert d.found in [*have, ""]
+
+
+# -- blocks that a few regions cannot single out ------------------------------------------------
+
+
+def test_a_region_takes_in_a_needle_line_just_past_its_end() -> None:
+    # Real code: the needle is the line meant (75) and a line from two lines above it (73).
+    corpus = Path(__file__).parent / "corpus" / "xlwt-1.2.0-1.3.0" / "xlwt"
+    text = (corpus / "UnicodeUtils.py.old").read_text(encoding="latin-1")
+    lines = text.split("\n")
+    needle = f"{lines[72]}\n{lines[74]}\n"
+    regions = find_similar(text, needle)
+    assert (regions[0].start_line, regions[0].end_line) == (73, 75)
+
+
+def test_short_lines_that_stand_everywhere_are_all_named(ws: Workspace, root: Path) -> None:
+    sample = Path(__file__).parent / "symbol_samples" / "php" / "LazyString.php.txt"
+    text = sample.read_text()
+    regions = find_similar(text, "    {\n\n    }\n")
+    assert any(r.start_line <= 136 <= r.end_line for r in regions)
+    body = "".join(f"function f{i}()\n{{\n}}\n\n" for i in range(40))
+    (root / "m.js").write_text(body)
+    with pytest.raises(EditError) as caught:
+        ws.edit_file("m.js", [{"old_text": "{\n\n}\n", "new_text": "{ }\n"}])
+    data = caught.value.data
+    shown = {r["start_line"] for r in data["similar_content"]}
+    assert sorted(shown | set(data["similar_also_at"])) == [2 + 4 * i for i in range(40)]
+    assert "also start at lines" in caught.value.message
+
+
+def test_look_alike_stays_out_of_long_lines() -> None:
+    text = "alpha = compute(1)\nbeta\nalpha = compute(1)\nbeta\n"
+    regions = find_similar(text, "alpha = compute(2)\nbeta\n")
+    assert regions
+    assert look_alike(text, regions[0]) == []

@@ -15,6 +15,7 @@ from editguard.core.similar import (
     SimilarRegion,
     describe,
     find_similar,
+    look_alike,
 )
 from editguard.errors import EditError, NoMatch, WrongCount
 
@@ -95,6 +96,13 @@ def _no_match(
     if head != old:
         similar = [_compared_in_part(r, head, old, text) for r in similar]
     data["similar_content"] = [_region_dict(r) for r in similar]
+    also = [
+        line
+        for line in (look_alike(text, similar[0]) if similar else [])
+        if not any(r.start_line <= line <= r.end_line for r in similar)
+    ]
+    if also:
+        data["similar_also_at"] = also
     parts = [
         f"{what} not found in {path}{after}. {applied_note}".rstrip(),
         "",
@@ -116,6 +124,14 @@ def _no_match(
                 parts.append(f"  the closest text on that line: >>>{excerpt(r.text)}<<<")
     else:
         parts += ["", "Nothing in the file is similar."]
+    if also:
+        named = ", ".join(map(str, also[:MORE_IN_MESSAGE]))
+        rest = len(also) - min(len(also), MORE_IN_MESSAGE)
+        parts.append(
+            f"Lines alike to the first region (as compared) also start at lines {named}"
+            + (f" and {rest} more" if rest else "")
+            + ": add a distinctive line to old_text to say which you mean."
+        )
     return NoMatch(
         "\n".join(parts),
         path=path,

@@ -45,6 +45,8 @@ _ANCHORS = 2  # needle lines looked up fuzzily
 _FUZZY_CUTOFF = 50  # a line less alike than this (of 100) is no fuzzy hit: lets rapidfuzz skip it
 _COMMON = 50  # a needle line with more exact copies than this does not vote
 _VOTED = 8  # places kept from the votes
+_VOTED_SHORT = 200  # ... for a needle of short lines only, whose places tie by the dozen
+SHORT_LINE = 12  # a region of lines no longer than this (stripped) may stand at many places
 _EXPANDED = 8  # best places whose windows are also tried a line longer or shorter at either end
 _REFINED = 6  # best windows whose ends are then moved line by line
 _KEPT = 12  # best windows kept as candidates (besides the best of each voted place)
@@ -115,6 +117,10 @@ def find_similar(text: str, needle: str, limit: int = 3) -> list[SimilarRegion]:
     for wanted, at in variants:
         if len(wanted) > 1:
             candidates += _blocks(lines, wanted, needle, at)
+    chosen = _best_distinct(candidates, limit)
+    blocks = [w for w, _ in variants if len(w) > 1]
+    if blocks:
+        chosen = _widened(lines, chosen, blocks[-1])
     return [
         SimilarRegion(
             c.start + 1,
@@ -124,8 +130,79 @@ def find_similar(text: str, needle: str, limit: int = 3) -> list[SimilarRegion]:
             describe(_compared_to(needle, c, text.endswith(LF) or c.stop < len(lines)), c.text),
             c.lines,
         )
-        for c in _best_distinct(candidates, limit)
+        for c in chosen
     ]
+
+
+def _widened(lines: list[str], chosen: list[_Candidate], wanted: list[str]) -> list[_Candidate]:
+    """Each region, widened to take in a line just past either end (up to the needle's length
+    and one more) that is an exact copy of a needle line the region lacks: a needle made of
+    the intended lines and a line from a little further away shows both."""
+    keys = {_key(w) for w in wanted if _key(w)}
+    limit = len(wanted) + 1
+    out: list[_Candidate] = []
+    for index, c in enumerate(chosen):
+        start, stop = c.start, c.stop
+        if c.text != c.lines:  # part of a line: nothing to widen
+            out.append(c)
+            continue
+        others = [o for i, o in enumerate(chosen) if i != index]
+        missing = keys - {_key(line) for line in lines[start:stop]}
+        for _ in range(2):
+            grown = False
+            room = limit - (stop - start)
+            for idx in range(stop, min(stop + room, len(lines))):
+                if _key(lines[idx]) in missing and not _overlaps(others, start, idx + 1):
+                    stop, grown = idx + 1, True
+                    break
+            room = limit - (stop - start)
+            for idx in range(start - 1, max(start - 1 - room, -1), -1):
+                if _key(lines[idx]) in missing and not _overlaps(others, idx, stop):
+                    start, grown = idx, True
+                    break
+            missing -= {_key(line) for line in lines[start:stop]}
+            if not grown or not missing:
+                break
+        if (start, stop) == (c.start, c.stop):
+            out.append(c)
+            continue
+        found = LF.join(lines[start:stop])
+        target = LF.join(_norm(w) for w in wanted)
+        value = _likeness(target, LF.join(_norm(line) for line in lines[start:stop]))
+        raw = fuzz.ratio(LF.join(wanted), found)
+        out.append(_Candidate(value, c.alike, raw, start, stop, found, found, c.votes))
+    return out
+
+
+def look_alike(text: str, region: SimilarRegion, limit: int = 1000) -> list[int]:
+    """The other places (1-based first lines) where ``text`` has lines that the ranking cannot
+    tell from ``region``'s (equal once normalized), up to ``limit``; ``[]`` unless every line
+    of the region is short (brackets, ``end``, ``return``: the blocks that stand at many places,
+    where the intended one may not be among the few regions shown). Costs one pass over the
+    lines."""
+    shown = region.lines.split(LF)
+    keys = [_norm(line) for line in shown]
+    if not any(keys) or any(len(line.strip()) > SHORT_LINE for line in shown):
+        return []
+    lines = text.split(LF)
+    anchor = max(range(len(keys)), key=lambda i: len(keys[i]))
+    probe = keys[anchor]
+    out: list[int] = []
+    for idx, line in enumerate(lines):
+        if probe not in line or _norm(line) != probe:
+            continue
+        start = idx - anchor
+        if start < 0 or start + len(keys) > len(lines) or start + 1 == region.start_line:
+            continue
+        if all(_norm(lines[start + j]) == key for j, key in enumerate(keys)):
+            out.append(start + 1)
+            if len(out) == limit:
+                break
+    return out
+
+
+def _overlaps(regions: list[_Candidate], start: int, stop: int) -> bool:
+    return any(o.start < stop and start < o.stop for o in regions)
 
 
 def _compared_to(needle: str, region: _Candidate, followed: bool) -> str:
@@ -322,7 +399,8 @@ def _blocks(lines: list[str], wanted: list[str], needle: str, at: int | None) ->
             voters.setdefault(idx - i, []).append((idx, 1 / len(pair)))
     votes = {s: sum(w for _, w in voters[s]) for s in voters}
     ranked = sorted(votes, key=lambda s: (-votes[s], s))
-    starts = {s: voters[s] for s in ranked[:_VOTED]}
+    short = all(len(k) <= SHORT_LINE for k in present)
+    starts = {s: voters[s] for s in ranked[: _VOTED_SHORT if short else _VOTED]}
     if not ranked or votes[ranked[0]] < _SURE_VOTES:
         # Votes too weak to be sure (a typo in the one distinctive line): the most distinctive
         # lines are also looked up fuzzily. Most different characters first (a rule of dashes
