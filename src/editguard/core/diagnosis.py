@@ -10,6 +10,7 @@ from typing import Any
 from editguard.core.document import LF, line_numbers
 from editguard.core.listing import EXCERPT, excerpt, listing
 from editguard.core.match import find_separate
+from editguard.core.seek import tolerance_names
 from editguard.core.similar import (
     MAX_SIMILARITY_UNEQUAL,
     SimilarRegion,
@@ -274,7 +275,7 @@ def _wrong_count(
     loosely = (
         ""
         if m.rung == "exact"
-        else f" (not found exactly; found with tolerance for {_tolerances(m.rung)})"
+        else f" (not found exactly; found with tolerance for {tolerance_names(m.rung)})"
     )
     message = (
         f"expected {m.expected} occurrence(s) of {what} in {path} but found {m.found}"
@@ -308,10 +309,6 @@ def _wrong_count(
     )
 
 
-def _tolerances(rung: str) -> str:
-    return " and ".join(rung.replace("_", " ").split("+"))
-
-
 def uncorrectable_error(
     text: str,
     old: str,
@@ -329,7 +326,7 @@ def uncorrectable_error(
     shown = text.split(LF, last)[first - 1 : last]
     message = (
         f"{what} is not in {path} exactly; it matches lines {first}-{last} with tolerance "
-        f"for {_tolerances(rung)}, but {reason}. The lines:\n"
+        f"for {tolerance_names(rung)}, but {reason}. The lines:\n"
         + listing([excerpt(x) for x in shown], first)
     )
     return NoMatch(

@@ -444,6 +444,16 @@ def indent_unit(lines: Iterable[str], sample: int = 5000) -> int:
     return common[0] if common else 4
 
 
+def file_uses_tabs(lines: Iterable[str], sample: int = 5000) -> bool:
+    """Whether more of the first ``sample`` indented lines start with a tab than a space."""
+    return bool(_uses_tabs(itertools.islice(lines, sample)))
+
+
+def tolerance_names(rung: str) -> str:
+    """A rung's name for a sentence: ``trailing whitespace and indentation``."""
+    return " and ".join(rung.replace("_", " ").split("+"))
+
+
 def _uses_tabs(lines: Iterable[str]) -> bool | None:
     tabs = spaces = 0
     for line in lines:

@@ -33,9 +33,11 @@ from editguard.core.seek import (
     Uncorrectable,
     correct,
     explain,
+    file_uses_tabs,
     indent_unit,
     lines_match,
     seek,
+    tolerance_names,
     used,
 )
 from editguard.errors import AmbiguousMatch, ChunkMismatch, InvalidRequest, OverlappingEdits
@@ -258,7 +260,7 @@ def _loose(
         where = [first_line + h.line + len(before) for h in hits]
         raise AmbiguousMatch(
             f"chunk {index + 1} of {total} is not in {symbol} as sent, and fits with tolerance "
-            f"for {_tolerances(hits[0].rung)} at {len(hits)} places (old_lines would start at "
+            f"for {tolerance_names(hits[0].rung)} at {len(hits)} places (old_lines would start at "
             f"lines {', '.join(map(str, where))}); copy its lines exactly, with context that "
             "only the place you mean has",
             edit_index=index,
@@ -272,14 +274,14 @@ def _loose(
         at, hit.rung, 0, hit.shift, hit.tab, hit.pattern[len(before) : len(before) + len(old)]
     )
     try:
-        new_lines = correct(own, found, chunk.new_lines, file_uses_tabs=_tabs(lines))
+        new_lines = correct(own, found, chunk.new_lines, file_uses_tabs=file_uses_tabs(lines))
     except OnlyIgnored:
         return None
     except Uncorrectable as exc:
         first = first_line + hit.line
         raise ChunkMismatch(
             f"chunk {index + 1} of {total} is not in {symbol} as sent; it matches lines "
-            f"{first}-{first + len(block) - 1} with tolerance for {_tolerances(hit.rung)}, but "
+            f"{first}-{first + len(block) - 1} with tolerance for {tolerance_names(hit.rung)}, but "
             f"{exc}:\n" + _numbered(lines, first_line, hit.line, hit.line + len(block)),
             edit_index=index,
             total_edits=total,
@@ -287,16 +289,6 @@ def _loose(
             suggestions=["Copy the chunk's lines exactly from the numbered lines above."],
         ) from None
     return at, new_lines, (used(own, found), explain(own, found, "the chunk"))
-
-
-def _tolerances(rung: str) -> str:
-    return " and ".join(rung.replace("_", " ").split("+"))
-
-
-def _tabs(lines: list[str]) -> bool:
-    tabs = sum(1 for line in lines if line.startswith("\t"))
-    spaces = sum(1 for line in lines if line.startswith(" ") and line.strip())
-    return tabs > spaces
 
 
 def _numbered(lines: list[str], first_line: int, lo: int, hi: int) -> str:

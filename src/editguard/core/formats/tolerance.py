@@ -26,6 +26,7 @@ from editguard.core.seek import (
     Uncorrectable,
     correct,
     explain,
+    file_uses_tabs,
     seek,
     used,
 )
@@ -116,7 +117,7 @@ def tolerant_places(
         return Refusal(rung, expected, starts)
     new_ends = new.endswith(LF)
     new_lines = (new[:-1] if new_ends else new).split(LF)
-    tabs = _file_uses_tabs(lines)
+    tabs = file_uses_tabs(lines)
     typographic = frozenset(c for c in TYPOGRAPHIC if c in text)
     places = []
     note = name = ""
@@ -150,16 +151,6 @@ def _line_offsets(lines: list[str], wanted: set[int]) -> dict[int, int]:
             break
         offset += len(line) + 1
     return out
-
-
-def _file_uses_tabs(lines: list[str], sample: int = 5000) -> bool:
-    tabs = spaces = 0
-    for line in lines[:sample]:
-        if line.startswith("\t"):
-            tabs += 1
-        elif line.startswith(" ") and line.strip():
-            spaces += 1
-    return tabs > spaces
 
 
 __all__ = ["Place", "Refusal", "SeekHit", "Tolerant", "tolerant_places"]
