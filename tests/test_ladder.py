@@ -590,3 +590,100 @@ def test_the_cli_reports_the_rung_and_its_exact_flag_turns_it_off(root: Path) ->
     assert code == 0
     assert out["edits_applied"][0]["match"] == "indentation"
     assert (root / "m.py").read_text().endswith("        return 0\n")
+
+
+# -- found by an adversarial audit: each of these once landed a wrong file -------------------
+
+AUDIT: dict[str, tuple[bytes, list[dict[str, str]], bytes | None]] = {
+    # name: (file, edits, the file after, or None for a refusal)
+    "a dict key is no pasted line number": (
+        b'CODES = {\n    1: "one",\n    2: "two",\n}\n',
+        [
+            {
+                "old_text": '2\u2502    1: "one",\n3\u2502    2: "two",',
+                "new_text": '    1: "uno",\n    2: "dos",',
+            }
+        ],
+        b'CODES = {\n    1: "uno",\n    2: "dos",\n}\n',
+    ),
+    "a TSV row is no pasted line number": (
+        b"id\tname\n1\talice\n2\tbob\n",
+        [{"old_text": "2\t1\talice", "new_text": "1\talicia"}],
+        b"id\tname\n1\talicia\n2\tbob\n",
+    ),
+    "a one-line text also in the middle of another line": (
+        b'x = f("a")\ny = f("a") + 1\n',
+        [{"old_text": "f(\u201ca\u201d)", "new_text": "g(\u201ca\u201d)"}],
+        None,
+    ),
+    "curly quotes that stand for ASCII on the line and for themselves in its comment": (
+        b"const s = 'say \"hi\"'; // the \xe2\x80\x9cgreeting\xe2\x80\x9d\n",
+        [
+            {
+                "old_text": "const s = 'say \u201chi\u201d'; // the \u201cgreeting\u201d",
+                "new_text": "const s = 'say \u201cbye\u201d'; // the \u201cgreeting\u201d",
+            }
+        ],
+        None,
+    ),
+    "a changed Makefile recipe keeps its tab in a region mostly of spaces": (
+        b"CFLAGS = \\\n    -O2 \\\n    -g\nall:\n\tgcc $(CFLAGS) a.c\n",
+        [
+            {
+                "old_text": "    -g\nall:\n    gcc $(CFLAGS) a.c",
+                "new_text": "    -g\nall:\n    gcc $(CFLAGS) -Wall a.c",
+            }
+        ],
+        b"CFLAGS = \\\n    -O2 \\\n    -g\nall:\n\tgcc $(CFLAGS) -Wall a.c\n",
+    ),
+    "prefixes that fit with and without a space of padding, new_text without them": (
+        b"def f():\n    if x:\n        y = 1\n",
+        [{"old_text": "3:     y = 1", "new_text": "    y = 2"}],
+        None,
+    ),
+    "the same with the prefixes on new_text too": (
+        b"def f():\n    if x:\n        y = 1\n",
+        [{"old_text": "3:     y = 1", "new_text": "3:     y = 2"}],
+        b"def f():\n    if x:\n        y = 2\n",
+    ),
+    "pasted numbers are the file's as read, also after an earlier edit of the batch": (
+        b"import os\n\nx = 0\nx = 0\ny = 1\n",
+        [
+            {"old_text": "import os\n", "new_text": "import os\nimport sys\n"},
+            {"old_text": "4: x = 0", "new_text": "4: x = 9"},
+        ],
+        b"import os\nimport sys\n\nx = 0\nx = 9\ny = 1\n",
+    ),
+}
+
+
+@pytest.mark.parametrize(("data", "edits", "after"), AUDIT.values(), ids=AUDIT)
+def test_audit_cases(
+    ws: Workspace, root: Path, data: bytes, edits: list[dict[str, str]], after: bytes | None
+) -> None:
+    (root / "m.txt").write_bytes(data)
+    if after is None:
+        with pytest.raises(EditError):
+            ws.edit_file("m.txt", edits)
+        assert (root / "m.txt").read_bytes() == data
+    else:
+        ws.edit_file("m.txt", edits)
+        assert (root / "m.txt").read_bytes() == after
+
+
+def test_a_chunk_s_padded_prefixes_keep_the_indentation(ws: Workspace, root: Path) -> None:
+    text = "class A {\n  m() {\n    let x = 1;\n    let y = 2;\n    return x;\n  }\n}\n"
+    (root / "a.js").write_text(text)
+    ws.edit_symbol(
+        "a.js",
+        "A/m",
+        chunks=[
+            {
+                "context_before": "3:     let x = 1;",
+                "old_lines": ["4:     let y = 2;"],
+                "new_lines": ["4:     let y = 3;"],
+                "context_after": "5:     return x;",
+            }
+        ],
+    )
+    assert (root / "a.js").read_text() == text.replace("y = 2", "y = 3")

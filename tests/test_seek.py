@@ -206,11 +206,12 @@ def test_correct_maps_punctuation_only_where_the_file_has_ascii() -> None:
     found = ['a = "x"', "b = \u201cy\u201d"]
     old = ["a = \u201cx\u201d", "b = \u201cy\u201d"]
     hit = hit_for(found, old, "punctuation")
-    # \u201c and \u201d are in the file too: left as sent.
-    assert correct(hit, found, ["a = \u201cz\u201d", "b = \u201cy\u201d"]) == [
-        "a = \u201cz\u201d",
-        "b = \u201cy\u201d",
-    ]
+    # \u201c stood for '"' on one line and for itself on the other: a changed line holding it
+    # cannot be placed.
+    with pytest.raises(Uncorrectable, match="both"):
+        correct(hit, found, ["a = \u201cz\u201d", "b = \u201cy\u201d"])
+    # Lines without them are fine.
+    assert correct(hit, found, ["a = 1", "b = \u201cy\u201d"]) == ["a = 1", "b = \u201cy\u201d"]
     found = ['a = "x" - 1']
     hit = hit_for(found, ["a = \u201cx\u201d \u2013 1"], "punctuation")
     assert correct(hit, found, ["a = \u201cw\u201d \u2013 2"]) == ['a = "w" - 2']

@@ -108,10 +108,11 @@ PUNCTUATION_MAP = str.maketrans(
 TYPOGRAPHIC = frozenset(chr(c) for c in PUNCTUATION_MAP)
 
 _ANCHORS = 8  # distinct pattern lines counted in the text to pick the rarest as the anchor
-MAX_PLACES = 10_000
+MAX_PLACES = 1_000
 """A block that could match at more places than this (on the loosest comparison) gets no
-tolerance: no rung could pick one of them, and checking them all would cost the file times
-the block."""
+tolerance: no rung could pick one of them, and checking them all on every rung would cost the
+file times the block."""
+MAX_ANCHOR = 100_000  # a block whose rarest distinctive line the file has more often: no tolerance
 
 # A pasted line-number prefix: optional padding, an optional L, the number, then a separator
 # (│, | or :, optionally after padding) or a tab.
@@ -135,6 +136,8 @@ class SeekHit:
     tab: int = 0
     pattern: tuple[str, ...] = ()
     padded: bool = False  # line-number prefixes were taken with one space of padding
+    number: int = 0  # the first pasted line number (line_numbers rungs)
+    pad_unknown: bool = False  # the prefixes fit with and without a space of padding
 
 
 class Uncorrectable(ValueError):
@@ -221,6 +224,7 @@ def seek(
     first_line: int = 1,
     partial_first: bool = False,
     indent_unit: int = 4,
+    numbering: Callable[[int], int | None] | None = None,
 ) -> list[SeekHit]:
     """Every place in ``lines[start:end]`` where ``pattern`` occurs, on the first rung of
     ``ladder`` that finds any; ``[]`` when none does.
@@ -233,7 +237,11 @@ def seek(
     text may start in the middle of one), on rungs without indentation tolerance.
     ``indent_unit`` is the width of one indentation level of the file in spaces: how many
     columns a tab stands for when one side indents with tabs and the other with spaces.
+    ``numbering`` gives the line number that ``lines[i]`` had as the model read it (``None``
+    for a line written since); by default ``first_line + i``.
     """
+    if numbering is None:
+        numbering = lambda i: first_line + i  # noqa: E731
     stop = len(lines) if end is None else min(end, len(lines))
     size = len(pattern)
     if not size:
@@ -256,18 +264,34 @@ def seek(
     for rung in ladder:
         # A pasted listing holds whole lines; its padding is read as text first.
         tries = (1, 2) if NUMBERS in rung.tolerances else (0,)
+        found: list[list[SeekHit]] = []
         for vi in tries:
             variant = variants[vi]
             if variant is None:
+                found.append([])
                 continue
             whole = partial_first and variant.numbers is None
-            hits = []
-            for at in candidates[vi]:
-                hit = _match_at(lines, at, variant, rung, first_line, whole, tabs)
-                if hit is not None:
-                    hits.append(hit)
-            if hits:
-                return hits
+            found.append(
+                [
+                    hit
+                    for at in candidates[vi]
+                    if (hit := _match_at(lines, at, variant, rung, numbering, whole, tabs))
+                ]
+            )
+            if found[0] and INDENT not in rung.tolerances:
+                break
+        if found and found[0]:
+            if len(found) > 1 and found[1]:
+                # Read with or without a space of padding, the block fits with shifts one
+                # column apart: a new text sent without the numbers cannot be placed.
+                other = {h.line: h.shift for h in found[1]}
+                return [
+                    dataclasses.replace(h, pad_unknown=other.get(h.line, h.shift) != h.shift)
+                    for h in found[0]
+                ]
+            return found[0]
+        if len(found) > 1 and found[1]:
+            return found[1]
     return []
 
 
@@ -293,7 +317,7 @@ def _candidates(
     longest = sorted({k for k in keys if k}, key=len, reverse=True)[:_ANCHORS]
     counts = {k: text.count(k) for k in longest}
     needle = min(longest, key=lambda k: counts[k])
-    if not counts[needle]:
+    if not counts[needle] or counts[needle] > MAX_ANCHOR:
         return []
     anchor = keys.index(needle)
     found: list[int] = []
@@ -363,19 +387,22 @@ def _match_at(
     at: int,
     variant: _Variant,
     rung: Rung,
-    first_line: int,
+    numbering: Callable[[int], int | None],
     partial_first: bool,
     tabs: Sequence[int],
 ) -> SeekHit | None:
     pattern = variant.lines
     found = lines[at : at + len(pattern)]
-    if variant.numbers is not None and any(
-        n != first_line + at + j for j, n in enumerate(variant.numbers)
-    ):
-        return None
+    number = 0
+    if variant.numbers is not None:
+        if any(n != numbering(at + j) for j, n in enumerate(variant.numbers)):
+            return None
+        number = variant.numbers[0]
     if INDENT in rung.tolerances:
         hit = _match_indented(found, at, pattern, rung, tabs)
-        return None if hit is None else dataclasses.replace(hit, padded=variant.padded)
+        if hit is None:
+            return None
+        return dataclasses.replace(hit, padded=variant.padded, number=number)
     column = 0
     for j, (f, p) in enumerate(zip(found, pattern, strict=True)):
         nf, np = normalize(f, rung), normalize(p, rung)
@@ -388,7 +415,7 @@ def _match_at(
         if start_at is None:
             return None
         column = start_at
-    return SeekHit(at, rung.name, column, 0, 0, pattern, variant.padded)
+    return SeekHit(at, rung.name, column, 0, 0, pattern, variant.padded, number)
 
 
 def _start_column(line: str, size: int, rung: Rung) -> int | None:
@@ -491,7 +518,7 @@ def correct(
     old = hit.pattern
     tolerances = rung.tolerances
     if NUMBERS in tolerances:
-        new = _strip_new_numbers(new, hit.padded)
+        new = _strip_new_numbers(new, hit)
     key = _line_key(rung, hit.tab)
     old_keys = [key(line) for line in old]
     new_keys = [key(line) for line in new]
@@ -520,7 +547,12 @@ def correct(
             # block's base (what that old line was); an added one may have been clipped.
             paired = i1 + j - j1 if i2 - i1 == j2 - j1 else None
             base = paired is not None and not _split_indent(old[paired])[0]
-            line = _fix_line(new[j], j, hit, tolerances, tabs, forms, base=base)
+            # Tabs or spaces as the file's line it replaces, or the one before it, has them.
+            ref = paired if paired is not None else (i1 - 1 if i1 else i1)
+            style = _uses_tabs(found[ref : ref + 1]) if ref < len(found) else None
+            line = _fix_line(
+                new[j], j, hit, tolerances, tabs if style is None else style, forms, base=base
+            )
             if TRAILING in tolerances:
                 line = (
                     _same_tail(line, old[paired], found[paired])
@@ -548,19 +580,26 @@ def _line_key(rung: Rung, tab: int) -> Callable[[str], object]:
     return key
 
 
-def _strip_new_numbers(new: Sequence[str], padded: bool) -> Sequence[str]:
+def _strip_new_numbers(new: Sequence[str], hit: SeekHit) -> Sequence[str]:
+    """``new`` without the line-number prefixes the model pasted on it too: when its first
+    line with text starts with the number the old text started with. Otherwise what looks like
+    a prefix is text (``1: "one"`` in a dict) and stays."""
     texts = [line for line in new if line]
-    if not texts:
+    first = _PREFIX.match(texts[0]) if texts else None
+    if first is None or int(first.group(1)) != hit.number:
+        if hit.pad_unknown:
+            raise Uncorrectable(
+                "its line-number prefixes may or may not end with a space, so new_text sent "
+                "without them cannot be indented; send new_text with the file's indentation, "
+                "or with the same prefixes"
+            )
         return new
-    numbered = [bool(_PREFIX.match(line)) for line in texts]
-    if not any(numbered):
-        return new
-    if not all(numbered):
+    if not all(_PREFIX.match(line) for line in texts):
         raise Uncorrectable(
             "old_text had a line-number prefix on every line, and new_text has one on some "
             "lines only, so it cannot be told which are prefixes; send both without them"
         )
-    stripped = strip_numbers(texts, padding=padded) or strip_numbers(texts)
+    stripped = strip_numbers(texts, padding=hit.padded) or strip_numbers(texts)
     assert stripped is not None
     rest = iter(stripped[0])
     return [next(rest) if line else line for line in new]
@@ -600,17 +639,47 @@ def _same_tail(line: str, old: str, found: str) -> str:
 
 def _punctuation_forms(
     old: Sequence[str], found: Sequence[str], used: frozenset[str]
-) -> tuple[frozenset[str], frozenset[str]]:
-    """Which typographic characters the old lines wrote where the file's region has ASCII
-    (a changed line gets them mapped to ASCII too), and the ASCII forms the old lines wrote
-    where the region has typographic characters (a changed line holding one is ambiguous)."""
-    in_old = {c for line in old for c in line if c in TYPOGRAPHIC}
-    in_found = {c for line in found for c in line if c in TYPOGRAPHIC}
-    reverse = frozenset(c.translate(PUNCTUATION_MAP) for c in in_found - in_old)
-    forward = in_old - in_found
-    if forward:  # the model writes typographic characters for ASCII: any it wrote, not one
-        forward |= TYPOGRAPHIC - used - in_found
-    return frozenset(forward), reverse
+) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """How the old lines' punctuation stood to the file's, character by character:
+
+    * the typographic characters the old lines wrote where the file has ASCII, and never where
+      it has them too (a changed line gets them mapped to ASCII, and with them every other
+      typographic character the file does not use: the model writes them all so);
+    * the ASCII forms the old lines wrote where the file has a typographic character (a
+      changed line holding one is ambiguous);
+    * the typographic characters written both for ASCII and for themselves (ambiguous too).
+    """
+    mismatched: set[str] = set()
+    genuine: set[str] = set()
+    reverse: set[str] = set()
+    for o, f in zip(old, found, strict=False):
+        for oc, fc in _aligned(o, f):
+            if oc == fc:
+                if oc in TYPOGRAPHIC:
+                    genuine.add(oc)
+            elif oc in TYPOGRAPHIC:
+                mismatched.add(oc)
+            elif fc in TYPOGRAPHIC:
+                reverse.add(oc)
+    forward = mismatched - genuine
+    if forward:
+        forward |= TYPOGRAPHIC - used - genuine
+    return frozenset(forward), frozenset(reverse), frozenset(mismatched & genuine)
+
+
+def _aligned(old: str, found: str) -> list[tuple[str, str]]:
+    """The characters of a matched old line and the file's line, paired where they differ
+    only in punctuation (an ellipsis pairs with the first of its three dots); ``[]`` when the
+    lines differ otherwise (their whitespace, which the other tolerances handle)."""
+    o, f = old.strip(), found.strip()
+    om = [(i, ch) for i, c in enumerate(o) for ch in c.translate(PUNCTUATION_MAP)]
+    fm = [(k, ch) for k, c in enumerate(f) for ch in c.translate(PUNCTUATION_MAP)]
+    if [c for _, c in om] != [c for _, c in fm]:
+        return []
+    pairs: dict[int, str] = {}
+    for (i, _), (k, _) in zip(om, fm, strict=True):
+        pairs.setdefault(i, f[k])
+    return [(o[i], fc) for i, fc in pairs.items()]
 
 
 def _fix_line(
@@ -619,12 +688,18 @@ def _fix_line(
     hit: SeekHit,
     tolerances: frozenset[str],
     tabs: bool,
-    forms: tuple[frozenset[str], frozenset[str]] | None,
+    forms: tuple[frozenset[str], frozenset[str], frozenset[str]] | None,
     *,
     base: bool = False,
 ) -> str:
     if forms is not None:
-        ascii_only, reverse = forms
+        ascii_only, reverse, both = forms
+        if any(c in both for c in line):
+            raise Uncorrectable(
+                f"new_text line {index + 1} has typographic characters that old_text wrote both "
+                "for the file's ASCII ones and for its own, so it cannot be told which you "
+                "mean; copy those characters from the file"
+            )
         if any(form in line for form in reverse):
             raise Uncorrectable(
                 f"new_text line {index + 1} has ASCII punctuation where the file's lines use "

@@ -18,6 +18,7 @@ anything changes; chunks are then applied from the bottom up.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,7 +30,6 @@ from editguard.core.seek import (
     TRAILING,
     TRAILING_WHITESPACE,
     OnlyIgnored,
-    SeekHit,
     Uncorrectable,
     correct,
     explain,
@@ -270,8 +270,12 @@ def _loose(
     hit = hits[0]
     at = hit.line + len(before)
     found = lines[at : at + len(old)]
-    own = SeekHit(
-        at, hit.rung, 0, hit.shift, hit.tab, hit.pattern[len(before) : len(before) + len(old)]
+    own = dataclasses.replace(
+        hit,
+        line=at,
+        column=0,
+        pattern=hit.pattern[len(before) : len(before) + len(old)],
+        number=hit.number + len(before) if hit.number else 0,
     )
     try:
         new_lines = correct(own, found, chunk.new_lines, file_uses_tabs=file_uses_tabs(lines))

@@ -22,7 +22,7 @@ So an independent batch costs one pass over the file plus work around each repla
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from editguard.core.diagnosis import CountMismatch, mismatch_error
@@ -340,7 +340,9 @@ class _Overlay:
         if not old.strip():
             return None
         text = self._current()
-        found = tolerant_places(text, old, new, self.expected[k], self._indent_unit(text))
+        found = tolerant_places(
+            text, old, new, self.expected[k], self._indent_unit(text), self._numbering()
+        )
         if found is None:
             return None
         if isinstance(found, Refusal):
@@ -349,6 +351,33 @@ class _Overlay:
             )
         self.matches[k] = (found.rung, found.note)
         return list(found.places)
+
+    def _numbering(self) -> Callable[[int], int | None]:
+        """The line number each line of the current text had in the file as read (what a
+        pasted line number refers to); ``None`` for a line an earlier edit wrote or touched."""
+        touched: list[tuple[int, int, int]] = []  # current lines first..last, shift after
+        shift = 0  # current line index minus original line index, past the regions so far
+        original = 0  # original line index of the place reached
+        position = 0
+        for region in self.regions:
+            original += self.text.count(LF, position, region.a)
+            first = original + shift
+            last = first + region.s.count(LF)
+            removed = self.text.count(LF, region.a, region.b)
+            shift += region.s.count(LF) - removed
+            touched.append((first, last, shift))
+            original += removed
+            position = region.b
+        firsts = [t[0] for t in touched]
+
+        def number(index: int) -> int | None:
+            at = bisect_right(firsts, index) - 1
+            if at < 0:
+                return index + 1
+            _first, last, after = touched[at]
+            return None if index <= last else index - after + 1
+
+        return number
 
     def _indent_unit(self, text: str) -> int:
         return indent_unit(text.split(LF, 5000)[:5000])

@@ -14,12 +14,19 @@ anything, the number of places must be the one the edit expects, else it is refu
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from editguard.core.diagnosis import CountMismatch, mismatch_error, uncorrectable_error
 from editguard.core.document import LF
+from editguard.core.match import find_separate
 from editguard.core.seek import (
+    INDENT,
     LADDER,
+    NUMBERS,
+    PUNCTUATION_MAP,
+    PUNCTUATION_TOLERANCE,
+    TRAILING,
     TYPOGRAPHIC,
     OnlyIgnored,
     SeekHit,
@@ -27,10 +34,14 @@ from editguard.core.seek import (
     correct,
     explain,
     file_uses_tabs,
+    normalize,
+    rung_of,
     seek,
     used,
 )
 from editguard.errors import EditError
+
+MAX_INLINE = 10_000  # places of a one-line text counted (and listed) on its rung
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,10 +95,20 @@ class Refusal:
 
 
 def tolerant_places(
-    text: str, old: str, new: str, expected: int, indent_unit: int
+    text: str,
+    old: str,
+    new: str,
+    expected: int,
+    indent_unit: int,
+    numbering: Callable[[int], int | None] | None = None,
 ) -> Tolerant | Refusal | None:
     """Where ``old`` (with ``\\n`` breaks, not found exactly) occurs in ``text`` on the first
-    rung of the ladder that finds it, and what to write there; ``None`` when no rung does."""
+    rung of the ladder that finds it, and what to write there; ``None`` when no rung does.
+
+    ``numbering`` gives the line number each line of ``text`` had as the model read the file
+    (``None`` for lines written since): what pasted line numbers are checked against. A
+    one-line ``old`` may stand in the middle of a line: every such place on the rung counts.
+    """
     ends = old.endswith(LF)
     pattern = (old[:-1] if ends else old).split(LF)
     lines = text.split(LF)
@@ -95,11 +116,23 @@ def tolerant_places(
     # but the empty one after a final break.
     stop = text.count(LF) if ends or text.endswith(LF) else len(lines)
     hits = seek(
-        lines, pattern, end=stop, ladder=LADDER[1:], partial_first=True, indent_unit=indent_unit
+        lines,
+        pattern,
+        end=stop,
+        ladder=LADDER[1:],
+        partial_first=True,
+        indent_unit=indent_unit,
+        numbering=numbering,
     )
     if not hits:
         return None
     rung = hits[0].rung
+    # A one-line text, compared by its characters (no indentation or line numbers), may stand
+    # in the middle of a line, where the line matcher does not look: count those places too.
+    if len(pattern) == 1 and not ends and not {INDENT, NUMBERS} & set(rung.split("+")):
+        inline = _inline_places(text, pattern[0], rung)
+        if len(inline) != len(hits):
+            return Refusal(rung, expected, inline)
     offsets = _line_offsets(lines, {h.line for h in hits})
     spans = []
     for hit in hits:
@@ -137,6 +170,18 @@ def tolerant_places(
         if not note:
             note, name = explain(hit, found), used(hit, found)
     return Tolerant(name, note, tuple(places))
+
+
+def _inline_places(text: str, line: str, rung: str) -> tuple[int, ...]:
+    """Where a one-line text occurs anywhere in ``text`` on ``rung`` (its character
+    tolerances; the search text has no trailing whitespace once normalized, so the file's
+    cannot change where it occurs): offsets in the normalized text, close to the real ones."""
+    tolerances = set(rung.split("+"))
+    needle = normalize(line, rung_of(*(tolerances & {TRAILING, PUNCTUATION_TOLERANCE})))
+    hay = text.translate(PUNCTUATION_MAP) if PUNCTUATION_TOLERANCE in tolerances else text
+    if not needle.strip():
+        return ()
+    return tuple(find_separate(hay, needle, limit=MAX_INLINE))
 
 
 def _line_offsets(lines: list[str], wanted: set[int]) -> dict[int, int]:
