@@ -211,6 +211,12 @@ class FileBusy(EditError):
     code = "FILE_BUSY"
 
 
+class InvalidPatch(EditError):
+    """A patch or diff (apply_patch, apply_diff) that cannot be parsed; nothing was written."""
+
+    code = "INVALID_PATCH"
+
+
 class InternalError(EditError):
     """A bug in editguard; the file was left as it was. Please report it."""
 

@@ -107,6 +107,27 @@ def render(doc: Document, plan: Plan) -> Iterator[bytes]:
     return encode_pieces(doc, _pieces(doc, plan))
 
 
+def applied(doc: Document, plan: Plan) -> Document:
+    """``doc`` with ``plan`` applied, as a Document (same encoding, BOM and name; each line
+    break keeps the ending :func:`render` would write), for a caller that edits it again."""
+    usual = code_of(doc.newline)
+    texts: list[str] = []
+    codes: list[bytes] = []
+    for piece, piece_codes in _pieces(doc, plan):
+        texts.append(piece)
+        codes.append(piece_codes if piece_codes is not None else bytes([usual]) * piece.count(LF))
+    text, endings = "".join(texts), b"".join(codes)
+    mixed = endings.strip(bytes([usual])) != b""
+    return Document(
+        text,
+        encoding=doc.encoding,
+        bom=doc.bom,
+        newline=doc.newline,
+        line_endings=endings if mixed else None,
+        name=doc.name,
+    )
+
+
 def _pieces(doc: Document, plan: Plan) -> Iterator[tuple[str, bytes | None]]:
     text, codes = doc.text, doc.line_endings
     pos = 0

@@ -35,6 +35,7 @@ class AppliedEdit:
     lines: tuple[int, ...]
     match: str = "exact"  # the rung of core.seek that matched
     note: str | None = None  # what differed from the file, when not exact
+    offset: int | None = None  # a diff hunk: lines between where it said it was and where it was
 
 
 @dataclass(frozen=True, slots=True)
