@@ -50,6 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     checks.add_argument(
+        "--journal",
+        metavar="DIR",
+        help="the folder for the journal of multi-file changes (default: $EDITGUARD_JOURNAL, "
+        "else ~/.local/state/editguard/journal); a crashed change is restored from it at start",
+    )
+    checks.add_argument(
         "--exact",
         action="store_true",
         help="turn the match ladder off: old texts must be in the file exactly",
@@ -197,6 +203,7 @@ def _serve(args: argparse.Namespace) -> int:
             max_argument_bytes=_limit(args.max_argument_bytes, "--max-argument-bytes"),
             max_request_bytes=_limit(args.max_request_bytes, "--max-request-bytes"),
             exact=args.exact,
+            journal=args.journal,
         )
     except ValueError as exc:
         raise _Usage(str(exc)) from None
@@ -340,6 +347,7 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
             max_argument_bytes=_limit(args.max_argument_bytes, "--max-argument-bytes"),
             max_request_bytes=_limit(args.max_request_bytes, "--max-request-bytes"),
             exact=args.exact,
+            journal=args.journal,
         )
     except ValueError as exc:
         raise _Usage(str(exc)) from None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
-from typing import Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
 from editguard import prewarm
 from editguard.core.diff import render_diff
@@ -26,11 +26,15 @@ from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.plan import Plan, render
 from editguard.errors import FileNotFound, FileTooLarge, StaleVersion, error_context
 from editguard.fs.atomic import FileReader, write_atomic
+from editguard.fs.journal import Journal
 from editguard.fs.location import Location, locate
 from editguard.fs.lock import FileLocks
 from editguard.fs.sandbox import Resolved, Sandbox
 from editguard.languages import language_of
 from editguard.validate import Finding, Linter, Report, validate
+
+if TYPE_CHECKING:
+    from editguard.transaction import Transaction
 
 Mode = Literal["strict", "interactive", "verify_only"]
 
@@ -56,6 +60,10 @@ class Context:
     max_argument_bytes: int
     max_request_bytes: int
     exact: bool = False  # no tolerance ladder: text must match exactly (core.seek)
+    journal: Journal = dataclasses.field(default_factory=Journal)  # multi-file commits
+    # Inside batch, apply_patch and apply_diff: the transaction that stages every change, so
+    # that run_edit writes nothing and the transaction commits all files at once.
+    transaction: Transaction | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -128,6 +136,13 @@ def load(
         EditError: the file errors (FILE_NOT_FOUND, NOT_A_FILE, BINARY_FILE, FILE_TOO_LARGE,
             PERMISSION_DENIED).
     """
+    doc, version, _ = load_with_mode(ctx, location)
+    check_version(location.where.display, expected_version, version)
+    return doc, version
+
+
+def load_with_mode(ctx: Context, location: Location) -> tuple[Document, str, int]:
+    """:func:`load`, with the file's permission bits, and no version check."""
     where = location.where
     reader = FileReader(location, where.display, ctx.max_file_bytes)
     try:
@@ -135,18 +150,32 @@ def load(
             doc = decode_stream(reader.head(), reader)
     finally:
         reader.close()
-    version = reader.version
-    if expected_version is not None and expected_version != version:
+    assert reader.stat is not None  # head() ran
+    mode = reader.stat.st_mode & 0o7777
+    return dataclasses.replace(doc, name=where.display), reader.version, mode
+
+
+def check_version(display: str, expected: str | None, *actual: str | None) -> None:
+    """Refuse a call whose ``expected_version`` is none of the file's ``actual`` versions.
+
+    Raises:
+        StaleVersion: naming both versions.
+    """
+    if expected is None or expected in actual:
+        return
+    now = actual[-1]
+    if now is None:
         raise StaleVersion(
-            f"{where.display} has changed since version {expected_version} was read "
-            f"(it is now {version})",
-            path=where.display,
-            data={"expected_version": expected_version, "actual_version": version},
-            suggestions=[
-                "Re-read the file (read_file) and make the edit again on what it holds now."
-            ],
+            f"{display} does not exist (expected version {expected})",
+            path=display,
+            data={"expected_version": expected, "actual_version": None},
         )
-    return dataclasses.replace(doc, name=where.display), version
+    raise StaleVersion(
+        f"{display} has changed since version {expected} was read (it is now {now})",
+        path=display,
+        data={"expected_version": expected, "actual_version": now},
+        suggestions=["Re-read the file (read_file) and make the edit again on what it holds now."],
+    )
 
 
 def read(ctx: Context, path: str, *, warm: bool = False) -> tuple[Resolved, Document, str]:
@@ -179,6 +208,15 @@ def run_edit(
         EditError: any refusal, with the file's path attached; nothing was written.
     """
     where = ctx.sandbox.resolve(path)
+    if ctx.transaction is not None:
+        return ctx.transaction.run_edit(
+            where,
+            build,
+            mode=mode,
+            dry_run=dry_run,
+            expected_version=expected_version,
+            create=create,
+        )
     writes = not dry_run and mode != "verify_only"
     with (
         _writer(ctx, where, writes),
@@ -186,32 +224,52 @@ def run_edit(
         locate(ctx.sandbox, where, create=create) as location,
     ):
         before, version = _load_or_new(ctx, location, expected_version, create)
-        change = build(before)
+        change, modifies, report = build_change(ctx, where, before, build, mode)
         plan = change.plan
-        for r in plan.replacements:
-            # Formats check that their texts can be encoded (naming the edit); a NUL can come
-            # from anywhere (a regex template's \x00, a new body), so it is refused here.
-            before.check_no_nul(r.text)
         creates = version is None
-        _check_size(ctx, before, plan)
-        modifies = creates or plan.modifies(before)
-        report = _validated(ctx, where, before.text, change, mode)
+        modifies = modifies or creates
         if not modifies:
             assert version is not None  # a file to create always modifies
             new_version, written = version, False
         elif not writes:
-            new_version = content_version(_capped(ctx, where, render(before, plan)))
+            new_version = content_version(capped(ctx, where, render(before, plan)))
             written = False
         else:
             new_version = write_atomic(
                 location,
-                _capped(ctx, where, render(before, plan)),
+                capped(ctx, where, render(before, plan)),
                 display=where.display,
                 base_version=version,
             )
             written = True
             _warm(ctx, where, before.text, plan)
     return Outcome(where, before, change, version, new_version, creates, modifies, written, report)
+
+
+def build_change(
+    ctx: Context, where: Resolved, before: Document, build: Callable[[Document], C], mode: Mode
+) -> tuple[C, bool, Report]:
+    """Run the tool's pure step on ``before`` and check what it made: no NUL, not over the size
+    limit, valid by ``mode``. Returns the change, whether it modifies ``before`` and the
+    validation report.
+
+    Raises:
+        EditError: the format's refusal, ENCODING_ERROR, FILE_TOO_LARGE, VALIDATION_FAILED.
+    """
+    change = build(before)
+    plan = change.plan
+    for r in plan.replacements:
+        # Formats check that their texts can be encoded (naming the edit); a NUL can come
+        # from anywhere (a regex template's \x00, a new body), so it is refused here.
+        before.check_no_nul(r.text)
+    _check_size(ctx, before, plan)
+    report = _validated(ctx, where, before.text, change, mode)
+    return change, plan.modifies(before), report
+
+
+def warm(ctx: Context, where: Resolved, text: str) -> None:
+    """Parse ``text`` (the file's new content) in the background, for the next edit."""
+    _warm(ctx, where, text, None)
 
 
 def _check_size(ctx: Context, before: Document, plan: Plan) -> None:
@@ -223,7 +281,7 @@ def _check_size(ctx: Context, before: Document, plan: Plan) -> None:
         raise _too_large(ctx, before.name, chars * width)
 
 
-def _capped(ctx: Context, where: Resolved, chunks: Iterator[bytes]) -> Iterator[bytes]:
+def capped(ctx: Context, where: Resolved, chunks: Iterator[bytes]) -> Iterator[bytes]:
     """``chunks``, refused as soon as they add up to more than the file size limit (the bytes
     of multi-byte characters are only known while they are encoded)."""
     total = 0
@@ -253,12 +311,7 @@ def _load_or_new(
     try:
         return load(ctx, location, expected_version)
     except FileNotFound:
-        if expected_version is not None:
-            raise StaleVersion(
-                f"{where.display} does not exist (expected version {expected_version})",
-                path=where.display,
-                data={"expected_version": expected_version, "actual_version": None},
-            ) from None
+        check_version(where.display, expected_version, None)
         return Document("", name=where.display), None
 
 

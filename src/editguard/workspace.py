@@ -13,6 +13,7 @@ from typing import Any
 
 from editguard.core.formats.lines import LineOp
 from editguard.core.formats.search_replace import SearchReplace
+from editguard.fs.journal import Journal
 from editguard.fs.lock import SHARED, FileLocks
 from editguard.fs.sandbox import Sandbox
 from editguard.pipeline import Context, Mode
@@ -66,6 +67,10 @@ class Workspace:
             exactly (by default, one that differs only in trailing whitespace, typographic
             punctuation, a pasted line-number prefix or a uniform indentation shift is found
             too, and the same correction is applied to its new text).
+        journal: the folder of the journal that changes of several files commit through
+            (default: ``$EDITGUARD_JOURNAL``, else ``~/.local/state/editguard/journal``). A
+            change that a crash interrupted is finished or rolled back from it when a
+            Workspace starts.
     """
 
     def __init__(
@@ -81,7 +86,10 @@ class Workspace:
         max_argument_bytes: int = DEFAULT_MAX_ARGUMENT_BYTES,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
         exact: bool = False,
+        journal: str | os.PathLike[str] | Journal | None = None,
     ) -> None:
+        if not isinstance(journal, Journal):
+            journal = Journal(os.fspath(journal) if journal is not None else None)
         self.context = Context(
             sandbox=Sandbox(roots),
             locks=locks or SHARED,
@@ -93,7 +101,9 @@ class Workspace:
             max_argument_bytes=max_argument_bytes,
             max_request_bytes=max_request_bytes,
             exact=exact,
+            journal=journal,
         )
+        journal.recover()
 
     @property
     def roots(self) -> tuple[str, ...]:
@@ -114,6 +124,7 @@ class Workspace:
             max_argument_bytes=ctx.max_argument_bytes,
             max_request_bytes=ctx.max_request_bytes,
             exact=ctx.exact,
+            journal=ctx.journal,
         )
 
     def read_file(

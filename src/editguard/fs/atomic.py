@@ -58,7 +58,7 @@ def _current_umask() -> int:
     return mask
 
 
-_UMASK = _current_umask()
+UMASK = _current_umask()
 
 
 class FileReader:
@@ -176,7 +176,7 @@ def write_atomic(
                     os.fchown(handle.fileno(), existing.st_uid, existing.st_gid)
                 os.fchmod(handle.fileno(), stat.S_IMODE(existing.st_mode))
             else:
-                os.fchmod(handle.fileno(), 0o666 & ~_UMASK)
+                os.fchmod(handle.fileno(), 0o666 & ~UMASK)
             _check_unchanged(location, folder, display, base_version)
             os.replace(tmp, location.name, src_dir_fd=folder, dst_dir_fd=folder)
             tmp = ""
@@ -237,7 +237,7 @@ def _existing(location: Location, folder: int, display: str) -> os.stat_result |
             os.lstat(location.name, dir_fd=folder)
         except FileNotFoundError:
             raise StaleVersion(
-                _race_message(display, "?", None), path=display, data={"actual_version": None}
+                race_message(display, "?", None), path=display, data={"actual_version": None}
             ) from None
         raise PermissionDenied(
             f"{display} is not writable",
@@ -266,10 +266,10 @@ def _check_unchanged(
     """Raise unless the file still holds ``base_version``: its hash, then (right before the
     rename) its identity, size and times, so that the window for an unseen change is the few
     microseconds between that last look and the rename."""
-    now, seen = _version_now(location, folder)
+    now, seen = version_now(location, folder)
     if now != base_version:
         raise StaleVersion(
-            _race_message(display, base_version, now),
+            race_message(display, base_version, now),
             path=display,
             data={"expected_version": base_version, "actual_version": now},
             suggestions=["Re-read the file and send the edit again."],
@@ -278,7 +278,7 @@ def _check_unchanged(
         last = os.lstat(location.name, dir_fd=folder)
     except FileNotFoundError:
         last = None
-    if _identity(last) != _identity(seen):
+    if identity(last) != identity(seen):
         raise StaleVersion(
             f"{display} was changed by another process while this edit was prepared",
             path=display,
@@ -287,7 +287,7 @@ def _check_unchanged(
         )
 
 
-def _version_now(location: Location, folder: int) -> tuple[str | None, os.stat_result | None]:
+def version_now(location: Location, folder: int) -> tuple[str | None, os.stat_result | None]:
     """The version of the file now and its stat after hashing (``None``, ``None``: no file)."""
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
@@ -311,7 +311,7 @@ def _version_now(location: Location, folder: int) -> tuple[str | None, os.stat_r
         os.close(fd)
 
 
-def _identity(st: os.stat_result | None) -> tuple[int, ...] | None:
+def identity(st: os.stat_result | None) -> tuple[int, ...] | None:
     if st is None:
         return None
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
@@ -369,7 +369,7 @@ def _tee(chunks: Iterable[bytes], write: Callable[[bytes], object]) -> Iterator[
         yield chunk
 
 
-def _race_message(display: str, base: str | None, now: str | None) -> str:
+def race_message(display: str, base: str | None, now: str | None) -> str:
     if now is None:
         return f"{display} was removed by another process while this edit was prepared"
     if base is None:

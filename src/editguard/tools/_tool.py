@@ -33,6 +33,16 @@ class Tool(Generic[A, R]):
     read_only: bool = False
     destructive: bool = True
     idempotent: bool = False
+    # The paths a call may write, known before it runs (batch locks them all first, in order);
+    # ``None``: the call's ``path`` argument.
+    paths: Callable[[A], list[str]] | None = None
+
+    def paths_of(self, args: A) -> list[str]:
+        """The paths a call with these arguments may write."""
+        if self.paths is not None:
+            return self.paths(args)
+        path = getattr(args, "path", None)
+        return [path] if isinstance(path, str) else []
 
     def input_schema(self) -> dict[str, Any]:
         """JSON Schema of the arguments."""

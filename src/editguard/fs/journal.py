@@ -1,0 +1,658 @@
+"""Committing several files at once: all of them or none, also across a crash.
+
+A transaction is a list of steps, each on one file that the sandbox checked and whose folder is
+open (:class:`~editguard.fs.location.Location`): *write* (create the file, or replace it) or
+*delete*. Its commit works like a database's rollback journal. The journal is a small file in a
+per-user folder outside every project (see :func:`default_folder`), held with an exclusive
+``flock`` by the process that commits, so that a live commit is never taken for a dead one.
+
+Protocol (each record is one JSON line, fsynced before the next action; the journal's folder is
+fsynced once the journal exists):
+
+1. **intent**: the journal names, for every step, the file's folder (its real path), the file,
+   whether it existed, the names of its new text and of its backup (``.editguard-<hex>.new`` and
+   ``.editguard-<hex>.bak`` beside the file), and the folders the step will create. Nothing in the
+   project has changed yet.
+2. The folders are created, each new text is written beside its file, fsynced, and given its
+   mode. Then the **written** record gives the inode of each new text.
+3. Every file is checked again against the version that was read (its content hash), then the
+   steps run, in order, each right after a last look at the file's identity:
+
+   - replace: ``link(file, backup)``, then ``rename(new, file)``;
+   - create: ``link(new, file)`` (which fails if a file appeared meanwhile), then ``unlink(new)``;
+   - delete: ``link(file, backup)``, then ``unlink(file)``.
+
+   A backup is a second name for the old file (same inode: same bytes, mode and times), so a
+   step never copies a file and the file never stops existing. Where hard links are refused, the
+   backup is a fsynced copy.
+4. The touched folders are fsynced and the **committed** record is written: this is the commit
+   point. Then the backups are removed and the journal deleted.
+
+Recovery (:func:`recover`, run when a Workspace starts, i.e. by ``serve``, every ``call`` and the
+Python API, and by every commit) takes each journal nobody holds. Without a committed record it
+rolls back, last step first, judging each step by what is on disk: a file whose inode is its new
+text's gets its backup back (or is removed, if the step created it); a deleted file whose backup
+remains is put back; then every new text and backup is removed and the created folders (if
+empty) too. With a committed record it only removes what is left of backups and new texts. Every
+action checks the state first, so recovery can itself be interrupted and run again. The journal is
+deleted last. A commit that fails before its commit point rolls back at once, the same way.
+
+Limits: the guarantee holds for editguard's own processes and for kill -9 or a crash of this
+machine on a file system that keeps the order of renames and fsyncs (ext4, xfs, btrfs, apfs);
+another program that writes one of the files during the commit is caught by the version checks
+up to the last microseconds before each rename, not after. A journal whose folders cannot be
+opened safely (a folder of the path became a symbolic link) is left for a later recovery, and
+reported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import errno
+import fcntl
+import json
+import os
+import secrets
+import shutil
+import stat
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Literal
+
+from editguard.errors import EditError, PermissionDenied, StaleVersion, WriteFailed
+from editguard.fs import atomic
+from editguard.fs.location import Location, is_link
+from editguard.fs.oserror import os_error
+
+ENV = "EDITGUARD_JOURNAL"
+_SUFFIX = ".journal"
+_NEW, _BAK = ".new", ".bak"
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def default_folder() -> str:
+    """Where journals live unless told otherwise: ``$EDITGUARD_JOURNAL``, else
+    ``$XDG_STATE_HOME/editguard/journal``, else ``~/.local/state/editguard/journal``."""
+    given = os.environ.get(ENV)
+    if given:
+        return os.path.abspath(given)
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
+    return os.path.join(os.path.abspath(state), "editguard", "journal")
+
+
+class _System:
+    """The system calls the protocol makes, in one place, so that a test can make one of them
+    fail (a full disk, an I/O error) at any step: the only reason this indirection exists."""
+
+    fsync = staticmethod(os.fsync)
+    link = staticmethod(os.link)
+    rename = staticmethod(os.rename)
+    unlink = staticmethod(os.unlink)
+    write = staticmethod(os.write)
+    mkdir = staticmethod(os.mkdir)
+
+
+SYSTEM = _System()
+
+
+@dataclasses.dataclass(slots=True)
+class Step:
+    """One file of a transaction.
+
+    Attributes:
+        kind: ``write`` (create or replace with ``content``) or ``delete``.
+        location: the file, located by the sandbox; its folder stays open until the commit ends.
+        base_version: the version that was read (``None``: the file must not exist).
+        content: the new bytes (``write`` only).
+        mode: permission bits of the new file; ``None`` keeps the old file's (a new file gets
+            the default of the process's umask).
+    """
+
+    kind: Literal["write", "delete"]
+    location: Location
+    base_version: str | None
+    content: bytes = b""
+    mode: int | None = None
+
+    @property
+    def display(self) -> str:
+        """The file's path as messages show it."""
+        return self.location.where.display
+
+
+@dataclasses.dataclass(slots=True)
+class _Planned:
+    """A step as the journal records it, with what the commit learns on the way."""
+
+    kind: str
+    folder: str  # real path of the deepest existing folder
+    made: list[str]  # folders to create below it, outermost first
+    name: str
+    existed: bool
+    new: str
+    backup: str
+    inode: tuple[int, int] | None = None
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "folder": self.folder,
+            "made": self.made,
+            "name": self.name,
+            "existed": self.existed,
+            "new": self.new,
+            "backup": self.backup,
+        }
+
+    @classmethod
+    def of(cls, data: dict[str, Any]) -> _Planned:
+        return cls(
+            str(data["kind"]),
+            str(data["folder"]),
+            [str(x) for x in data["made"]],
+            str(data["name"]),
+            bool(data["existed"]),
+            str(data["new"]),
+            str(data["backup"]),
+        )
+
+
+class Journal:
+    """The folder of journals: commits through it, and recovery of dead commits."""
+
+    def __init__(self, folder: str | None = None) -> None:
+        self.folder = os.path.abspath(folder) if folder else default_folder()
+
+    # -- commit ---------------------------------------------------------------------------
+
+    def commit(self, steps: Sequence[Step]) -> None:
+        """Apply ``steps`` all together; on any failure none of them stays applied.
+
+        Raises:
+            StaleVersion: a file changed since it was read (named).
+            PermissionDenied, WriteFailed, NotAFile: the system refused a step (named, with the
+                step in data), or the journal folder cannot be used; nothing was changed.
+        """
+        if not steps:
+            return
+        folder = self._ready()
+        try:
+            self.recover()
+            fd, path = self._create(folder)
+        except BaseException:
+            os.close(folder)
+            raise
+        state = _Commit(steps, [_plan(step) for step in steps], fd, folder, path)
+        try:
+            state.write({"v": 1, "pid": os.getpid(), "steps": [p.record() for p in state.planned]})
+            _fsync_dir(folder)
+            state.prepare()
+            state.write({"written": [list(p.inode or (0, 0)) for p in state.planned]})
+            state.check_versions()
+            state.run()
+            state.sync_folders()
+            state.write({"committed": True})
+        except BaseException as exc:
+            state.abort(exc)
+            raise
+        else:
+            state.finish()
+        finally:
+            state.close()
+
+    def _ready(self) -> int:
+        """Create the journal folder owner-only (if needed), check it and open it.
+
+        Raises:
+            PermissionDenied, WriteFailed: it cannot be used safely.
+        """
+        try:
+            os.makedirs(self.folder, mode=0o700, exist_ok=True)
+            fd = os.open(self.folder, _DIR)
+        except OSError as exc:
+            raise self._unusable(f"it cannot be created or opened ({exc.strerror})", exc) from None
+        st = os.fstat(fd)
+        uid = os.getuid()
+        problem = None
+        if st.st_uid != uid:
+            problem = f"it belongs to user {st.st_uid}, not to this user ({uid})"
+        elif st.st_mode & 0o077:
+            problem = f"others may use it (mode {stat.S_IMODE(st.st_mode):o})"
+        if problem is not None:
+            os.close(fd)
+            raise self._unusable(problem)
+        return fd
+
+    def _unusable(self, why: str, exc: OSError | None = None) -> EditError:
+        cls = (
+            PermissionDenied
+            if exc is None or exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
+            else WriteFailed
+        )
+        return cls(
+            f"the journal folder {self.folder} cannot be used: {why}; a change of several files "
+            "needs it, so nothing was written",
+            data={"journal": self.folder, "errno": exc.errno if exc else errno.EPERM},
+            suggestions=[
+                f"Give editguard a folder it owns for its journal: set {ENV}, or pass --journal "
+                "(journal= in Python)."
+            ],
+        )
+
+    def _create(self, folder: int) -> tuple[int, str]:
+        flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        name = f"{int(time.time() * 1000):x}-{secrets.token_hex(6)}{_SUFFIX}"
+        try:
+            fd = os.open(name, flags, 0o600, dir_fd=folder)
+        except OSError as exc:
+            os.close(folder)
+            raise self._unusable(
+                f"a journal cannot be created in it ({exc.strerror})", exc
+            ) from None
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return fd, name
+
+    # -- recovery -------------------------------------------------------------------------
+
+    def recover(self) -> list[str]:
+        """Finish every dead commit: roll back the uncommitted, clean up the committed.
+
+        Returns the names of the journals recovered. A journal that cannot be recovered now is
+        kept for the next time.
+        """
+        try:
+            folder = os.open(self.folder, _DIR)
+        except OSError:
+            return []  # no journal folder yet: nothing ever to recover
+        done: list[str] = []
+        try:
+            with os.scandir(folder) as entries:
+                names = sorted(e.name for e in entries if e.name.endswith(_SUFFIX))
+            done.extend(name for name in names if _recover_one(folder, name))
+        finally:
+            os.close(folder)
+        return done
+
+
+class _Commit:
+    """One commit in progress (see the module docstring for the protocol)."""
+
+    def __init__(
+        self, steps: Sequence[Step], planned: list[_Planned], fd: int, journals: int, path: str
+    ) -> None:
+        self.steps, self.planned, self.fd = steps, planned, fd
+        self.journals, self.path = journals, path
+        # The folder each file is (or goes) in: its location's, or one this commit created.
+        self.folders = [step.location.folder for step in steps]
+        self.made: list[list[tuple[int, str]]] = [[] for _ in steps]  # (parent, name)
+        self.opened: list[int] = []  # descriptors to close at the end
+        self.seen: list[tuple[int, ...] | None] = [None] * len(steps)
+        self.committed = False
+
+    def write(self, record: dict[str, Any]) -> None:
+        data = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+        view = memoryview(data)
+        while view:
+            view = view[SYSTEM.write(self.fd, view) :]
+        SYSTEM.fsync(self.fd)
+        self.committed = "committed" in record
+
+    def prepare(self) -> None:
+        for index, (step, plan) in enumerate(zip(self.steps, self.planned, strict=True)):
+            with _named(step, "prepare"):
+                for name in step.location.missing:
+                    self.folders[index] = self._make_folder(index, name, step)
+                if step.kind == "write":
+                    plan.inode = _write_new(self.folders[index], plan.new, step)
+
+    def _make_folder(self, index: int, name: str, step: Step) -> int:
+        parent = self.folders[index]
+        try:
+            SYSTEM.mkdir(name, 0o777, dir_fd=parent)
+            self.made[index].append((parent, name))
+        except FileExistsError:
+            pass
+        try:
+            inner = os.open(name, _DIR, dir_fd=parent)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR) and is_link(parent, name):
+                raise step.location.changed() from None
+            raise
+        self.opened.append(inner)
+        return inner
+
+    def check_versions(self) -> None:
+        for index, step in enumerate(self.steps):
+            with _named(step, "check"):
+                now, seen = atomic.version_now(step.location, self.folders[index])
+                if now != step.base_version:
+                    raise StaleVersion(
+                        atomic.race_message(step.display, step.base_version, now),
+                        path=step.display,
+                        data={"expected_version": step.base_version, "actual_version": now},
+                        suggestions=["Re-read the file and send the change again."],
+                    )
+                self.seen[index] = atomic.identity(seen)
+
+    def run(self) -> None:
+        for index, (step, plan) in enumerate(zip(self.steps, self.planned, strict=True)):
+            folder, name = self.folders[index], step.location.name
+            with _named(step, "commit"):
+                self._unchanged(index, step)
+                if step.kind == "write" and not plan.existed:
+                    try:
+                        SYSTEM.link(plan.new, name, src_dir_fd=folder, dst_dir_fd=folder)
+                    except FileExistsError:
+                        raise StaleVersion(
+                            atomic.race_message(step.display, None, "?"),
+                            path=step.display,
+                            data={"actual_version": "?"},
+                        ) from None
+                    SYSTEM.unlink(plan.new, dir_fd=folder)
+                    continue
+                _backup(folder, name, plan.backup)
+                if step.kind == "write":
+                    SYSTEM.rename(plan.new, name, src_dir_fd=folder, dst_dir_fd=folder)
+                else:
+                    SYSTEM.unlink(name, dir_fd=folder)
+
+    def _unchanged(self, index: int, step: Step) -> None:
+        """A last look at the file right before its step: same inode, size and times as when
+        its content was checked."""
+        try:
+            last = os.lstat(step.location.name, dir_fd=self.folders[index])
+        except FileNotFoundError:
+            last = None
+        if atomic.identity(last) != self.seen[index]:
+            raise StaleVersion(
+                f"{step.display} was changed by another process while this change was prepared",
+                path=step.display,
+                data={"expected_version": step.base_version},
+                suggestions=["Re-read the file and send the change again."],
+            )
+
+    def sync_folders(self) -> None:
+        seen: set[tuple[int, int]] = set()
+        for folder in self.folders:
+            st = os.fstat(folder)
+            if (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                SYSTEM.fsync(folder)
+
+    def abort(self, exc: BaseException) -> None:
+        """Roll back in this process; if that fails too, keep the journal for recovery."""
+        if self.committed:
+            self.finish()  # the commit point was passed: the change stands
+            return
+        try:
+            for index in reversed(range(len(self.steps))):
+                _roll_back(
+                    self.folders[index], self.planned[index], self.steps[index].location.name
+                )
+                for parent, name in reversed(self.made[index]):
+                    with contextlib.suppress(OSError):
+                        os.rmdir(name, dir_fd=parent)
+            for folder in self.folders:
+                with contextlib.suppress(OSError):
+                    SYSTEM.fsync(folder)
+            os.unlink(self.path, dir_fd=self.journals)
+        except OSError:
+            if isinstance(exc, EditError):
+                exc.data["recovery"] = "pending"
+                exc.message += (
+                    "; the files could not all be restored at once: the next editguard start "
+                    "restores them"
+                )
+
+    def finish(self) -> None:
+        """After the commit point: remove the backups and the journal (what fails here is
+        finished by the next recovery)."""
+        for index, plan in enumerate(self.planned):
+            if plan.existed:
+                with contextlib.suppress(OSError):
+                    os.unlink(plan.backup, dir_fd=self.folders[index])
+        with contextlib.suppress(OSError):
+            os.unlink(self.path, dir_fd=self.journals)
+
+    def close(self) -> None:
+        for fd in [self.fd, self.journals, *self.opened]:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def _plan(step: Step) -> _Planned:
+    where = step.location.where
+    folder = os.path.dirname(where.real)
+    for _ in step.location.missing:
+        folder = os.path.dirname(folder)
+    token = secrets.token_hex(4)
+    return _Planned(
+        step.kind,
+        folder,
+        list(step.location.missing),
+        step.location.name,
+        step.base_version is not None,
+        f"{atomic.TEMP_PREFIX}{token}{_NEW}",
+        f"{atomic.TEMP_PREFIX}{token}{_BAK}",
+    )
+
+
+@contextlib.contextmanager
+def _named(step: Step, action: str) -> Iterator[None]:
+    """Name the file (and what was being done) in an OSError that escapes."""
+    try:
+        yield
+    except OSError as exc:
+        err = os_error(exc, step.display, "write" if action != "check" else "read")
+        err.data["step"] = action
+        raise err from None
+    except EditError as exc:
+        if exc.path is None:
+            exc.path = step.display
+        exc.data.setdefault("step", action)
+        raise
+
+
+def _write_new(folder: int, name: str, step: Step) -> tuple[int, int]:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(name, flags, 0o600, dir_fd=folder)
+    try:
+        view = memoryview(step.content)
+        while view:
+            view = view[SYSTEM.write(fd, view[: 1 << 20]) :]
+        SYSTEM.fsync(fd)
+        old = None
+        with contextlib.suppress(FileNotFoundError):
+            old = os.lstat(step.location.name, dir_fd=folder)
+        if old is not None and stat.S_ISREG(old.st_mode):
+            with contextlib.suppress(PermissionError):
+                os.fchown(fd, old.st_uid, old.st_gid)
+        if step.mode is not None:
+            mode = step.mode
+        elif old is not None and stat.S_ISREG(old.st_mode):
+            mode = stat.S_IMODE(old.st_mode)
+        else:
+            mode = 0o666 & ~atomic.UMASK
+        os.fchmod(fd, mode)
+        st = os.fstat(fd)
+        return st.st_dev, st.st_ino
+    finally:
+        os.close(fd)
+
+
+def _backup(folder: int, name: str, backup: str) -> None:
+    """A second name for the file, or a fsynced copy where hard links are refused."""
+    try:
+        SYSTEM.link(name, backup, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV):
+            raise
+    else:
+        return
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+    src = os.open(name, flags, dir_fd=folder)
+    try:
+        dst = os.open(
+            backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600, dir_fd=folder
+        )
+        try:
+            with os.fdopen(os.dup(src), "rb") as fin, os.fdopen(os.dup(dst), "wb") as fout:
+                shutil.copyfileobj(fin, fout)
+            st = os.fstat(src)
+            os.fchmod(dst, stat.S_IMODE(st.st_mode))
+            os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+            SYSTEM.fsync(dst)
+        finally:
+            os.close(dst)
+    finally:
+        os.close(src)
+
+
+def _inode(folder: int, name: str) -> tuple[int, int] | None:
+    try:
+        st = os.lstat(name, dir_fd=folder)
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _roll_back(folder: int, plan: _Planned, name: str) -> None:
+    """Undo one step, judging by what is on disk (safe to run again after a crash)."""
+    now = _inode(folder, name)
+    has_backup = _inode(folder, plan.backup) is not None
+    if plan.kind == "write" and not plan.existed:
+        if plan.inode is not None and now == plan.inode:
+            SYSTEM.unlink(name, dir_fd=folder)
+    elif has_backup:
+        if plan.kind == "write":
+            restore = plan.inode is not None and now == plan.inode
+        else:
+            restore = now is None
+        if restore:
+            SYSTEM.rename(plan.backup, name, src_dir_fd=folder, dst_dir_fd=folder)
+        else:
+            SYSTEM.unlink(plan.backup, dir_fd=folder)
+    if _inode(folder, plan.new) is not None:
+        SYSTEM.unlink(plan.new, dir_fd=folder)
+
+
+def _clean(folder: int, plan: _Planned) -> None:
+    """After the commit point: remove what is left of the backup and the new text."""
+    for leftover in (plan.backup, plan.new):
+        with contextlib.suppress(FileNotFoundError):
+            SYSTEM.unlink(leftover, dir_fd=folder)
+
+
+def _records(fd: int) -> list[dict[str, Any]]:
+    data = b""
+    while chunk := os.read(fd, 1 << 20):
+        data += chunk
+    out: list[dict[str, Any]] = []
+    for line in data.split(b"\n"):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            break  # a torn last record: it was never fsynced, so it never counted
+        if isinstance(record, dict):
+            out.append(record)
+    return out
+
+
+def _open_path(path: str) -> int:
+    """Open the folder ``path`` from ``/``, one component at a time, following no link."""
+    fd = os.open("/", _DIR)
+    try:
+        for part in path.strip("/").split("/") if path != "/" else []:
+            inner = os.open(part, _DIR, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _recover_one(folder: int, name: str) -> bool:
+    """Recover one journal unless its commit is alive; ``True`` when it is gone."""
+    try:
+        fd = os.open(name, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # its commit is running
+        records = _records(fd)
+        if not records or "steps" not in records[0]:
+            os.unlink(name, dir_fd=folder)  # nothing was done before the intent was durable
+            return True
+        planned = [_Planned.of(s) for s in records[0]["steps"]]
+        committed = any(r.get("committed") for r in records)
+        written = next((r["written"] for r in records if "written" in r), None)
+        if written is not None:
+            for plan, inode in zip(planned, written, strict=False):
+                plan.inode = (int(inode[0]), int(inode[1])) if inode and inode[1] else None
+        try:
+            _recover_steps(planned, committed)
+        except OSError:
+            return False  # left for the next recovery
+        os.unlink(name, dir_fd=folder)
+        with contextlib.suppress(OSError):
+            os.fsync(folder)
+        return True
+    finally:
+        os.close(fd)
+
+
+def _recover_steps(planned: list[_Planned], committed: bool) -> None:
+    for plan in reversed(planned):
+        try:
+            base = _open_path(plan.folder)
+        except FileNotFoundError:
+            continue  # the folder is gone: nothing of this step is left to undo
+        try:
+            folder, chain = _descend(base, plan.made)
+            try:
+                if committed:
+                    _clean(folder, plan)
+                else:
+                    _roll_back(folder, plan, plan.name)
+                with contextlib.suppress(OSError):
+                    os.fsync(folder)
+            finally:
+                for fd in chain:
+                    os.close(fd)
+            if not committed:
+                _remove_made(base, plan.made)
+        finally:
+            os.close(base)
+
+
+def _descend(base: int, made: Iterable[str]) -> tuple[int, list[int]]:
+    """The folder a step's file is in (``base``, or the deepest of ``made`` that exists), and
+    the descriptors opened to get there."""
+    fd, chain = base, list[int]()
+    for name in made:
+        try:
+            inner = os.open(name, _DIR, dir_fd=fd)
+        except FileNotFoundError:
+            return fd, chain  # never made: no file of this step below it
+        chain.append(inner)
+        fd = inner
+    return fd, chain
+
+
+def _remove_made(base: int, made: list[str]) -> None:
+    paths = ["/".join(made[: i + 1]) for i in range(len(made))]
+    for rel in reversed(paths):
+        with contextlib.suppress(OSError):
+            os.rmdir(rel, dir_fd=base)
+
+
+def _fsync_dir(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        SYSTEM.fsync(fd)

@@ -1,0 +1,129 @@
+"""``batch``: several writing calls, on one file or many, as one transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from editguard.errors import EditError, InvalidRequest, TooManyEdits
+from editguard.pipeline import Context
+from editguard.tools._common import DRY_RUN_HELP, Args
+from editguard.tools._tool import Tool
+from editguard.transaction import Transaction
+
+WRITING = (
+    "edit_file",
+    "edit_lines",
+    "safe_edit",
+    "write_file",
+    "edit_symbol",
+    "apply_patch",
+    "apply_diff",
+)
+
+
+class BatchCall(Args):
+    """One call of a batch."""
+
+    tool: str = Field(description=f"A writing tool: {', '.join(WRITING)}.")
+    arguments: dict[str, Any] = Field(description="Its arguments, as the tool itself takes them.")
+
+
+class BatchArgs(Args):
+    """Arguments of batch."""
+
+    calls: list[BatchCall] = Field(
+        min_length=1,
+        description=(
+            "Calls run in order, each on the result of the ones before it (also on the same "
+            "file); all land or none does."
+        ),
+    )
+    dry_run: bool = Field(False, description=DRY_RUN_HELP)
+
+
+class BatchResult(BaseModel):
+    """Result of batch."""
+
+    results: list[dict[str, Any]] = Field(description="Each call's own result, in order.")
+    written: bool = Field(description="Whether the files were written (all of them).")
+    dry_run: bool
+
+
+def run(ctx: Context, args: BatchArgs) -> BatchResult:
+    """Run every call in one transaction and commit them together.
+
+    Raises:
+        EditError: the first call that fails, named (``call`` in data, "call k of n" in the
+            message); nothing was written. INVALID_REQUEST for an unknown or read-only tool,
+            TOO_MANY_EDITS past the limit of calls.
+    """
+    from editguard.tools import tool_named  # noqa: PLC0415 - the registry imports this module
+
+    total = len(args.calls)
+    if total > ctx.max_edits:
+        raise TooManyEdits(
+            f"batch holds {total} calls; the limit is {ctx.max_edits}",
+            data={"calls": total, "limit": ctx.max_edits},
+            suggestions=["Split the calls over several batches."],
+        )
+    if ctx.transaction is not None:
+        raise InvalidRequest("a batch cannot hold another batch", data={"field": "calls"})
+    parsed = []
+    for index, call in enumerate(args.calls):
+        with _call(index, total, call.tool):
+            if call.tool not in WRITING:
+                raise InvalidRequest(
+                    f"{call.tool!r} cannot be part of a batch; the tools that can are: "
+                    f"{', '.join(WRITING)}",
+                    data={"field": f"calls[{index}].tool"},
+                )
+            tool = tool_named(call.tool)
+            parsed.append((tool, tool.parse(call.arguments)))
+    with Transaction(ctx, dry_run=args.dry_run) as txn:
+        paths: list[str] = []
+        for index, (tool, arguments) in enumerate(parsed):
+            with _call(index, total, tool.name):
+                paths += tool.paths_of(arguments)
+        txn.lock(paths)
+        results = []
+        for index, (tool, arguments) in enumerate(parsed):
+            with _call(index, total, tool.name):
+                results.append(tool.run(txn.ctx, arguments).model_dump(mode="json"))
+        written = txn.commit()
+    return BatchResult(results=results, written=written, dry_run=args.dry_run)
+
+
+@contextmanager
+def _call(index: int, total: int, tool: str) -> Iterator[None]:
+    """Name the call in an error raised inside: "call k of n (tool)" and ``call`` in data."""
+    try:
+        yield
+    except EditError as exc:
+        if "call" not in exc.data:
+            exc.data["call"] = index
+            exc.data["tool"] = tool
+            exc.message = f"call {index + 1} of {total} ({tool}): {exc.message}"
+        raise
+
+
+TOOL = Tool(
+    name="batch",
+    title="Several writing calls as one transaction",
+    description=(
+        "Run several writing calls (edit_file, edit_lines, safe_edit, write_file, edit_symbol, "
+        "apply_patch, apply_diff) as one transaction: each sees the result of the ones before "
+        "it, also on the same file, and either every file is written or none is, even across "
+        "a crash. An error names the call (call k of n) and nothing is written. The result "
+        "lists each call's own result.\n"
+        'Example: {"calls": [{"tool": "edit_file", "arguments": {"path": "a.py", "edits": '
+        '[{"old_text": "x = 1", "new_text": "x = 2"}]}}, {"tool": "write_file", "arguments": '
+        '{"path": "b.py", "content": "y = 2\\n"}}]}'
+    ),
+    arguments=BatchArgs,
+    result=BatchResult,
+    run=run,
+)

@@ -1,0 +1,313 @@
+"""Several changes to several files, staged in memory and committed together or not at all.
+
+``batch``, ``apply_patch`` and ``apply_diff`` open a :class:`Transaction` and run their changes
+in it. Inside, :func:`~editguard.pipeline.run_edit` (every writing tool's one path) reads each
+file once, from disk the first time and from the staged text after that, so every call sees the
+changes before it; it builds, checks and validates exactly as for a single file, but writes
+nothing. :meth:`Transaction.commit` then hands the files whose final state differs from what
+was read to the journal (:mod:`editguard.fs.journal`), which writes them all or none, also
+across a crash.
+
+::
+
+    lock every known file (sorted by real path) -> for each change: load or take the staged
+    text, check expected_version, build, validate, stage -> commit: journal (versions checked
+    again, all files or none) -> warm the parse cache
+
+Locks: the files a request names are locked before anything is read, in the order of their real
+paths, so two transactions over the same files cannot deadlock; a file met only later (a path
+that only a call inside a batch names) is locked when it is first touched, and a lock that cannot
+be had within the timeout is FILE_BUSY, never a deadlock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Callable, Iterable
+from types import TracebackType
+
+from editguard.core.document import Document, content_version
+from editguard.core.plan import Plan, applied, render
+from editguard.errors import BinaryFile, FileNotFound, TooManyEdits, error_context
+from editguard.fs.atomic import FileReader
+from editguard.fs.journal import Step
+from editguard.fs.location import Location, locate
+from editguard.fs.sandbox import Resolved
+from editguard.pipeline import (
+    C,
+    Context,
+    Mode,
+    Outcome,
+    build_change,
+    capped,
+    check_version,
+    load_with_mode,
+    warm,
+)
+
+# Files one transaction may touch: each holds a folder descriptor and a lock until the commit.
+MAX_FILES = 500
+
+
+@dataclasses.dataclass(slots=True)
+class StagedFile:
+    """One file of a transaction: as it was read, and as it will be.
+
+    ``document`` is ``None`` while the file does not exist (never did, or is deleted); a file
+    that is not text (BINARY_FILE) can only be deleted or replaced whole, so its ``document``
+    stays ``None`` with ``binary`` set.
+    """
+
+    where: Resolved
+    location: Location
+    read_version: str | None  # None: it did not exist
+    read_mode: int | None
+    document: Document | None
+    version: str | None
+    mode: int | None
+    content: bytes | None = None  # the staged bytes, once a change staged them
+    binary: bool = False
+
+    @property
+    def exists(self) -> bool:
+        """Whether the file exists in the staged state."""
+        return self.version is not None
+
+
+class Transaction:
+    """See the module docstring. Use it as a context manager (it holds locks and folders).
+
+    ``dry_run``: stage and check everything, commit nothing (and take no lock).
+    """
+
+    def __init__(self, ctx: Context, *, dry_run: bool = False) -> None:
+        self.ctx = dataclasses.replace(ctx, transaction=self)
+        self.dry_run = dry_run
+        self.files: dict[str, StagedFile] = {}
+        self._locked: set[str] = set()
+        self._stack = contextlib.ExitStack()
+
+    def __enter__(self) -> Transaction:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._stack.close()
+
+    def lock(self, paths: Iterable[str]) -> None:
+        """Resolve ``paths`` and lock them, in the order of their real paths.
+
+        Raises:
+            EditError: a path the sandbox refuses; FILE_BUSY.
+        """
+        resolved = {w.real: w for w in (self.ctx.sandbox.resolve(p) for p in paths)}
+        for real in sorted(resolved):
+            self._lock(resolved[real])
+
+    def _lock(self, where: Resolved) -> None:
+        if self.dry_run or where.real in self._locked:
+            return
+        self._stack.enter_context(self.ctx.locks.hold(where.real, where.display))
+        self._locked.add(where.real)
+
+    def file(self, where: Resolved) -> StagedFile:
+        """The staged file at ``where``, read from disk the first time (locked first).
+
+        Raises:
+            TooManyEdits: the transaction already touches :data:`MAX_FILES` files.
+            EditError: the file errors (NOT_A_FILE, PERMISSION_DENIED, FILE_TOO_LARGE, ...);
+                a missing file is no error (it is staged as not existing).
+        """
+        staged = self.files.get(where.real)
+        if staged is not None:
+            return staged
+        if len(self.files) >= MAX_FILES:
+            raise TooManyEdits(
+                f"one change may touch at most {MAX_FILES} files",
+                data={"limit": MAX_FILES},
+                suggestions=["Split the change into several calls."],
+            )
+        self._lock(where)
+        location = self._stack.enter_context(locate(self.ctx.sandbox, where, create=True))
+        staged = _read(self.ctx, where, location)
+        self.files[where.real] = staged
+        return staged
+
+    def current(
+        self, where: Resolved, *, create: bool = False, expected_version: str | None = None
+    ) -> tuple[StagedFile, Document]:
+        """The file's staged text (an empty Document for a file to create).
+
+        ``expected_version`` may be the version that was read or the one staged last.
+
+        Raises:
+            FileNotFound: it does not exist (and ``create`` is false).
+            BinaryFile: it is not text.
+            StaleVersion: ``expected_version`` is neither.
+        """
+        staged = self.file(where)
+        display = where.display
+        if not staged.exists:
+            if not create:
+                raise FileNotFound(
+                    f"{display} does not exist"
+                    + (
+                        " (an earlier change of this call deleted it)"
+                        if staged.read_version
+                        else ""
+                    ),
+                    path=display,
+                )
+            check_version(display, expected_version, None)
+            return staged, Document("", name=display)
+        if staged.binary:
+            raise BinaryFile(
+                f"{display} is not a text file; it can only be deleted or replaced whole",
+                path=display,
+            )
+        check_version(display, expected_version, staged.read_version, staged.version)
+        assert staged.document is not None
+        return staged, staged.document
+
+    def run_edit(
+        self,
+        where: Resolved,
+        build: Callable[[Document], C],
+        *,
+        mode: Mode,
+        dry_run: bool = False,
+        expected_version: str | None = None,
+        create: bool = False,
+    ) -> Outcome[C]:
+        """:func:`~editguard.pipeline.run_edit` inside the transaction: the change is staged
+        (unless it is a dry run or ``verify_only``), not written; ``written`` in the outcome
+        says it will be written by the commit."""
+        with error_context(path=where.display):
+            staged, before = self.current(where, create=create, expected_version=expected_version)
+            version = staged.version
+            change, modifies, report = build_change(self.ctx, where, before, build, mode)
+            creates = version is None
+            modifies = modifies or creates
+            stages = modifies and not (dry_run or self.dry_run or mode == "verify_only")
+            new_version = version
+            if modifies:
+                content = b"".join(capped(self.ctx, where, render(before, change.plan)))
+                new_version = content_version([content])
+                if stages:
+                    self.stage(staged, applied(before, change.plan), content)
+            assert new_version is not None
+        return Outcome(
+            where, before, change, version, new_version, creates, modifies, stages, report
+        )
+
+    def stage(
+        self, staged: StagedFile, document: Document | None, content: bytes | None = None
+    ) -> None:
+        """Stage a new state: ``document`` (with its bytes, if known), or ``None`` to delete."""
+        if document is None:
+            staged.document, staged.version, staged.content = None, None, None
+            staged.binary = False
+            return
+        if content is None:
+            content = b"".join(capped(self.ctx, staged.where, render(document, Plan())))
+        staged.document, staged.content = document, content
+        staged.version = content_version([content])
+        staged.binary = False
+        if staged.mode is None:
+            staged.mode = staged.read_mode
+
+    def delete(self, where: Resolved) -> StagedFile:
+        """Stage the deletion of an existing file.
+
+        Raises:
+            FileNotFound: it does not exist (or an earlier change deleted it).
+            NotAFile: it is a folder or another non-file.
+        """
+        staged = self.file(where)
+        if not staged.exists:
+            raise FileNotFound(
+                f"{where.display} does not exist, so it cannot be deleted", path=where.display
+            )
+        self.stage(staged, None)
+        return staged
+
+    def set_mode(self, staged: StagedFile, mode: int) -> None:
+        """Give the file other permission bits (a diff's mode change)."""
+        staged.mode = mode & 0o7777
+
+    def steps(self) -> list[Step]:
+        """The journal steps: each file whose final state differs from what was read."""
+        out: list[Step] = []
+        for staged in self.files.values():
+            if staged.version is None:
+                if staged.read_version is not None:
+                    out.append(Step("delete", staged.location, staged.read_version))
+                continue
+            same = staged.version == staged.read_version and staged.mode == staged.read_mode
+            if same:
+                continue
+            content = staged.content
+            if content is None:  # a mode change alone: the bytes as read
+                content = _bytes_of(self.ctx, staged)
+            out.append(Step("write", staged.location, staged.read_version, content, staged.mode))
+        return out
+
+    def commit(self) -> bool:
+        """Write every staged change at once (nothing for a dry run); ``True`` if it wrote.
+
+        Raises:
+            EditError: the journal's refusals (STALE_VERSION, PERMISSION_DENIED, WRITE_FAILED),
+                naming the file; nothing was written.
+        """
+        steps = self.steps()
+        if self.dry_run or not steps:
+            return False
+        self.ctx.journal.commit(steps)
+        for staged in self.files.values():
+            if staged.document is not None and staged.content is not None:
+                warm(self.ctx, staged.where, staged.document.text)
+        return True
+
+
+def _read(ctx: Context, where: Resolved, location: Location) -> StagedFile:
+    """The file as it is now: text, bytes of a non-text file's version, or nothing."""
+    if location.missing:
+        return StagedFile(where, location, None, None, None, None, None)
+    try:
+        doc, version, mode = load_with_mode(ctx, location)
+    except FileNotFound:
+        return StagedFile(where, location, None, None, None, None, None)
+    except BinaryFile:
+        version, mode = _raw(ctx, where, location)
+        return StagedFile(where, location, version, mode, None, version, mode, binary=True)
+    return StagedFile(where, location, version, mode, doc, version, mode)
+
+
+def _raw(ctx: Context, where: Resolved, location: Location) -> tuple[str, int]:
+    """The version and mode of a file that is not text."""
+    reader = FileReader(location, where.display, ctx.max_file_bytes)
+    try:
+        reader.head()
+        for _ in reader():
+            pass
+    finally:
+        reader.close()
+    assert reader.stat is not None
+    return reader.version, reader.stat.st_mode & 0o7777
+
+
+def _bytes_of(ctx: Context, staged: StagedFile) -> bytes:
+    reader = FileReader(staged.location, staged.where.display, ctx.max_file_bytes)
+    try:
+        reader.head()
+        data = b"".join(reader())
+    finally:
+        reader.close()
+    # The journal checks again that the file still holds the version that was read.
+    check_version(staged.where.display, staged.read_version, reader.version)
+    return data
