@@ -18,6 +18,7 @@ from editguard.fs.lock import SHARED, FileLocks
 from editguard.fs.sandbox import Sandbox
 from editguard.pipeline import Context, Mode
 from editguard.tools import (
+    batch,
     edit_file,
     edit_lines,
     edit_symbol,
@@ -26,6 +27,7 @@ from editguard.tools import (
     safe_edit,
     write_file,
 )
+from editguard.tools.batch import BatchCall, BatchResult
 from editguard.tools.edit_file import EditFileResult, EditOperation
 from editguard.tools.edit_lines import LineEditOp
 from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
@@ -258,6 +260,22 @@ class Workspace:
                 file errors.
         """
         return edit_symbol.TOOL.call(self.context, _given(locals()))
+
+    def batch(
+        self, calls: Sequence[BatchCall | Mapping[str, Any]], *, dry_run: bool = False
+    ) -> BatchResult:
+        """Run several writing calls (``{"tool": ..., "arguments": {...}}``) as one transaction:
+        each sees the result of the ones before it, and every file is written or none is.
+
+        Raises:
+            EditError: the first call that fails (``call`` in its data); nothing was written.
+        """
+        calls = [_batch_call(c) for c in calls]
+        return batch.TOOL.call(self.context, _given(locals()))
+
+
+def _batch_call(call: BatchCall | Mapping[str, Any]) -> Mapping[str, Any]:
+    return call.model_dump() if isinstance(call, BatchCall) else call
 
 
 def _search_replace(edit: SearchReplace) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from editguard.tools import (
+    batch,
     edit_file,
     edit_lines,
     edit_symbol,
@@ -24,6 +25,7 @@ TOOLS: tuple[Tool[Any, Any], ...] = (
     write_file.TOOL,
     list_symbols.TOOL,
     edit_symbol.TOOL,
+    batch.TOOL,
 )
 
 

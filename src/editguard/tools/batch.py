@@ -106,7 +106,12 @@ def _call(index: int, total: int, tool: str) -> Iterator[None]:
         if "call" not in exc.data:
             exc.data["call"] = index
             exc.data["tool"] = tool
-            exc.message = f"call {index + 1} of {total} ({tool}): {exc.message}"
+            inner = ""
+            if exc.edit_index is not None and exc.total_edits is not None:
+                # The call comes first in the text; the edit within it after.
+                inner = f"edit {exc.edit_index + 1} of {exc.total_edits}: "
+                exc.data["total_edits"], exc.total_edits = exc.total_edits, None
+            exc.message = f"call {index + 1} of {total} ({tool}): {inner}{exc.message}"
         raise
 
 
