@@ -78,7 +78,7 @@ class StagedFile:
 class Transaction:
     """See the module docstring. Use it as a context manager (it holds locks and folders).
 
-    ``dry_run``: stage and check everything, commit nothing (and take no lock).
+    ``dry_run``: stage and check everything as usual, commit nothing (and take no lock).
     """
 
     def __init__(self, ctx: Context, *, dry_run: bool = False) -> None:
@@ -193,7 +193,9 @@ class Transaction:
             change, modifies, report = build_change(self.ctx, where, before, build, mode)
             creates = version is None
             modifies = modifies or creates
-            stages = modifies and not (dry_run or self.dry_run or mode == "verify_only")
+            # A dry run of the whole transaction still stages, so that later calls see this
+            # one's result; it only never commits.
+            stages = modifies and not (dry_run or mode == "verify_only")
             new_version = version
             if modifies:
                 content = b"".join(capped(self.ctx, where, render(before, change.plan)))
@@ -201,8 +203,9 @@ class Transaction:
                 if stages:
                     self.stage(staged, applied(before, change.plan), content)
             assert new_version is not None
+        written = stages and not self.dry_run
         return Outcome(
-            where, before, change, version, new_version, creates, modifies, stages, report
+            where, before, change, version, new_version, creates, modifies, written, report
         )
 
     def stage(
@@ -235,6 +238,32 @@ class Transaction:
             )
         self.stage(staged, None)
         return staged
+
+    def move(self, source: Resolved, destination: Resolved) -> tuple[StagedFile, StagedFile]:
+        """Stage moving the file at ``source`` (as staged) to ``destination``, replacing what
+        is there; the file keeps its permission bits. Returns both staged files.
+
+        Raises:
+            FileNotFound: the source does not exist (now).
+        """
+        src = self.file(source)
+        if not src.exists:
+            raise FileNotFound(
+                f"{source.display} does not exist, so it cannot be moved", path=source.display
+            )
+        dst = self.file(destination)
+        if dst is src:
+            return src, dst
+        if src.document is None:  # not text: its bytes as read
+            content = _bytes_of(self.ctx, src)
+            dst.content, dst.version, dst.document, dst.binary = content, src.version, None, True
+        else:
+            self.stage(
+                dst, dataclasses.replace(src.document, name=destination.display), src.content
+            )
+        dst.mode = src.mode
+        self.stage(src, None)
+        return src, dst
 
     def set_mode(self, staged: StagedFile, mode: int) -> None:
         """Give the file other permission bits (a diff's mode change)."""

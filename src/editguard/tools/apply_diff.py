@@ -1,0 +1,198 @@
+"""``apply_diff``: a unified or git diff over one file or many, all files or none."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from editguard.core.formats.unified_diff import FileDiff, compile_hunks, new_file_text, parse_diff
+from editguard.core.formats.whole_text import compile_whole_text
+from editguard.errors import EditError, InvalidPatch, NoMatch, StaleVersion, error_context
+from editguard.pipeline import Change, Context, Mode
+from editguard.tools._common import DRY_RUN_HELP, EXACT_HELP, MODE_HELP, Args, Validation
+from editguard.tools._files import (
+    FileChange,
+    HunkResult,
+    PatchResult,
+    transaction,
+    whole_diff,
+)
+from editguard.tools._tool import Tool
+from editguard.transaction import Transaction
+
+
+class ApplyDiffArgs(Args):
+    """Arguments of apply_diff."""
+
+    diff: str = Field(
+        description="The diff: diff -u or git diff output, one file or many ('---'/'+++' "
+        "headers, '@@' hunks)."
+    )
+    dry_run: bool = Field(False, description=DRY_RUN_HELP)
+    mode: Mode = Field("strict", description=MODE_HELP)
+    exact: bool = Field(False, description=EXACT_HELP)
+
+
+def paths(args: ApplyDiffArgs) -> list[str]:
+    """Every path the diff names (to lock them all before anything is read)."""
+    out: list[str] = []
+    for fd in parse_diff(args.diff):
+        out += [p for p in (fd.old_path, fd.new_path) if p is not None]
+    return out
+
+
+def run(ctx: Context, args: ApplyDiffArgs) -> PatchResult:
+    """Apply every file of the diff as one transaction.
+
+    Raises:
+        EditError: INVALID_PATCH (with the diff line), NO_MATCH and AMBIGUOUS_MATCH (naming the
+            file and the hunk, with the file's lines), OVERLAPPING_EDITS, FILE_NOT_FOUND,
+            STALE_VERSION (a file the diff creates exists), VALIDATION_FAILED and the file
+            errors; nothing was written.
+    """
+    diffs = parse_diff(args.diff)
+    if not diffs:
+        raise InvalidPatch(
+            "the diff holds no file: expected '--- a/path' and '+++ b/path' headers, then "
+            "'@@' hunks",
+            data={"line": 1},
+        )
+    checks_only = args.dry_run or args.mode == "verify_only"
+    with transaction(ctx, checks_only) as (txn, owned):
+        if owned:
+            txn.lock(paths(args))
+        stage = owned or not checks_only
+        files = [_apply(txn, fd, args, stage) for fd in diffs]
+        written = txn.commit() if owned else stage
+    return PatchResult(files=files, written=written, dry_run=args.dry_run, mode=args.mode)
+
+
+def _apply(txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool) -> FileChange:
+    path = fd.old_path if fd.old_path is not None else fd.new_path
+    assert path is not None  # the parser never gives a file without either path
+    where = txn.ctx.sandbox.resolve(path)
+    try:
+        with error_context(path=where.display):
+            if fd.binary:
+                raise InvalidPatch(
+                    f"the diff changes {where.display} with a binary patch, which apply_diff "
+                    "does not apply",
+                    data={"line": fd.line},
+                    suggestions=["Leave binary files out of the diff."],
+                )
+            if fd.old_path is None:
+                return _create(txn, fd, args, stage)
+            return _update(txn, fd, args, stage)
+    except EditError as exc:
+        exc.data.setdefault("diff_line", fd.line)
+        raise
+
+
+def _create(txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool) -> FileChange:
+    assert fd.new_path is not None
+    where = txn.ctx.sandbox.resolve(fd.new_path)
+    staged = txn.file(where)
+    if staged.exists:
+        raise StaleVersion(
+            f"the diff creates {where.display}, which exists already",
+            path=where.display,
+            data={"actual_version": staged.version},
+            suggestions=["Re-read the file; to change it, send a diff against what it holds."],
+        )
+    text = new_file_text(fd)
+    if fd.crlf:
+        text = text.replace("\n", "\r\n")
+    out = txn.run_edit(
+        where,
+        lambda doc: Change.of(compile_whole_text(doc, text)),
+        mode=args.mode,
+        dry_run=not stage,
+        create=True,
+    )
+    if stage and fd.new_mode is not None:
+        txn.set_mode(staged, fd.new_mode)
+    return FileChange(
+        path=where.display,
+        action="added",
+        diff=out.diff(),
+        version=out.version,
+        previous_version=None,
+        validation=Validation.of(out.report),
+    )
+
+
+def _update(txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool) -> FileChange:
+    ctx = txn.ctx
+    assert fd.old_path is not None
+    where = ctx.sandbox.resolve(fd.old_path)
+    exact = args.exact or ctx.exact
+    out = txn.run_edit(
+        where,
+        lambda doc: Change.of(compile_hunks(doc, fd, exact=exact)),
+        mode=args.mode,
+        dry_run=not stage,
+    )
+    hunks = [HunkResult.of(e) for e in out.change.applied]
+    staged = txn.file(where)
+    if fd.new_path is None:  # deleted: what the hunks leave must be nothing
+        left = out.change.plan.apply_to_text(out.before.text)
+        if left:
+            count = left.count("\n") + (0 if left.endswith("\n") else 1)
+            raise NoMatch(
+                f"the diff deletes {where.display}, but the file holds {count} line(s) its "
+                "hunks do not remove; nothing was written",
+                path=where.display,
+                data={"left_lines": count},
+                suggestions=["Re-read the file and make the diff against what it holds."],
+            )
+        previous = out.previous_version
+        if stage:
+            txn.delete(where)
+        return FileChange(
+            path=where.display,
+            action="deleted",
+            diff=whole_diff(out.before.text, "", where.display),
+            version=None,
+            previous_version=previous,
+            hunks=hunks,
+        )
+    if stage and fd.new_mode is not None and fd.new_mode != fd.old_mode:
+        txn.set_mode(staged, fd.new_mode)
+    change = FileChange(
+        path=where.display,
+        action="updated",
+        diff=out.diff(),
+        version=out.version,
+        previous_version=out.previous_version,
+        hunks=hunks,
+        validation=Validation.of(out.report),
+    )
+    destination = ctx.sandbox.resolve(fd.new_path)
+    if destination.real != where.real:
+        if stage:
+            txn.move(where, destination)
+        change.action, change.moved_from = "moved", where.display
+        change.path = destination.display
+    return change
+
+
+TOOL = Tool(
+    name="apply_diff",
+    title="Apply a unified or git diff to several files",
+    description=(
+        "Apply a unified diff (diff -u, git diff) to one file or many, all of them or none (a "
+        "failure anywhere writes nothing, also after a crash). Handles new and deleted files "
+        "(/dev/null), renames, mode changes, '\\ No newline at end of file' and CRLF files "
+        "(each file keeps its own line endings). Each hunk lands at its stated line if its "
+        "context and '-' lines match there, else at the nearest place they do (two equally "
+        "near: refused); context is never dropped. Lines that differ only in trailing "
+        "whitespace, typographic punctuation or one indentation shift still match. The result "
+        "gives each file's action, diff and version, and each hunk's offset; an error names "
+        "the file and the hunk and shows its real lines.\n"
+        'Example: {"diff": "--- a/src/app.py\\n+++ b/src/app.py\\n@@ -1,2 +1,2 @@\\n def '
+        'main():\\n-    return 1\\n+    return 0\\n"}'
+    ),
+    arguments=ApplyDiffArgs,
+    result=PatchResult,
+    run=run,
+    paths=paths,
+)

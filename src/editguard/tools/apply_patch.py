@@ -1,0 +1,167 @@
+"""``apply_patch``: Codex's patch format (add, delete, update and move files), all files or none."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from editguard.core.formats.codex_patch import (
+    AddFile,
+    DeleteFile,
+    PatchOp,
+    UpdateFile,
+    add_file_text,
+    compile_update,
+    parse_patch,
+)
+from editguard.core.formats.whole_text import compile_whole_text
+from editguard.errors import EditError, FileNotFound, error_context
+from editguard.fs.sandbox import Resolved
+from editguard.pipeline import Change, Context, Mode
+from editguard.tools._common import DRY_RUN_HELP, EXACT_HELP, MODE_HELP, Args, Validation
+from editguard.tools._files import (
+    FileChange,
+    HunkResult,
+    PatchResult,
+    text_of,
+    transaction,
+    whole_diff,
+)
+from editguard.tools._tool import Tool
+from editguard.transaction import Transaction
+
+
+class ApplyPatchArgs(Args):
+    """Arguments of apply_patch."""
+
+    patch: str = Field(
+        description=(
+            "The patch, from '*** Begin Patch' to '*** End Patch' (a heredoc around it is fine)."
+        )
+    )
+    dry_run: bool = Field(False, description=DRY_RUN_HELP)
+    mode: Mode = Field("strict", description=MODE_HELP)
+    exact: bool = Field(False, description=EXACT_HELP)
+
+
+def paths(args: ApplyPatchArgs) -> list[str]:
+    """Every path the patch names (to lock them all before anything is read)."""
+    out: list[str] = []
+    for op in parse_patch(args.patch):
+        out.append(op.path)
+        if isinstance(op, UpdateFile) and op.move_to:
+            out.append(op.move_to)
+    return out
+
+
+def run(ctx: Context, args: ApplyPatchArgs) -> PatchResult:
+    """Apply every file operation of the patch, in order, as one transaction.
+
+    Raises:
+        EditError: INVALID_PATCH (with the patch line), NO_MATCH and AMBIGUOUS_MATCH (naming
+            the file and the chunk, with the file's lines), FILE_NOT_FOUND, NOT_A_FILE,
+            VALIDATION_FAILED, STALE_VERSION and the file errors; nothing was written.
+    """
+    ops = parse_patch(args.patch)
+    checks_only = args.dry_run or args.mode == "verify_only"
+    with transaction(ctx, checks_only) as (txn, owned):
+        if owned:
+            txn.lock(paths(args))
+        # Inside a batch, a call that only checks stages nothing; on its own, the transaction
+        # stages everything (later operations see earlier ones) and commits nothing.
+        stage = owned or not checks_only
+        files = [_apply(txn, op, args, stage) for op in ops]
+        written = txn.commit() if owned else stage
+    return PatchResult(files=files, written=written, dry_run=args.dry_run, mode=args.mode)
+
+
+def _apply(txn: Transaction, op: PatchOp, args: ApplyPatchArgs, stage: bool) -> FileChange:
+    where = txn.ctx.sandbox.resolve(op.path)
+    try:
+        with error_context(path=where.display):
+            return _operation(txn, op, args, where, stage)
+    except EditError as exc:
+        exc.data.setdefault("patch_line", op.line)
+        raise
+
+
+def _operation(
+    txn: Transaction, op: PatchOp, args: ApplyPatchArgs, where: Resolved, stage: bool
+) -> FileChange:
+    ctx, display = txn.ctx, where.display
+    if isinstance(op, DeleteFile):
+        staged = txn.file(where)
+        old, previous, binary = text_of(staged.document), staged.version, staged.binary
+        if stage:
+            txn.delete(where)
+        elif not staged.exists:
+            raise FileNotFound(f"{display} does not exist, so it cannot be deleted", path=display)
+        diff = f"Binary file {display} deleted\n" if binary else whole_diff(old, "", display)
+        return FileChange(
+            path=display, action="deleted", diff=diff, version=None, previous_version=previous
+        )
+    if isinstance(op, AddFile):
+        text = add_file_text(op)
+        out = txn.run_edit(
+            where,
+            lambda doc: Change.of(compile_whole_text(doc, text)),
+            mode=args.mode,
+            dry_run=not stage,
+            create=True,
+        )
+        return FileChange(
+            path=display,
+            action="added" if out.creates else "updated",
+            diff=out.diff(),
+            version=out.version,
+            previous_version=out.previous_version,
+            validation=Validation.of(out.report),
+        )
+    exact = args.exact or ctx.exact
+    out = txn.run_edit(
+        where,
+        lambda doc: Change.of(compile_update(doc, op, exact=exact)),
+        mode=args.mode,
+        dry_run=not stage,
+    )
+    change = FileChange(
+        path=display,
+        action="updated",
+        diff=out.diff(),
+        version=out.version,
+        previous_version=out.previous_version,
+        hunks=[HunkResult.of(e) for e in out.change.applied],
+        validation=Validation.of(out.report),
+    )
+    if op.move_to:
+        destination = ctx.sandbox.resolve(op.move_to)
+        if destination.real != where.real:
+            if stage:
+                txn.move(where, destination)
+            change.action, change.moved_from = "moved", display
+            change.path = destination.display
+    return change
+
+
+TOOL = Tool(
+    name="apply_patch",
+    title="Apply a Codex-format patch to several files",
+    description=(
+        "Apply a patch in Codex's apply_patch format: add, delete, update and move files, all "
+        "of them or none (a failure anywhere writes nothing, also after a crash). Format: "
+        "'*** Begin Patch', then per file '*** Add File: path' (+ lines), '*** Delete File: "
+        "path', or '*** Update File: path' (optionally '*** Move to: new/path') with chunks: "
+        "'@@' or '@@ line to find first', then ' ' context, '-' removed and '+' added lines; "
+        "'*** End of File' pins a chunk to the file's end; last '*** End Patch'. Chunks are "
+        "found in order, each after the one before. Context that differs only in trailing "
+        "whitespace, typographic punctuation or one indentation shift is still found when "
+        "unique. Line endings, encoding and untouched bytes are kept. The result gives each "
+        "file's action, diff and version; an error names the file and the chunk and shows "
+        "its real lines.\n"
+        'Example: {"patch": "*** Begin Patch\\n*** Update File: src/app.py\\n@@ def main():\\n'
+        '-    return 1\\n+    return 0\\n*** Add File: NOTES.md\\n+# Notes\\n*** End Patch"}'
+    ),
+    arguments=ApplyPatchArgs,
+    result=PatchResult,
+    run=run,
+    paths=paths,
+)
