@@ -182,7 +182,8 @@ def _path(rest: str, at: int) -> str:
 
 def _hunk(lines: list[str], at: int, stop: int) -> tuple[PatchOp, int]:
     """The hunk whose header is ``lines[at]``, and the index of the line after it."""
-    head = lines[at].strip()
+    # A header with nothing after its colon reads as one with an empty path, which is refused.
+    head = lines[at].strip() + " "
     if head.startswith(ADD):
         path = _path(head[len(ADD) :], at)
         end = at + 1
@@ -193,15 +194,15 @@ def _hunk(lines: list[str], at: int, stop: int) -> tuple[PatchOp, int]:
         return DeleteFile(_path(head[len(DELETE) :], at), at + 1), at + 1
     if not head.startswith(UPDATE):
         raise _invalid(
-            f"{excerpt(head, 200)!r} is not a valid hunk header; valid hunk headers are "
+            f"{excerpt(head.strip(), 200)!r} is not a valid hunk header; valid hunk headers are "
             f"'{ADD}{{path}}', '{DELETE}{{path}}' and '{UPDATE}{{path}}'",
             at + 1,
         )
     path = _path(head[len(UPDATE) :], at)
     end = at + 1
     move_to = None
-    if end < stop and lines[end].strip().startswith(MOVE):
-        move_to = _path(lines[end].strip()[len(MOVE) :], end)
+    if end < stop and (lines[end].strip() + " ").startswith(MOVE):
+        move_to = _path(lines[end].strip()[len(MOVE) - 1 :], end)
         end += 1
     chunks: list[UpdateChunk] = []
     while end < stop:
@@ -243,6 +244,8 @@ def _chunk(lines: list[str], at: int, stop: int, *, first: bool) -> tuple[Update
             end_of_file = True
             end += 1
             break
+        if line.startswith(("***", "@@")) or _header(line):
+            break  # the next chunk or hunk
         if not line:  # an empty line stands for an empty context line (as Codex reads it)
             old.append("")
             new.append("")
@@ -253,8 +256,6 @@ def _chunk(lines: list[str], at: int, stop: int, *, first: bool) -> tuple[Update
             old.append(line[1:])
         elif line[0] == "+":
             new.append(line[1:])
-        elif end > start and (line.startswith(("***", "@@")) or _header(line)):
-            break  # the next chunk or hunk
         else:
             raise _invalid(
                 f"unexpected line in an update chunk: {excerpt(line, 200)!r}; every line "
@@ -301,7 +302,8 @@ class _File:
 
     def span(self, first: int, stop: int) -> tuple[int, int]:
         """The text offsets of lines ``first`` to ``stop`` (excluded), line breaks included."""
-        return self.starts[first], min(self.starts[stop], len(self.doc.text))
+        end = len(self.doc.text)  # one past it, after a last line without a break
+        return min(self.starts[first], end), min(self.starts[stop], end)
 
     def find(self, pattern: Sequence[str], cursor: int) -> int | None:
         """The first line at or after ``cursor`` where ``pattern`` starts exactly."""
