@@ -140,6 +140,13 @@ def test_a_patch_wrapped_in_a_heredoc_is_read_as_the_patch_inside(first: str) ->
     assert parse_patch(text) == (DeleteFile("a", 3),)
 
 
+def test_a_heredoc_may_use_another_delimiter_and_crlf_breaks() -> None:
+    text = (
+        "apply_patch <<'PATCH'\r\n*** Begin Patch\r\n*** Delete File: a\r\n*** End Patch\r\nPATCH"
+    )
+    assert parse_patch(text) == (DeleteFile("a", 3),)
+
+
 ERRORS: dict[str, tuple[str, int]] = {
     "an empty text": ("", 1),
     "a patch without hunks (005)": (patch(), 2),
@@ -396,6 +403,13 @@ def test_a_context_line_not_found_is_no_match_naming_the_chunk() -> None:
         applied_bytes(b"a\nb\n", "@@ missing()\n-a\n+b\n")
     assert err.value.code == "NO_MATCH"
     assert (err.value.data["chunk"], err.value.data["patch_line"]) == (0, 3)
+
+
+def test_a_unified_diff_hunk_header_as_context_is_no_match_with_a_hint() -> None:
+    with pytest.raises(EditError) as err:
+        applied_bytes(b"a\nb\n", "@@ -1,2 +1,2 @@\n-a\n+b\n")
+    assert err.value.code == "NO_MATCH"
+    assert err.value.data["unified_header"] is True
 
 
 def test_missing_context_is_no_match_with_nothing_similar_006() -> None:

@@ -68,6 +68,8 @@ END_OF_FILE = "*** End of File"
 _HEADERS = (ADD, DELETE, UPDATE)
 # ``apply_patch <<'EOF'`` (or <<EOF, <<"EOF"): a patch pasted as the shell command Codex runs.
 _HEREDOC = re.compile(r"(?:apply_?patch[ \t]+)?<<[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+# What a unified diff's hunk header leaves after "@@ ": line numbers, not a line of the file.
+_UNIFIED = re.compile(r"-\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 _SHOWN = 10  # lines of the file shown after the cursor when nothing is similar
 
 
@@ -442,7 +444,15 @@ def _seek_context(
             total_edits=who.total,
             data=who.data(lines=where, match=hits[0].rung),
         )
-    raise _not_found(file, [context], cursor, who, what=f"the @@ line {excerpt(context, 200)!r}")
+    error = _not_found(file, [context], cursor, who, what=f"the @@ line {excerpt(context, 200)!r}")
+    if _UNIFIED.match(context):
+        error.data["unified_header"] = True
+        error.suggestions.insert(
+            0,
+            "'@@ -a,b +c,d @@' is a unified diff's hunk header; in apply_patch, the text after "
+            "'@@ ' is one line of the file that comes before the chunk (or send a bare '@@').",
+        )
+    raise error
 
 
 def _seek_chunk(
