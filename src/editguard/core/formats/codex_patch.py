@@ -1,0 +1,668 @@
+"""Codex's ``apply_patch`` language, pure: the parser, and the update of one file as a plan.
+
+A patch is ``*** Begin Patch`` ... ``*** End Patch`` around hunks: ``*** Add File: p`` (its
+lines as ``+`` lines), ``*** Delete File: p`` and ``*** Update File: p`` (optionally
+``*** Move to: q``) with chunks. A chunk starts with ``@@`` or ``@@ context line`` (the first
+one may omit it) and holds context (`` ``), removed (``-``) and added (``+``) lines; an empty
+line is an empty context line; ``*** End of File`` ends a chunk that belongs at the file's end.
+
+The update follows Codex's ``compute_replacements``: a cursor starts at the first line; a
+chunk's ``@@`` line is sought from the cursor, and the cursor moves past it; the chunk's old
+lines (context and removed, in order) are sought from the cursor, and the cursor moves past
+them. Exactly, the first place counts (Codex's rule). Where no place is exact, the match ladder
+of :mod:`editguard.core.seek` takes over (unless ``exact``), and a tolerant rung counts only
+where it finds one place: Codex takes the first loose place, we never guess.
+
+Only the lines a chunk changes are replaced; every other byte stays as read. New lines take the
+file's usual line ending, like Codex with its line endings preserved. Unlike Codex, a file whose
+last line the patch does not touch keeps its missing final newline.
+
+The tool layer reads, resolves, sandboxes and writes; nothing here touches a file.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from array import array
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import Any
+
+from editguard.core.document import LF, Document, code_of
+from editguard.core.formats import AppliedEdit, Compiled
+from editguard.core.listing import excerpt, listing
+from editguard.core.plan import Plan, Replacement
+from editguard.core.seek import (
+    LADDER,
+    TYPOGRAPHIC,
+    OnlyIgnored,
+    SeekHit,
+    Uncorrectable,
+    correct,
+    explain,
+    file_uses_tabs,
+    indent_unit,
+    seek,
+    tolerance_names,
+    used,
+)
+from editguard.core.similar import SimilarRegion, find_similar
+from editguard.errors import (
+    AmbiguousMatch,
+    InvalidPatch,
+    NoMatch,
+    OverlappingEdits,
+    error_context,
+)
+
+BEGIN = "*** Begin Patch"
+END = "*** End Patch"
+ADD = "*** Add File: "
+DELETE = "*** Delete File: "
+UPDATE = "*** Update File: "
+MOVE = "*** Move to: "
+END_OF_FILE = "*** End of File"
+_HEADERS = (ADD, DELETE, UPDATE)
+# ``apply_patch <<'EOF'`` (or <<EOF, <<"EOF"): a patch pasted as the shell command Codex runs.
+_HEREDOC = re.compile(r"(?:apply_?patch[ \t]+)?<<[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+# What a unified diff's hunk header leaves after "@@ ": line numbers, not a line of the file.
+_UNIFIED = re.compile(r"-\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
+_SHOWN = 10  # lines of the file shown after the cursor when nothing is similar
+
+
+@dataclass(frozen=True, slots=True)
+class AddFile:
+    """Create ``path`` (or overwrite it) with ``lines``; ``line``: its header's patch line."""
+
+    path: str
+    lines: tuple[str, ...]
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteFile:
+    """Delete ``path``; ``line``: its header's patch line."""
+
+    path: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateChunk:
+    """One ``@@`` chunk: the ``@@`` line's text (``None`` for a bare ``@@``), the old lines
+    (context and removed) and new lines (context and added) in order, whether it must match
+    at the end of the file, and the patch line where it starts."""
+
+    context: str | None
+    old: tuple[str, ...]
+    new: tuple[str, ...]
+    end_of_file: bool
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateFile:
+    """Change ``path`` by ``chunks`` (and rename it to ``move_to``); ``line``: its header's
+    patch line."""
+
+    path: str
+    move_to: str | None
+    chunks: tuple[UpdateChunk, ...]
+    line: int
+
+
+PatchOp = AddFile | DeleteFile | UpdateFile
+
+
+# -- the parser -----------------------------------------------------------------------------
+
+
+def _invalid(message: str, line: int, **extra: Any) -> InvalidPatch:
+    return InvalidPatch(
+        f"patch line {line}: {message}",
+        data={"line": line, **extra},
+        suggestions=[
+            "Send the patch as '*** Begin Patch', then '*** Add File: path' with '+' lines, "
+            "'*** Delete File: path' or '*** Update File: path' with '@@' chunks of ' ', '-' "
+            "and '+' lines, then '*** End Patch'."
+        ],
+    )
+
+
+def _header(line: str) -> bool:
+    """Whether a line (padded or not) is a hunk header: it ends the hunk or chunk before it."""
+    return line.strip().startswith(_HEADERS)
+
+
+def parse_patch(text: str) -> tuple[PatchOp, ...]:
+    """The operations of an ``apply_patch`` patch, in order.
+
+    Lines may end with ``\\r\\n``; the markers and hunk headers may be padded with whitespace.
+    A patch wrapped in a heredoc (``<<'EOF'`` ... ``EOF``, optionally ``apply_patch <<'EOF'``)
+    is read as the patch inside.
+
+    Raises:
+        InvalidPatch: no ``*** Begin Patch`` first or ``*** End Patch`` last, no hunk, an
+            invalid hunk header, an update without chunks, a chunk without lines or with a line
+            that starts otherwise than with ``' '``, ``'+'`` or ``'-'``, or an empty path.
+            ``data["line"]`` is the 1-based patch line at fault.
+    """
+    lines = [line.removesuffix("\r") for line in text.split(LF)]
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if not filled:
+        raise _invalid("the patch is empty; it must start with '*** Begin Patch'", 1)
+    first, last = filled[0], filled[-1]
+    heredoc = _HEREDOC.fullmatch(lines[first].strip())
+    if heredoc is not None and lines[last].strip() == heredoc.group(2):
+        inner = [i for i in filled if first < i < last]
+        if not inner:
+            raise _invalid("the heredoc holds no patch", first + 1)
+        first, last = inner[0], inner[-1]
+    if lines[first].strip() != BEGIN:
+        raise _invalid(f"the first line of the patch must be '{BEGIN}'", first + 1)
+    if last == first or lines[last].strip() != END:
+        raise _invalid(f"the last line of the patch must be '{END}'", last + 1)
+    ops: list[PatchOp] = []
+    at = first + 1
+    while at < last:
+        op, at = _hunk(lines, at, last)
+        ops.append(op)
+    if not ops:
+        raise _invalid("the patch holds no hunk, so it changes nothing", last + 1)
+    return tuple(ops)
+
+
+def _path(rest: str, at: int) -> str:
+    path = rest.strip()
+    if not path:
+        raise _invalid("the hunk header names no path", at + 1)
+    return path
+
+
+def _hunk(lines: list[str], at: int, stop: int) -> tuple[PatchOp, int]:
+    """The hunk whose header is ``lines[at]``, and the index of the line after it."""
+    # A header with nothing after its colon reads as one with an empty path, which is refused.
+    head = lines[at].strip() + " "
+    if head.startswith(ADD):
+        path = _path(head[len(ADD) :], at)
+        end = at + 1
+        while end < stop and lines[end].startswith("+"):
+            end += 1
+        return AddFile(path, tuple(line[1:] for line in lines[at + 1 : end]), at + 1), end
+    if head.startswith(DELETE):
+        return DeleteFile(_path(head[len(DELETE) :], at), at + 1), at + 1
+    if not head.startswith(UPDATE):
+        raise _invalid(
+            f"{excerpt(head.strip(), 200)!r} is not a valid hunk header; valid hunk headers are "
+            f"'{ADD}{{path}}', '{DELETE}{{path}}' and '{UPDATE}{{path}}'",
+            at + 1,
+        )
+    path = _path(head[len(UPDATE) :], at)
+    end = at + 1
+    move_to = None
+    if end < stop and (lines[end].strip() + " ").startswith(MOVE):
+        move_to = _path(lines[end].strip()[len(MOVE) - 1 :], end)
+        end += 1
+    chunks: list[UpdateChunk] = []
+    while end < stop:
+        if not lines[end].strip():  # blank lines between chunks (Codex skips them)
+            end += 1
+            continue
+        if lines[end].startswith("***") or _header(lines[end]):
+            break
+        chunk, end = _chunk(lines, end, stop, first=not chunks)
+        chunks.append(chunk)
+    if not chunks:
+        raise _invalid(f"Update file hunk for path {path!r} is empty", at + 1, path=path)
+    return UpdateFile(path, move_to, tuple(chunks), at + 1), end
+
+
+def _chunk(lines: list[str], at: int, stop: int, *, first: bool) -> tuple[UpdateChunk, int]:
+    """The chunk starting at ``lines[at]`` and the index of the line after it."""
+    line = lines[at]
+    context: str | None = None
+    start = at
+    if line == "@@" or line.startswith(("@@ ", "@@\t")):
+        # ``@@`` with only whitespace after it places nothing: a bare ``@@``.
+        context = line[3:] if line[3:].strip() else None
+        start = at + 1
+    elif not first:
+        raise _invalid(
+            f"expected a chunk to start with '@@' or '@@ context line', got {excerpt(line, 200)!r}",
+            at + 1,
+        )
+    old: list[str] = []
+    new: list[str] = []
+    end_of_file = False
+    end = start
+    while end < stop:
+        line = lines[end]
+        if line.strip() == END_OF_FILE:
+            if end == start:
+                raise _invalid("the chunk holds no lines before '*** End of File'", end + 1)
+            end_of_file = True
+            end += 1
+            break
+        if line.startswith(("***", "@@")) or _header(line):
+            break  # the next chunk or hunk
+        if not line:  # an empty line stands for an empty context line (as Codex reads it)
+            old.append("")
+            new.append("")
+        elif line[0] == " ":
+            old.append(line[1:])
+            new.append(line[1:])
+        elif line[0] == "-":
+            old.append(line[1:])
+        elif line[0] == "+":
+            new.append(line[1:])
+        else:
+            raise _invalid(
+                f"unexpected line in an update chunk: {excerpt(line, 200)!r}; every line "
+                "should start with ' ' (context line), '+' (added line) or '-' (removed line)",
+                end + 1,
+            )
+        end += 1
+    if end == start:
+        raise _invalid("the chunk holds no lines", at + 1)
+    return UpdateChunk(context, tuple(old), tuple(new), end_of_file, at + 1), end
+
+
+def add_file_text(op: AddFile) -> str:
+    """The new file's normalized text: each line followed by ``\\n`` (as Codex writes it), or
+    ``""`` for a file without lines."""
+    return "".join(line + LF for line in op.lines)
+
+
+# -- the update of one file -----------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _File:
+    """The document's lines as Codex splits them, and what the searches need, made once."""
+
+    doc: Document
+    lines: list[str] = field(init=False)
+    starts: array[int] = field(init=False)  # text offset of each line, and one past the end
+    _hay: str | None = None
+    _unit: int | None = None
+    _tabs: bool | None = None
+    _typographic: frozenset[str] | None = None
+
+    def __post_init__(self) -> None:
+        text = self.doc.text
+        self.lines = text.split(LF)
+        if self.lines[-1] == "":
+            self.lines.pop()
+        self.starts = array("q", [0])
+        offset = 0
+        for line in self.lines:
+            offset += len(line) + 1
+            self.starts.append(offset)
+
+    def span(self, first: int, stop: int) -> tuple[int, int]:
+        """The text offsets of lines ``first`` to ``stop`` (excluded), line breaks included."""
+        end = len(self.doc.text)  # one past it, after a last line without a break
+        return min(self.starts[first], end), min(self.starts[stop], end)
+
+    def find(self, pattern: Sequence[str], cursor: int) -> int | None:
+        """The first line at or after ``cursor`` where ``pattern`` starts exactly."""
+        if not pattern:
+            return cursor
+        if self._hay is None:
+            # Every line between two breaks: a block of lines is a substring, found at C speed.
+            text = self.doc.text
+            self._hay = LF + (text[:-1] if text.endswith(LF) else text) + LF
+        if cursor >= len(self.lines):
+            return None
+        at = self._hay.find(LF + LF.join(pattern) + LF, self.starts[cursor])
+        return None if at < 0 else bisect_left(self.starts, at)
+
+    def at_end(self, pattern: Sequence[str], cursor: int) -> int | None:
+        """Where ``pattern`` ends the file exactly, at or after ``cursor``."""
+        at = len(self.lines) - len(pattern)
+        ok = at >= cursor and self.lines[at:] == list(pattern)
+        return at if ok else None
+
+    def seek(self, pattern: Sequence[str], cursor: int) -> list[SeekHit]:
+        """The places of ``pattern`` at or after ``cursor`` on the first tolerant rung that
+        finds any."""
+        if self._unit is None:
+            self._unit = indent_unit(self.lines)
+        return seek(self.lines, pattern, start=cursor, ladder=LADDER[1:], indent_unit=self._unit)
+
+    def correct(self, hit: SeekHit, new: Sequence[str]) -> list[str]:
+        if self._tabs is None:
+            self._tabs = file_uses_tabs(self.lines)
+            self._typographic = frozenset(c for c in TYPOGRAPHIC if c in self.doc.text)
+        found = self.lines[hit.line : hit.line + len(hit.pattern)]
+        return correct(
+            hit,
+            found,
+            new,
+            file_uses_tabs=self._tabs,
+            file_typographic=self._typographic or frozenset(),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Placed:
+    """A chunk's place: its old lines ``[start, stop)`` become ``new``."""
+
+    index: int
+    start: int
+    stop: int
+    new: tuple[str, ...]
+    match: str = "exact"
+    note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    """What a chunk's errors need to name it."""
+
+    index: int
+    total: int
+    name: str  # "chunk 2 of 3 of the update of src/app.py (patch line 14)"
+    path: str
+    patch_line: int
+
+    def data(self, **extra: Any) -> dict[str, Any]:
+        return {"chunk": self.index, "patch_line": self.patch_line, **extra}
+
+
+def compile_update(doc: Document, op: UpdateFile, *, exact: bool = False) -> Compiled:
+    """The plan that applies an ``*** Update File`` hunk's chunks to ``doc``.
+
+    One :class:`AppliedEdit` per chunk: the 1-based line where the chunk's new lines start in
+    the new file, and the rung its old lines matched on (with what differed, when not exact).
+
+    Raises:
+        NoMatch: a chunk's ``@@`` line or old lines are not in the file after the previous
+            chunk, or a tolerant match whose correction cannot be carried over to the new
+            lines (``data``: the chunk, its patch line, and similar regions of the file).
+        AmbiguousMatch: a chunk not in the file exactly fits loosely at several places.
+        OverlappingEdits: a chunk that adds at the end of the file meets another one's lines.
+        EncodingError: a new line holds a character the file's encoding cannot store.
+        InvalidRequest: a new line holds a NUL character.
+    """
+    file = _File(doc)
+    path = doc.name or op.path
+    total = len(op.chunks)
+    cursor = 0
+    placed: list[_Placed] = []
+    for index, chunk in enumerate(op.chunks):
+        who = _Chunk(
+            index,
+            total,
+            f"chunk {index + 1} of {total} of the update of {path} (patch line {chunk.line})",
+            path,
+            chunk.line,
+        )
+        context_note = None
+        if chunk.context is not None:
+            at, context_note = _seek_context(file, chunk.context, cursor, who, exact=exact)
+            cursor = at + 1
+        if not chunk.old:
+            # A pure addition goes at the end of the file, before a final empty line (Codex).
+            end = len(file.lines) - (1 if file.lines and file.lines[-1] == "" else 0)
+            placed.append(_Placed(index, end, end, chunk.new, note=context_note))
+            continue
+        place = _seek_chunk(file, chunk, cursor, who, exact=exact)
+        if context_note and place.note is None:
+            place = _Placed(place.index, place.start, place.stop, place.new, note=context_note)
+        placed.append(place)
+        cursor = place.stop
+    return _compiled(file, placed, total)
+
+
+def _seek_context(
+    file: _File, context: str, cursor: int, who: _Chunk, *, exact: bool
+) -> tuple[int, str | None]:
+    """The line of a chunk's ``@@`` context at or after ``cursor``, and a note when it matched
+    with a tolerance."""
+    at = file.find([context], cursor)
+    if at is not None:
+        return at, None
+    hits = [] if exact else file.seek([context], cursor)
+    if len(hits) == 1:
+        line = hits[0].line
+        rung = used(hits[0], file.lines[line : line + 1])
+        return line, f"the @@ line matched line {line + 1} with tolerance for " + (
+            f"{tolerance_names(rung)}; send the file's exact text next time"
+        )
+    if hits:
+        where = [h.line + 1 for h in hits]
+        raise AmbiguousMatch(
+            f"{who.name}: the @@ line {excerpt(context, 200)!r} is not in the file as sent, and "
+            f"fits with tolerance for {tolerance_names(hits[0].rung)} at {len(hits)} lines "
+            f"after line {cursor} ({_numbers(where)}); copy it exactly from the line you mean",
+            path=who.path,
+            edit_index=who.index,
+            total_edits=who.total,
+            data=who.data(lines=where, match=hits[0].rung),
+        )
+    error = _not_found(file, [context], cursor, who, what=f"the @@ line {excerpt(context, 200)!r}")
+    if _UNIFIED.match(context):
+        error.data["unified_header"] = True
+        error.suggestions.insert(
+            0,
+            "'@@ -a,b +c,d @@' is a unified diff's hunk header; in apply_patch, the text after "
+            "'@@ ' is one line of the file that comes before the chunk (or send a bare '@@').",
+        )
+    raise error
+
+
+def _seek_chunk(
+    file: _File, chunk: UpdateChunk, cursor: int, who: _Chunk, *, exact: bool
+) -> _Placed:
+    """Where a chunk's old lines are, at or after ``cursor``, and the lines to write there."""
+    tries: list[tuple[tuple[str, ...], tuple[str, ...]]] = [(chunk.old, chunk.new)]
+    if chunk.old[-1] == "":
+        # An empty last old line often stands for the line break at the end of the file, which
+        # the file's lines do not hold: try without it (and without an empty last new line).
+        new = chunk.new[:-1] if chunk.new and chunk.new[-1] == "" else chunk.new
+        tries.append((chunk.old[:-1], new))
+    for old, new in tries:
+        at = file.at_end(old, cursor) if chunk.end_of_file else None
+        if at is None:
+            at = file.find(old, cursor)
+        if at is not None:
+            return _Placed(who.index, at, at + len(old), new)
+    if not exact:
+        for old, new in tries:
+            if not old:
+                continue
+            hits: list[SeekHit] = []
+            if chunk.end_of_file:
+                hits = file.seek(old, max(cursor, len(file.lines) - len(old)))
+            if not hits:
+                hits = file.seek(old, cursor)
+            if len(hits) > 1:
+                where = [h.line + 1 for h in hits]
+                raise AmbiguousMatch(
+                    f"{who.name}: its lines are not in the file as sent, and fit with tolerance "
+                    f"for {tolerance_names(hits[0].rung)} at {len(hits)} places after line "
+                    f"{cursor} (starting at lines {_numbers(where)}); copy the lines exactly, "
+                    "with an '@@ line' or context that only the place you mean has",
+                    path=who.path,
+                    edit_index=who.index,
+                    total_edits=who.total,
+                    data=who.data(lines=where, match=hits[0].rung),
+                )
+            if hits:
+                return _tolerant(file, hits[0], old, new, who)
+    raise _not_found(file, chunk.old, cursor, who, what="its lines (context and removed)")
+
+
+def _tolerant(
+    file: _File, hit: SeekHit, old: Sequence[str], new: Sequence[str], who: _Chunk
+) -> _Placed:
+    """The chunk placed where the ladder found it, its new lines corrected the same way."""
+    start, stop = hit.line, hit.line + len(old)
+    found = file.lines[start:stop]
+    rung = used(hit, found)
+    try:
+        written = file.correct(hit, new)
+    except OnlyIgnored:
+        # The chunk changes only what the rung ignores: the file already reads as the new lines.
+        return _Placed(
+            who.index,
+            start,
+            stop,
+            tuple(found),
+            rung,
+            f"the chunk changes only {tolerance_names(rung)}, which the file's lines "
+            f"{start + 1}-{stop} already have as the new lines want; nothing was changed there",
+        )
+    except Uncorrectable as exc:
+        raise NoMatch(
+            f"{who.name}: its lines are not in the file as sent; they match lines "
+            f"{start + 1}-{stop} with tolerance for {tolerance_names(hit.rung)}, but {exc}. "
+            f"The lines:\n{_numbered(file.lines, start, stop)}",
+            path=who.path,
+            edit_index=who.index,
+            total_edits=who.total,
+            data=who.data(match=hit.rung, lines=[start + 1, stop]),
+            suggestions=["Copy the chunk's lines exactly from the numbered lines above."],
+        ) from None
+    return _Placed(who.index, start, stop, tuple(written), rung, explain(hit, found, "the chunk"))
+
+
+def _numbers(lines: Sequence[int]) -> str:
+    shown = ", ".join(map(str, lines[:20]))
+    return shown + (f" and {len(lines) - 20} more" if len(lines) > 20 else "")
+
+
+def _numbered(lines: Sequence[str], start: int, stop: int) -> str:
+    start, stop = max(0, start), min(len(lines), stop)
+    return listing([excerpt(line, 500) for line in lines[start:stop]], start + 1)
+
+
+def _not_found(
+    file: _File, pattern: Sequence[str], cursor: int, who: _Chunk, *, what: str
+) -> NoMatch:
+    """NO_MATCH for a chunk: where its text is not, the file's most similar regions, and
+    where it is when an earlier chunk's place lies past it."""
+    searched = LF.join(pattern)
+    after = (
+        f" after line {cursor} (the search starts past the chunk before it and past its @@ line)"
+        if cursor
+        else ""
+    )
+    parts = [f"{who.name}: {what} not found in {who.path}{after}."]
+    extra: dict[str, Any] = {}
+    earlier = file.find(pattern, 0) if cursor else None
+    if earlier is not None and earlier < cursor:
+        extra["found_before_cursor"] = earlier + 1
+        parts.append(
+            f"They are at line {earlier + 1}, before that place: chunks must follow each other "
+            "in the file's order."
+        )
+    parts += ["", "Searched for (between >>> and <<<):", f">>>{excerpt(searched)}<<<"]
+    similar = find_similar(file.doc.text, searched) if searched.strip() else []
+    if similar:
+        parts += ["", "Most similar regions of the file (copy from these lines exactly):"]
+        for region in similar:
+            parts.append(
+                f"lines {region.start_line}-{region.end_line}, "
+                f"{math.floor(region.similarity * 100)}% similar:"
+            )
+            parts.append(_numbered(file.lines, region.start_line - 1, region.end_line))
+    else:
+        parts += ["", f"Nothing in the file is similar. The lines after line {cursor}:"]
+        parts.append(_numbered(file.lines, cursor, cursor + _SHOWN) or "(none: end of file)")
+    return NoMatch(
+        "\n".join(parts),
+        path=who.path,
+        edit_index=who.index,
+        total_edits=who.total,
+        data=who.data(
+            search_text=excerpt(searched), similar=[_region(r) for r in similar], **extra
+        ),
+        suggestions=[
+            "Read the file again and copy the chunk's context and '-' lines exactly (without "
+            "line-number prefixes), in the order the file has them."
+        ],
+    )
+
+
+def _region(region: SimilarRegion) -> dict[str, Any]:
+    return {
+        "start_line": region.start_line,
+        "end_line": region.end_line,
+        "similarity": math.floor(region.similarity * 1000) / 1000,
+        "content": excerpt(region.text),
+        "differences": [d.kind for d in region.differences],
+    }
+
+
+def _compiled(file: _File, placed: list[_Placed], total: int) -> Compiled:
+    """The plan: one replacement per run of lines a chunk changes, new breaks in the file's
+    usual ending; and each chunk's line in the new file."""
+    doc, lines = file.doc, file.lines
+    usual = code_of(doc.newline)
+    text = doc.text
+    unterminated = bool(lines) and not text.endswith(LF)
+    runs: list[tuple[int, int, int, int, tuple[str, ...]]] = []  # start, stop, order, chunk, new
+    for place in placed:
+        found = lines[place.start : place.stop]
+        matcher = SequenceMatcher(None, found, place.new, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag != "equal":
+                runs.append((place.start + i1, place.start + i2, place.index, j1, place.new[j1:j2]))
+    runs.sort(key=lambda run: (run[0], run[1], run[2]))
+    replacements: list[Replacement] = []
+    owners: list[int] = []
+    for start, stop, index, _, new in runs:
+        a, b = file.span(start, stop)
+        body = "".join(line + LF for line in new)
+        if start == len(lines) and unterminated:
+            # Lines added after a last line without a break: that line gets one, and so does
+            # the new last line (Codex ends every file it writes with one).
+            body = LF + body
+        with error_context(edit_index=index, total_edits=total):
+            doc.check_writable(body, f"chunks[{index}]")
+        replacement = Replacement(a, b, body, bytes([usual]) * body.count(LF))
+        if replacements and replacements[-1].end > replacement.start:
+            first, second = sorted((owners[-1], index))
+            raise OverlappingEdits(
+                f"chunks {first + 1} and {second + 1} change the same lines (line {start + 1}); "
+                "a chunk without '-' or context lines adds at the end of the file",
+                edit_index=second,
+                total_edits=total,
+                data={"edits": [first, second]},
+            )
+        replacements.append(replacement)
+        owners.append(index)
+    return Compiled(Plan(tuple(replacements)), _applied(placed, runs))
+
+
+def _applied(
+    placed: list[_Placed], runs: list[tuple[int, int, int, int, tuple[str, ...]]]
+) -> tuple[AppliedEdit, ...]:
+    """Each chunk's new lines start where its old ones did, moved by the lines that the runs
+    before it (other chunks' runs, which never straddle its start) added or removed."""
+    keys = [(start, index) for start, _, index, _, _ in runs]
+    shifts = [0]
+    for start, stop, _, _, new in runs:
+        shifts.append(shifts[-1] + len(new) - (stop - start))
+    out: list[AppliedEdit] = []
+    for place in placed:
+        shift = shifts[bisect_left(keys, (place.start, place.index))]
+        out.append(AppliedEdit(place.index, 1, (place.start + shift + 1,), place.match, place.note))
+    return tuple(out)
+
+
+__all__ = [
+    "AddFile",
+    "DeleteFile",
+    "PatchOp",
+    "UpdateChunk",
+    "UpdateFile",
+    "add_file_text",
+    "compile_update",
+    "parse_patch",
+]
