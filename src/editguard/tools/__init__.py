@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from editguard.tools import (
+    apply_diff,
+    apply_patch,
     batch,
     edit_file,
     edit_lines,
@@ -25,6 +27,8 @@ TOOLS: tuple[Tool[Any, Any], ...] = (
     write_file.TOOL,
     list_symbols.TOOL,
     edit_symbol.TOOL,
+    apply_patch.TOOL,
+    apply_diff.TOOL,
     batch.TOOL,
 )
 
