@@ -22,6 +22,7 @@ from editguard.errors import (
     FileNotFound,
     FileTooLarge,
     InternalError,
+    InvalidPatch,
     InvalidRegex,
     InvalidRequest,
     LineOutOfRange,
@@ -41,6 +42,8 @@ from editguard.errors import (
 from editguard.fs.lock import FileLocks
 from editguard.pipeline import Mode
 from editguard.tools._common import FindingModel, Validation
+from editguard.tools._files import FileChange, HunkResult, PatchResult
+from editguard.tools.batch import BatchCall, BatchResult
 from editguard.tools.edit_file import AppliedEdit, EditFileResult, EditOperation
 from editguard.tools.edit_lines import LineEditOp
 from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
@@ -57,6 +60,8 @@ __all__ = [
     "AmbiguousMatch",
     "AmbiguousSymbol",
     "AppliedEdit",
+    "BatchCall",
+    "BatchResult",
     "BinaryFile",
     "ChunkMismatch",
     "ChunkModel",
@@ -66,11 +71,14 @@ __all__ = [
     "EditSymbolResult",
     "EncodingError",
     "FileBusy",
+    "FileChange",
     "FileLocks",
     "FileNotFound",
     "FileTooLarge",
     "FindingModel",
+    "HunkResult",
     "InternalError",
+    "InvalidPatch",
     "InvalidRegex",
     "InvalidRequest",
     "LineEdit",
@@ -84,6 +92,7 @@ __all__ = [
     "NotAFile",
     "OutsideRoot",
     "OverlappingEdits",
+    "PatchResult",
     "PermissionDenied",
     "ReadFileResult",
     "RegexTimeout",

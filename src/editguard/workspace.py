@@ -18,6 +18,8 @@ from editguard.fs.lock import SHARED, FileLocks
 from editguard.fs.sandbox import Sandbox
 from editguard.pipeline import Context, Mode
 from editguard.tools import (
+    apply_diff,
+    apply_patch,
     batch,
     edit_file,
     edit_lines,
@@ -27,6 +29,7 @@ from editguard.tools import (
     safe_edit,
     write_file,
 )
+from editguard.tools._files import PatchResult
 from editguard.tools.batch import BatchCall, BatchResult
 from editguard.tools.edit_file import EditFileResult, EditOperation
 from editguard.tools.edit_lines import LineEditOp
@@ -260,6 +263,30 @@ class Workspace:
                 file errors.
         """
         return edit_symbol.TOOL.call(self.context, _given(locals()))
+
+    def apply_patch(
+        self, patch: str, *, dry_run: bool = False, mode: Mode = "strict", exact: bool = False
+    ) -> PatchResult:
+        """Apply a patch in Codex's ``apply_patch`` format (add, delete, update, move files):
+        every file or none, also across a crash.
+
+        Raises:
+            EditError: INVALID_PATCH, NO_MATCH, AMBIGUOUS_MATCH, FILE_NOT_FOUND, NOT_A_FILE,
+                VALIDATION_FAILED, STALE_VERSION and the file errors; nothing was written.
+        """
+        return apply_patch.TOOL.call(self.context, _given(locals()))
+
+    def apply_diff(
+        self, diff: str, *, dry_run: bool = False, mode: Mode = "strict", exact: bool = False
+    ) -> PatchResult:
+        """Apply a unified or git diff (one file or many): every file or none.
+
+        Raises:
+            EditError: INVALID_PATCH, NO_MATCH, AMBIGUOUS_MATCH, OVERLAPPING_EDITS,
+                FILE_NOT_FOUND, STALE_VERSION, VALIDATION_FAILED and the file errors; nothing
+                was written.
+        """
+        return apply_diff.TOOL.call(self.context, _given(locals()))
 
     def batch(
         self, calls: Sequence[BatchCall | Mapping[str, Any]], *, dry_run: bool = False
