@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("editguard.validate",),
     ("editguard.prewarm",),
     ("editguard.pipeline",),
+    ("editguard.transaction",),
     ("editguard.tools",),
     ("editguard.workspace",),
     (TOP, "editguard.cli", "editguard.mcp_server", "editguard.__main__"),

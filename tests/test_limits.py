@@ -264,7 +264,7 @@ def test_a_failed_write_removes_the_folders_it_created(
 def test_an_in_place_rewrite_after_the_last_hash_is_seen(
     root: Path, text_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = atomic._version_now
+    real = atomic.version_now
 
     def rewritten_meanwhile(*args: Any) -> Any:
         now = real(*args)
@@ -272,7 +272,7 @@ def test_an_in_place_rewrite_after_the_last_hash_is_seen(
             handle.write(b"ALPHA")
         return now
 
-    monkeypatch.setattr(atomic, "_version_now", rewritten_meanwhile)
+    monkeypatch.setattr(atomic, "version_now", rewritten_meanwhile)
     with pytest.raises(EditError) as err:
         Workspace([root]).edit_file("a.txt", [{"old_text": "beta", "new_text": "B"}])
     assert err.value.code == "STALE_VERSION"

@@ -413,7 +413,7 @@ def test_write_file_creates_parents_and_reports_created(ws: Workspace, root: Pat
     assert (root / "a/b/c.txt").read_bytes() == b"hello\n"
     assert (r.created, r.previous_version) == (True, None)
     assert r.version == content_version([b"hello\n"])
-    assert stat.S_IMODE((root / "a/b/c.txt").stat().st_mode) == 0o666 & ~atomic._UMASK
+    assert stat.S_IMODE((root / "a/b/c.txt").stat().st_mode) == 0o666 & ~atomic.UMASK
 
 
 def test_overwriting_keeps_encoding_bom_line_endings_and_mode(ws: Workspace, root: Path) -> None:

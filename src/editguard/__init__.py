@@ -39,6 +39,7 @@ from editguard.errors import (
     WriteFailed,
     WrongCount,
 )
+from editguard.fs.journal import Journal
 from editguard.fs.lock import FileLocks
 from editguard.pipeline import Mode
 from editguard.tools._common import FindingModel, Validation
@@ -81,6 +82,7 @@ __all__ = [
     "InvalidPatch",
     "InvalidRegex",
     "InvalidRequest",
+    "Journal",
     "LineEdit",
     "LineEditOp",
     "LineOp",
