@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,13 @@ class Snapshot:
         return cls(path.read_bytes(), st.st_mtime_ns, st.st_mode)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep the journal of multi-file changes out of the user's state folder while testing
+    (subprocesses inherit it); a test of the default location sets its own."""
+    if "EDITGUARD_JOURNAL" not in os.environ:
+        os.environ["EDITGUARD_JOURNAL"] = tempfile.mkdtemp(prefix="editguard-test-journal-")
+
+
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     """The workspace root: a real folder on disk."""
@@ -47,8 +55,9 @@ def no_temp_files(folder: Path) -> bool:
 
 
 def is_temp_file(path: Path) -> bool:
-    """Whether ``path`` is named like an editguard temporary file."""
-    return path.name.startswith(".editguard-") and path.name.endswith(".tmp")
+    """Whether ``path`` is named like an editguard temporary file (a single write's, or a
+    transaction's new text or backup)."""
+    return path.name.startswith(".editguard-") and path.name.endswith((".tmp", ".new", ".bak"))
 
 
 def located(root: Path, name: str) -> Location:

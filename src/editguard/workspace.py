@@ -265,7 +265,13 @@ class Workspace:
         return edit_symbol.TOOL.call(self.context, _given(locals()))
 
     def apply_patch(
-        self, patch: str, *, dry_run: bool = False, mode: Mode = "strict", exact: bool = False
+        self,
+        patch: str,
+        *,
+        dry_run: bool = False,
+        mode: Mode = "strict",
+        exact: bool = False,
+        expected_versions: Mapping[str, str] | None = None,
     ) -> PatchResult:
         """Apply a patch in Codex's ``apply_patch`` format (add, delete, update, move files):
         every file or none, also across a crash.
@@ -274,10 +280,18 @@ class Workspace:
             EditError: INVALID_PATCH, NO_MATCH, AMBIGUOUS_MATCH, FILE_NOT_FOUND, NOT_A_FILE,
                 VALIDATION_FAILED, STALE_VERSION and the file errors; nothing was written.
         """
+        if expected_versions is not None:
+            expected_versions = dict(expected_versions)
         return apply_patch.TOOL.call(self.context, _given(locals()))
 
     def apply_diff(
-        self, diff: str, *, dry_run: bool = False, mode: Mode = "strict", exact: bool = False
+        self,
+        diff: str,
+        *,
+        dry_run: bool = False,
+        mode: Mode = "strict",
+        exact: bool = False,
+        expected_versions: Mapping[str, str] | None = None,
     ) -> PatchResult:
         """Apply a unified or git diff (one file or many): every file or none.
 
@@ -286,6 +300,8 @@ class Workspace:
                 FILE_NOT_FOUND, STALE_VERSION, VALIDATION_FAILED and the file errors; nothing
                 was written.
         """
+        if expected_versions is not None:
+            expected_versions = dict(expected_versions)
         return apply_diff.TOOL.call(self.context, _given(locals()))
 
     def batch(

@@ -13,7 +13,7 @@ from editguard.core.diff import render_diff
 from editguard.core.document import Document
 from editguard.core.formats import AppliedEdit
 from editguard.core.plan import Plan, Replacement
-from editguard.pipeline import DIFF_LINES, Context, Mode
+from editguard.pipeline import DIFF_LINES, Context, Mode, check_version
 from editguard.tools._common import Validation
 from editguard.transaction import Transaction
 
@@ -29,6 +29,24 @@ def transaction(ctx: Context, dry_run: bool) -> Iterator[tuple[Transaction, bool
         return
     with Transaction(ctx, dry_run=dry_run) as txn:
         yield txn, True
+
+
+EXPECTED_VERSIONS_HELP = (
+    "Optional: the version read_file returned for each file, by path; a file that changed "
+    "since makes the call fail with STALE_VERSION and write nothing."
+)
+
+
+def check_expected(txn: Transaction, expected: dict[str, str] | None) -> None:
+    """Refuse, before any change is staged, a file whose version is not the one expected.
+
+    Raises:
+        StaleVersion: naming the file.
+    """
+    for path, version in (expected or {}).items():
+        where = txn.ctx.sandbox.resolve(path)
+        staged = txn.file(where)
+        check_version(where.display, version, staged.version)
 
 
 class HunkResult(BaseModel):

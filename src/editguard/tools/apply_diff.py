@@ -10,9 +10,11 @@ from editguard.errors import EditError, InvalidPatch, NoMatch, StaleVersion, err
 from editguard.pipeline import Change, Context, Mode
 from editguard.tools._common import DRY_RUN_HELP, EXACT_HELP, MODE_HELP, Args, Validation
 from editguard.tools._files import (
+    EXPECTED_VERSIONS_HELP,
     FileChange,
     HunkResult,
     PatchResult,
+    check_expected,
     transaction,
     whole_diff,
 )
@@ -30,6 +32,7 @@ class ApplyDiffArgs(Args):
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
     mode: Mode = Field("strict", description=MODE_HELP)
     exact: bool = Field(False, description=EXACT_HELP)
+    expected_versions: dict[str, str] | None = Field(None, description=EXPECTED_VERSIONS_HELP)
 
 
 def paths(args: ApplyDiffArgs) -> list[str]:
@@ -59,7 +62,8 @@ def run(ctx: Context, args: ApplyDiffArgs) -> PatchResult:
     checks_only = args.dry_run or args.mode == "verify_only"
     with transaction(ctx, checks_only) as (txn, owned):
         if owned:
-            txn.lock(paths(args))
+            txn.lock([*paths(args), *(args.expected_versions or {})])
+        check_expected(txn, args.expected_versions)
         stage = owned or not checks_only
         files = [_apply(txn, fd, args, stage) for fd in diffs]
         written = txn.commit() if owned else stage

@@ -19,9 +19,11 @@ from editguard.fs.sandbox import Resolved
 from editguard.pipeline import Change, Context, Mode
 from editguard.tools._common import DRY_RUN_HELP, EXACT_HELP, MODE_HELP, Args, Validation
 from editguard.tools._files import (
+    EXPECTED_VERSIONS_HELP,
     FileChange,
     HunkResult,
     PatchResult,
+    check_expected,
     text_of,
     transaction,
     whole_diff,
@@ -41,6 +43,7 @@ class ApplyPatchArgs(Args):
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
     mode: Mode = Field("strict", description=MODE_HELP)
     exact: bool = Field(False, description=EXACT_HELP)
+    expected_versions: dict[str, str] | None = Field(None, description=EXPECTED_VERSIONS_HELP)
 
 
 def paths(args: ApplyPatchArgs) -> list[str]:
@@ -65,7 +68,8 @@ def run(ctx: Context, args: ApplyPatchArgs) -> PatchResult:
     checks_only = args.dry_run or args.mode == "verify_only"
     with transaction(ctx, checks_only) as (txn, owned):
         if owned:
-            txn.lock(paths(args))
+            txn.lock([*paths(args), *(args.expected_versions or {})])
+        check_expected(txn, args.expected_versions)
         # Inside a batch, a call that only checks stages nothing; on its own, the transaction
         # stages everything (later operations see earlier ones) and commits nothing.
         stage = owned or not checks_only

@@ -1,0 +1,248 @@
+"""apply_patch through the real command and the Python API: Codex's own scenarios byte for byte,
+all files or none, and what the result and the errors say."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from editguard import EditError, Workspace
+from tests.conftest import Snapshot, no_temp_files
+
+CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "codex-apply-patch"
+SCENARIOS = sorted(p for p in CONFORMANCE.iterdir() if p.is_dir()) if CONFORMANCE.is_dir() else []
+# Codex leaves the files of the operations before a failure written; editguard writes none.
+ALL_OR_NOTHING = "015_failure_after_partial_success_leaves_changes"
+CALL = [sys.executable, "-m", "editguard", "call", "--json"]
+
+
+def tree(folder: Path) -> dict[str, bytes | None]:
+    """Every file (bytes) and folder (None) under ``folder``, by relative path."""
+    if not folder.is_dir():
+        return {}
+    out: dict[str, bytes | None] = {}
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder).as_posix()
+        out[rel] = None if path.is_dir() else path.read_bytes()
+    return out
+
+
+@pytest.mark.skipif(not SCENARIOS, reason="../shared/conformance is not beside the project")
+@pytest.mark.parametrize("case", SCENARIOS, ids=[c.name for c in SCENARIOS])
+def test_codex_scenario_gives_the_expected_tree_byte_for_byte(case: Path, tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    if (case / "input").is_dir():
+        shutil.copytree(case / "input", root)
+    else:
+        root.mkdir()
+    before = tree(root)
+    proc = subprocess.run(
+        [*CALL, "--root", str(root), "apply_patch", "--args-file", "-"],
+        input=json.dumps({"patch": (case / "patch.txt").read_text(encoding="utf-8")}),
+        capture_output=True,
+        encoding="utf-8",
+        cwd=root,
+        timeout=60,
+        check=False,
+    )
+    expected_dir = case / "input" if case.name == ALL_OR_NOTHING else case / "expected"
+    want = tree(expected_dir)
+    got = tree(root)
+    assert got == want, proc.stdout
+    if want == before and case.name != "005_rejects_empty_patch":
+        # Codex's rejections: editguard refuses with a code too, and writes nothing.
+        assert proc.returncode == 1, proc.stdout
+        assert json.loads(proc.stdout)["error"]["code"]
+    assert no_temp_files(root)
+
+
+def test_the_partial_success_scenario_is_refused_and_names_the_missing_file(
+    ws: Workspace, root: Path
+) -> None:
+    patch = (
+        "*** Begin Patch\n*** Add File: created.txt\n+hello\n"
+        "*** Update File: missing.txt\n@@\n-old\n+new\n*** End Patch\n"
+    )
+    with pytest.raises(EditError) as info:
+        ws.apply_patch(patch)
+    assert info.value.code == "FILE_NOT_FOUND"
+    assert info.value.path == "missing.txt"
+    assert info.value.data["patch_line"] == 4
+    assert not (root / "created.txt").exists()
+
+
+def test_every_file_keeps_its_bytes_and_mtime_when_a_later_operation_fails(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "a.py").write_text("A = 1\n")
+    (root / "b.txt").write_bytes(b"keep\r\n")
+    (root / "c.txt").write_text("c\n")
+    snaps = {n: Snapshot.of(root / n) for n in ("a.py", "b.txt", "c.txt")}
+    patch = (
+        "*** Begin Patch\n*** Update File: a.py\n-A = 1\n+A = 2\n*** Delete File: b.txt\n"
+        "*** Update File: c.txt\n@@\n-not in c\n+x\n*** End Patch\n"
+    )
+    with pytest.raises(EditError) as info:
+        ws.apply_patch(patch)
+    assert (info.value.code, info.value.path, info.value.data["chunk"]) == ("NO_MATCH", "c.txt", 0)
+    assert {n: Snapshot.of(root / n) for n in snaps} == snaps
+    assert no_temp_files(root)
+
+
+def test_a_chunk_not_found_shows_the_files_real_lines(ws: Workspace, root: Path) -> None:
+    (root / "app.py").write_text("def main():\n    print('hello world')\n    return 0\n")
+    patch = (
+        "*** Begin Patch\n*** Update File: app.py\n@@\n def main():\n"
+        "-    print('hello, world')\n+    print('hi')\n*** End Patch\n"
+    )
+    with pytest.raises(EditError) as info:
+        ws.apply_patch(patch)
+    err = info.value
+    assert err.code == "NO_MATCH"
+    assert err.path == "app.py"
+    assert err.data["similar"][0]["start_line"] == 1
+    assert "print('hello world')" in err.text()
+
+
+def test_a_syntax_error_in_one_file_refuses_the_whole_patch(ws: Workspace, root: Path) -> None:
+    (root / "ok.txt").write_text("one\n")
+    (root / "bad.py").write_text("def f():\n    return 1\n")
+    patch = (
+        "*** Begin Patch\n*** Update File: ok.txt\n-one\n+two\n*** Update File: bad.py\n"
+        "-    return 1\n+    return (1\n*** End Patch\n"
+    )
+    with pytest.raises(EditError) as info:
+        ws.apply_patch(patch)
+    assert (info.value.code, info.value.path) == ("VALIDATION_FAILED", "bad.py")
+    assert (root / "ok.txt").read_text() == "one\n"
+
+
+def test_the_result_gives_each_files_action_diff_and_version(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("a\nb\n")
+    (root / "gone.txt").write_text("x\n")
+    result = ws.apply_patch(
+        "*** Begin Patch\n*** Update File: a.txt\n a\n-b\n+B\n*** Delete File: gone.txt\n"
+        "*** Add File: n/new.txt\n+new\n*** End Patch\n"
+    )
+    assert result.written
+    actions = [(f.path, f.action) for f in result.files]
+    assert actions == [("a.txt", "updated"), ("gone.txt", "deleted"), ("n/new.txt", "added")]
+    update = result.files[0]
+    assert update.diff == "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n"
+    assert update.version == ws.read_file("a.txt").version
+    assert (update.hunks[0].line, update.hunks[0].match) == (1, "exact")
+    assert result.files[1].version is None
+    assert result.files[1].diff == "--- a/gone.txt\n+++ b/gone.txt\n@@ -1 +0,0 @@\n-x\n"
+    assert (root / "n/new.txt").read_text() == "new\n"
+
+
+def test_a_moved_file_keeps_its_mode_and_takes_the_update(ws: Workspace, root: Path) -> None:
+    script = root / "run.sh"
+    script.write_text("echo one\n")
+    script.chmod(0o755)
+    result = ws.apply_patch(
+        "*** Begin Patch\n*** Update File: run.sh\n*** Move to: bin/run.sh\n-echo one\n"
+        "+echo two\n*** End Patch\n"
+    )
+    moved = root / "bin/run.sh"
+    assert not script.exists()
+    assert moved.read_text() == "echo two\n"
+    assert stat.S_IMODE(moved.stat().st_mode) == 0o755
+    assert (result.files[0].action, result.files[0].moved_from) == ("moved", "run.sh")
+
+
+def test_a_binary_file_can_be_deleted(ws: Workspace, root: Path) -> None:
+    (root / "blob.bin").write_bytes(b"\x00\x01\x02binary")
+    result = ws.apply_patch("*** Begin Patch\n*** Delete File: blob.bin\n*** End Patch\n")
+    assert not (root / "blob.bin").exists()
+    assert result.files[0].action == "deleted"
+
+
+def test_later_operations_see_earlier_ones_on_the_same_file(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("one\n")
+    ws.apply_patch(
+        "*** Begin Patch\n*** Update File: a.txt\n-one\n+two\n*** Update File: a.txt\n"
+        "-two\n+three\n*** End Patch\n"
+    )
+    assert (root / "a.txt").read_text() == "three\n"
+
+
+def test_dry_run_and_verify_only_write_nothing(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("one\n")
+    snap = Snapshot.of(root / "a.txt")
+    patch = (
+        "*** Begin Patch\n*** Update File: a.txt\n-one\n+two\n*** Add File: b\n+b\n*** End Patch"
+    )
+    for result in (ws.apply_patch(patch, dry_run=True), ws.apply_patch(patch, mode="verify_only")):
+        assert not result.written
+        assert result.files[0].diff.endswith("-one\n+two\n")
+    assert Snapshot.of(root / "a.txt") == snap
+    assert not (root / "b").exists()
+
+
+def test_a_path_outside_the_root_refuses_the_whole_patch(
+    ws: Workspace, root: Path, tmp_path: Path
+) -> None:
+    (root / "a.txt").write_text("one\n")
+    patch = (
+        "*** Begin Patch\n*** Update File: a.txt\n-one\n+two\n*** Add File: ../evil.txt\n"
+        "+x\n*** End Patch\n"
+    )
+    with pytest.raises(EditError) as info:
+        ws.apply_patch(patch)
+    assert info.value.code == "OUTSIDE_ROOT"
+    assert (root / "a.txt").read_text() == "one\n"
+    assert not (tmp_path / "evil.txt").exists()
+
+
+def test_a_move_onto_a_path_outside_the_root_is_refused(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("one\n")
+    patch = (
+        "*** Begin Patch\n*** Update File: a.txt\n*** Move to: /etc/a.txt\n-one\n+two\n"
+        "*** End Patch"
+    )
+    with pytest.raises(EditError) as info:
+        ws.apply_patch(patch)
+    assert info.value.code == "OUTSIDE_ROOT"
+    assert (root / "a.txt").read_text() == "one\n"
+
+
+def test_expected_versions_refuse_a_file_that_changed(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("one\n")
+    (root / "b.txt").write_text("b\n")
+    version = ws.read_file("a.txt").version
+    (root / "a.txt").write_text("one\nchanged\n")
+    patch = (
+        "*** Begin Patch\n*** Update File: b.txt\n-b\n+B\n*** Update File: a.txt\n-one\n"
+        "+two\n*** End Patch"
+    )
+    with pytest.raises(EditError) as info:
+        ws.apply_patch(patch, expected_versions={"a.txt": version})
+    assert (info.value.code, info.value.path) == ("STALE_VERSION", "a.txt")
+    assert (root / "b.txt").read_text() == "b\n"
+
+
+def test_a_crlf_file_keeps_crlf_and_a_file_without_final_newline_keeps_it_unless_touched(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "w.txt").write_bytes(b"one\r\ntwo\r\nthree")
+    ws.apply_patch("*** Begin Patch\n*** Update File: w.txt\n-one\n+ONE\n two\n*** End Patch")
+    assert (root / "w.txt").read_bytes() == b"ONE\r\ntwo\r\nthree"
+
+
+def test_the_journal_folder_is_left_empty(root: Path, tmp_path: Path) -> None:
+    journal = tmp_path / "journal"
+    ws = Workspace([root], journal=journal)
+    (root / "a.txt").write_text("one\n")
+    ws.apply_patch(
+        "*** Begin Patch\n*** Update File: a.txt\n-one\n+two\n*** Add File: b\n+b\n*** End Patch"
+    )
+    assert (root / "b").read_text() == "b\n"
+    assert list(journal.iterdir()) == []
+    assert stat.S_IMODE(journal.stat().st_mode) == 0o700
