@@ -105,7 +105,15 @@ class Transaction:
         Raises:
             EditError: a path the sandbox refuses; FILE_BUSY.
         """
-        resolved = {w.real: w for w in (self.ctx.sandbox.resolve(p) for p in paths)}
+        self.lock_resolved([self.ctx.sandbox.resolve(p) for p in paths])
+
+    def lock_resolved(self, wheres: Iterable[Resolved]) -> None:
+        """Lock paths the sandbox accepted, in the order of their real paths.
+
+        Raises:
+            FileBusy: another writer held one of them for longer than the timeout.
+        """
+        resolved = {w.real: w for w in wheres}
         for real in sorted(resolved):
             self._lock(resolved[real])
 

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from editguard.errors import EditError, InvalidRequest, TooManyEdits
+from editguard.fs.sandbox import Resolved
 from editguard.pipeline import Context
 from editguard.tools._common import DRY_RUN_HELP, Args
 from editguard.tools._tool import Tool
@@ -84,11 +85,11 @@ def run(ctx: Context, args: BatchArgs) -> BatchResult:
             tool = tool_named(call.tool)
             parsed.append((tool, tool.parse(call.arguments)))
     with Transaction(ctx, dry_run=args.dry_run) as txn:
-        paths: list[str] = []
+        wheres: list[Resolved] = []
         for index, (tool, arguments) in enumerate(parsed):
             with _call(index, total, tool.name):
-                paths += tool.paths_of(arguments)
-        txn.lock(paths)
+                wheres += [ctx.sandbox.resolve(p) for p in tool.paths_of(arguments)]
+        txn.lock_resolved(wheres)
         results = []
         for index, (tool, arguments) in enumerate(parsed):
             with _call(index, total, tool.name):
