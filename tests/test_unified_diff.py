@@ -276,6 +276,7 @@ def test_several_git_files_and_a_commit_message_before_them() -> None:
     ("body", "old", "new"),
     [
         pytest.param("@@ -3 +3 @@\n-a\n+b\n", ("a",), ("b",), id="counts omitted mean 1"),
+        pytest.param("@@ -3,1 +3,1\n-a\n+b\n", ("a",), ("b",), id="closing @@ left out"),
         pytest.param(
             "@@ -1,2 +1,2 @@\n x\n-a\n+b\n y\n",
             ("x", "a", "y"),
