@@ -15,7 +15,8 @@ function, which a tool calls before it hands the compile step to the pipeline.
 - :mod:`.regex_replace`: literal or regular-expression replacement (``safe_edit``);
 - :mod:`.whole_text`: the whole new content (``write_file``, ``safe_edit`` content);
 - :mod:`.symbol_edit`: context chunks, a new body or lines around one symbol (``edit_symbol``),
-  with :mod:`.chunks` as its matcher.
+  with :mod:`.chunks` as its matcher;
+- :mod:`.unified_diff`: unified and git diffs, one file's hunks at a time (``apply_diff``).
 """
 
 from __future__ import annotations

@@ -70,7 +70,8 @@ MAX_HUNKS = 100_000  # in one diff, all files together
 NEAR = 3  # lines shown on each side of the stated place when a hunk is not found
 
 _DEV_NULL = "/dev/null"
-_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(?: .*)?")
+# The closing "@@" is optional (models drop it); after it, a section heading.
+_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))?(?: @@.*| *)")
 _MODE = re.compile(r"[0-7]{6}")
 _GIT_HEADERS = (
     "old mode ",
@@ -761,8 +762,16 @@ class _Placer:
         if not positions:
             return []
 
+        lines, size, wanted = self.lines, len(old), list(old)
+
         def fits(p: int) -> bool:
-            return low <= p <= high and self.lines[p : p + len(old)] == list(old)
+            # The ends first: most candidates of a common anchor line fail there, cheaply.
+            return (
+                low <= p <= high
+                and lines[p] == old[0]
+                and lines[p + size - 1] == old[-1]
+                and lines[p : p + size] == wanted
+            )
 
         if expected is None:
             found = []

@@ -1,0 +1,777 @@
+"""Unified and git diffs: parsing what real tools and models write, and placing each hunk."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from difflib import SequenceMatcher
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from editguard.core.document import Document, decode
+from editguard.core.formats import Compiled
+from editguard.core.formats import unified_diff as ud
+from editguard.core.formats.unified_diff import (
+    FileDiff,
+    Hunk,
+    compile_hunks,
+    new_file_text,
+    parse_diff,
+)
+from editguard.core.plan import render
+from editguard.errors import EditError
+
+from .release_pairs import PAIRS, Pair
+
+NO_EOL = "\\ No newline at end of file"
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def _lines(text: str) -> list[str]:
+    if not text:
+        return []
+    return text.removesuffix("\n").split("\n")
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk range as diff -u writes it (difflib's rule)."""
+    beginning, length = start + 1, stop - start
+    if length == 1:
+        return str(beginning)
+    if not length:
+        beginning -= 1
+    return f"{beginning},{length}"
+
+
+def unified(a: str, b: str, path: str = "f.txt", context: int = 3) -> str:
+    """The unified diff of two ``\\n`` texts, with the no-newline markers diff -u writes."""
+    la, lb = _lines(a), _lines(b)
+    a_open = bool(a) and not a.endswith("\n")
+    b_open = bool(b) and not b.endswith("\n")
+    # A last line without a break differs from the same text with one.
+    ka: list[tuple[str, bool]] = [(x, a_open and k == len(la) - 1) for k, x in enumerate(la)]
+    kb: list[tuple[str, bool]] = [(x, b_open and k == len(lb) - 1) for k, x in enumerate(lb)]
+    out = [f"--- a/{path}", f"+++ b/{path}"]
+    matcher = SequenceMatcher(None, ka, kb, autojunk=False)
+    for group in matcher.get_grouped_opcodes(context):
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        out.append(f"@@ -{_range(i1, i2)} +{_range(j1, j2)} @@")
+        for tag, a1, a2, b1, b2 in group:
+            if tag == "equal":
+                for k in range(a1, a2):
+                    out.append(" " + la[k])
+                    if ka[k][1]:
+                        out.append(NO_EOL)
+                continue
+            for k in range(a1, a2):
+                out.append("-" + la[k])
+                if ka[k][1]:
+                    out.append(NO_EOL)
+            for k in range(b1, b2):
+                out.append("+" + lb[k])
+                if kb[k][1]:
+                    out.append(NO_EOL)
+    return "\n".join(out) + "\n"
+
+
+def apply(before: str | bytes, diff: str, *, exact: bool = False) -> tuple[bytes, Compiled]:
+    doc = decode(before.encode() if isinstance(before, str) else before)
+    files = parse_diff(diff)
+    assert len(files) == 1
+    compiled = compile_hunks(doc, files[0], exact=exact)
+    return b"".join(render(doc, compiled.plan)), compiled
+
+
+def fails(before: str, diff: str, *, exact: bool = False) -> EditError:
+    with pytest.raises(EditError) as info:
+        apply(before, diff, exact=exact)
+    return info.value
+
+
+def shift_numbers(diff: str, by: int) -> str:
+    """``diff`` with every hunk's line numbers moved by ``by`` (not below 1)."""
+
+    def moved(m: re.Match[str]) -> str:
+        o, oc, n, nc = m.groups()
+        return f"@@ -{max(int(o) + by, 1)}{oc or ''} +{max(int(n) + by, 1)}{nc or ''} @@"
+
+    return re.sub(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", moved, diff, flags=re.MULTILINE)
+
+
+TEN = "".join(f"line {k}\n" for k in range(1, 11))
+
+
+# -- parsing -------------------------------------------------------------------------------
+
+
+def test_diff_run_output_with_timestamps_gives_both_files() -> None:
+    diff = (
+        "diff -ruN a/one.txt b/one.txt\n"
+        "--- a/one.txt\t2024-01-02 10:00:00.000000000 +0100\n"
+        "+++ b/one.txt\t2024-01-02 11:00:00.000000000 +0100\n"
+        "@@ -1,2 +1,2 @@\n"
+        " keep\n"
+        "-old\n"
+        "+new\n"
+        "diff -ruN a/two.txt b/two.txt\n"
+        "--- a/two.txt\t1970-01-01 01:00:00.000000000 +0100\n"
+        "+++ b/two.txt\t2024-01-02 11:00:00.000000000 +0100\n"
+        "@@ -0,0 +1 @@\n"
+        "+hello\n"
+    )
+    one, two = parse_diff(diff)
+    assert (one.old_path, one.new_path, one.line) == ("one.txt", "one.txt", 2)
+    assert one.hunks[0].lines == ((" ", "keep"), ("-", "old"), ("+", "new"))
+    assert one.hunks[0].old == ("keep", "old")
+    assert one.hunks[0].new == ("keep", "new")
+    assert (one.hunks[0].old_start, one.hunks[0].new_start, one.hunks[0].line) == (1, 1, 4)
+    assert (two.old_path, two.new_path) == ("two.txt", "two.txt")
+    assert two.hunks[0].new == ("hello",)
+
+
+@pytest.mark.parametrize(
+    ("diff", "expected"),
+    [
+        pytest.param(
+            "diff --git a/run.sh b/run.sh\nnew file mode 100755\nindex 0000000..e69de29\n"
+            "--- /dev/null\n+++ b/run.sh\n@@ -0,0 +1 @@\n+echo hi\n",
+            (None, "run.sh", None, 0o100755, 1, False),
+            id="new file",
+        ),
+        pytest.param(
+            "diff --git a/gone.py b/gone.py\ndeleted file mode 100644\nindex e69de29..0000000\n"
+            "--- a/gone.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-x = 1\n",
+            ("gone.py", None, 0o100644, None, 1, False),
+            id="deleted file",
+        ),
+        pytest.param(
+            "diff --git a/tool b/tool\nold mode 100644\nnew mode 100755\n",
+            ("tool", "tool", 0o100644, 0o100755, 0, False),
+            id="mode change without hunks",
+        ),
+        pytest.param(
+            "diff --git a/old name.py b/new name.py\nsimilarity index 100%\n"
+            "rename from old name.py\nrename to new name.py\n",
+            ("old name.py", "new name.py", None, None, 0, False),
+            id="rename without hunks",
+        ),
+        pytest.param(
+            "diff --git a/a.py b/b.py\nsimilarity index 90%\nrename from a.py\nrename to b.py\n"
+            "index 1111111..2222222 100644\n--- a/a.py\n+++ b/b.py\n@@ -1 +1 @@\n-x\n+y\n",
+            ("a.py", "b.py", 0o100644, 0o100644, 1, False),
+            id="rename with a hunk",
+        ),
+        pytest.param(
+            "diff --git a/x.py b/x.py\nindex 1111111..2222222 100755\n--- a/x.py\n+++ b/x.py\n"
+            "@@ -1 +1 @@\n-x\n+y\n",
+            ("x.py", "x.py", 0o100755, 0o100755, 1, False),
+            id="modes from the index line",
+        ),
+        pytest.param(
+            'diff --git "a/sp\\303\\251cial name" "b/sp\\303\\251cial name"\n'
+            "index 1111111..2222222 100644\n"
+            '--- "a/sp\\303\\251cial name"\n+++ "b/sp\\303\\251cial name"\n@@ -1 +1 @@\n-x\n+y\n',
+            ("spécial name", "spécial name", 0o100644, 0o100644, 1, False),
+            id="C-quoted paths",
+        ),
+        pytest.param(
+            'diff --git "a/tab\\there" "b/tab\\there"\nold mode 100644\nnew mode 100755\n',
+            ("tab\there", "tab\there", 0o100644, 0o100755, 0, False),
+            id="C-quoted paths without hunks",
+        ),
+        pytest.param(
+            "diff --git a/logo.png b/logo.png\nindex 1111111..2222222 100644\n"
+            "Binary files a/logo.png and b/logo.png differ\n",
+            ("logo.png", "logo.png", 0o100644, 0o100644, 0, True),
+            id="binary, git without --binary",
+        ),
+        pytest.param(
+            "diff --git a/logo.png b/logo.png\nnew file mode 100644\nindex 0000000..1111111\n"
+            "GIT binary patch\nliteral 5\nMcmZ?wbhEHP00E5vVE_OC\n\nliteral 0\nHcmV?d00001\n\n",
+            (None, "logo.png", None, 0o100644, 0, True),
+            id="GIT binary patch",
+        ),
+        pytest.param(
+            "Binary files old/logo.png and new/logo.png differ\n",
+            ("old/logo.png", "new/logo.png", None, None, 0, True),
+            id="binary, diff -r",
+        ),
+        pytest.param(
+            "--- src/app.py\n+++ src/app.py\n@@ -1 +1 @@\n-x\n+y\n",
+            ("src/app.py", "src/app.py", None, None, 1, False),
+            id="no prefixes",
+        ),
+        pytest.param(
+            "--- a/src/app.py\n+++ src/app.py\n@@ -1 +1 @@\n-x\n+y\n",
+            ("a/src/app.py", "src/app.py", None, None, 1, False),
+            id="a/ kept when only one side has its prefix",
+        ),
+    ],
+)
+def test_file_headers_give_paths_modes_and_binary(
+    diff: str, expected: tuple[str | None, str | None, int | None, int | None, int, bool]
+) -> None:
+    (found,) = parse_diff(diff)
+    assert (
+        found.old_path,
+        found.new_path,
+        found.old_mode,
+        found.new_mode,
+        len(found.hunks),
+        found.binary,
+    ) == expected
+
+
+def test_a_git_copy_is_refused_at_its_line() -> None:
+    diff = "diff --git a/a.py b/b.py\nsimilarity index 100%\ncopy from a.py\ncopy to b.py\n"
+    with pytest.raises(EditError) as info:
+        parse_diff(diff)
+    assert info.value.code == "INVALID_PATCH"
+    assert info.value.data["line"] == 3
+
+
+def test_several_git_files_and_a_commit_message_before_them() -> None:
+    diff = (
+        "From 1234abcd Mon Sep 17 00:00:00 2001\n"
+        "From: Someone <someone@example.com>\n"
+        "Subject: [PATCH] fix both\n"
+        "\n"
+        "--- a/this line is in the message\n"
+        "---\n"
+        " a.py | 2 +-\n"
+        "\n"
+        "diff --git a/a.py b/a.py\n"
+        "index 1111111..2222222 100644\n"
+        "--- a/a.py\n"
+        "+++ b/a.py\n"
+        "@@ -1,3 +1,3 @@ def f():\n"
+        " one\n"
+        "-two\n"
+        "+TWO\n"
+        " three\n"
+        "diff --git a/b.py b/b.py\n"
+        "index 1111111..2222222 100644\n"
+        "--- a/b.py\n"
+        "+++ b/b.py\n"
+        "@@ -5 +5 @@\n"
+        "-x\n"
+        "+y\n"
+        "-- \n"
+        "2.39.5\n"
+        "\n"
+    )
+    a, b = parse_diff(diff)
+    assert (a.old_path, a.line, a.hunks[0].line) == ("a.py", 9, 13)
+    assert (b.old_path, b.line) == ("b.py", 18)
+    assert b.hunks[0].lines == (("-", "x"), ("+", "y"))
+
+
+@pytest.mark.parametrize(
+    ("body", "old", "new"),
+    [
+        pytest.param("@@ -3 +3 @@\n-a\n+b\n", ("a",), ("b",), id="counts omitted mean 1"),
+        pytest.param("@@ -3,1 +3,1\n-a\n+b\n", ("a",), ("b",), id="closing @@ left out"),
+        pytest.param(
+            "@@ -1,2 +1,2 @@\n x\n-a\n+b\n y\n",
+            ("x", "a", "y"),
+            ("x", "b", "y"),
+            id="counts too small: the body wins",
+        ),
+        pytest.param(
+            "@@ -1,9 +1,9 @@\n x\n-a\n+b\n", ("x", "a"), ("x", "b"), id="counts too large"
+        ),
+        pytest.param(
+            "@@\n x\n-a\n+b\n\n", ("x", "a"), ("x", "b"), id="bare @@, blank line after it"
+        ),
+        pytest.param(
+            "@@ @@ def f():\n x\n-a\n+b\n", ("x", "a"), ("x", "b"), id="bare @@ with a heading"
+        ),
+        pytest.param(
+            "@@ -1,3 +1,3 @@\n x\n\n-a\n+b\n",
+            ("x", "", "a"),
+            ("x", "", "b"),
+            id="an empty line is empty context",
+        ),
+        pytest.param(
+            "@@ -1,2 +1,2 @@\n--- a\n+++ b\n x\n",
+            ("-- a", "x"),
+            ("++ b", "x"),
+            id="consistent counts take '--- ' lines as hunk lines",
+        ),
+        pytest.param(
+            "@@ -1 +1 @@\n-a\n+b\n-- \n2.39.5\n",
+            ("a",),
+            ("b",),
+            id="format-patch signature after the hunk",
+        ),
+    ],
+)
+def test_hunk_bodies_as_written_by_tools_and_models(
+    body: str, old: tuple[str, ...], new: tuple[str, ...]
+) -> None:
+    (found,) = parse_diff("--- a/f\n+++ b/f\n" + body)
+    (hunk,) = found.hunks
+    assert (hunk.old, hunk.new) == (old, new)
+
+
+def test_a_bare_hunk_has_no_numbers() -> None:
+    (found,) = parse_diff("--- a/f\n+++ b/f\n@@\n-a\n+b\n@@\n-c\n+d\n")
+    assert [(h.old_start, h.new_start, h.line) for h in found.hunks] == [
+        (None, None, 3),
+        (None, None, 6),
+    ]
+
+
+def test_no_newline_markers_belong_to_the_side_of_the_line_before() -> None:
+    diff = f"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n x\n-a\n{NO_EOL}\n+b\n{NO_EOL}\n"
+    (hunk,) = parse_diff(diff)[0].hunks
+    assert (hunk.old_ends_without_newline, hunk.new_ends_without_newline) == (True, True)
+    (hunk,) = parse_diff(f"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n{NO_EOL}\n+a\n")[0].hunks
+    assert (hunk.old_ends_without_newline, hunk.new_ends_without_newline) == (True, False)
+
+
+def test_a_crlf_diff_is_read_without_its_carriage_returns() -> None:
+    diff = "--- a/f\r\n+++ b/f\r\n@@ -1,2 +1,2 @@\r\n x\r\n-a\r\n+b\r\n"
+    (found,) = parse_diff(diff)
+    assert found.crlf
+    assert found.new_path == "f"
+    assert found.hunks[0].new == ("x", "b")
+    assert not parse_diff(diff.replace("\r\n", "\n"))[0].crlf
+
+
+@pytest.mark.parametrize(
+    ("diff", "line"),
+    [
+        pytest.param("", 1, id="empty"),
+        pytest.param("just some text\n", 1, id="no file"),
+        pytest.param("@@ -1 +1 @@\n-a\n+b\n", 1, id="hunk before any file header"),
+        pytest.param("--- a/f\n+++ b/f\n@@ -1,x +1 @@\n-a\n", 3, id="malformed header"),
+        pytest.param("--- a/f\n+++ b/f\n@@ -1 +1 @@\nzzz\n", 3, id="hunk with no lines"),
+        pytest.param("--- a/f\n+++ b/f\n@@@ -1 -1 +1 @@@\n", 3, id="combined diff"),
+        pytest.param('diff --git "a/\\q" "b/\\q"\n', 1, id="bad escape in a quoted path"),
+        pytest.param("diff --git a/f b/f\nold mode 644\n", 2, id="bad mode"),
+    ],
+)
+def test_malformed_diffs_are_invalid_patch_at_their_line(diff: str, line: int) -> None:
+    with pytest.raises(EditError) as info:
+        parse_diff(diff)
+    assert info.value.code == "INVALID_PATCH"
+    assert info.value.data["line"] == line
+
+
+def test_absurd_sizes_are_refused_before_any_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ud, "MAX_DIFF_CHARS", 100)
+    with pytest.raises(EditError) as info:
+        parse_diff("--- a/f\n+++ b/f\n" + "@@ -1 +1 @@\n-a\n+b\n" * 10)
+    assert info.value.code == "INVALID_PATCH"
+    monkeypatch.setattr(ud, "MAX_DIFF_CHARS", 1 << 20)
+    monkeypatch.setattr(ud, "MAX_HUNKS", 3)
+    with pytest.raises(EditError) as info:
+        parse_diff("--- a/f\n+++ b/f\n" + "@@ -1 +1 @@\n-a\n+b\n" * 4)
+    assert info.value.code == "INVALID_PATCH"
+    assert info.value.data["line"] == 12
+
+
+@pytest.mark.parametrize(
+    ("body", "text"),
+    [
+        ("@@ -0,0 +1,2 @@\n+a\n+b\n", "a\nb\n"),
+        (f"@@ -0,0 +1,2 @@\n+a\n+b\n{NO_EOL}\n", "a\nb"),
+        ("@@ -0,0 +0,0 @@\n", ""),
+    ],
+)
+def test_new_file_text_honours_no_newline(body: str, text: str) -> None:
+    if body.endswith("@@\n"):
+        diff = FileDiff(None, "n", None, 0o100644, (), binary=False, crlf=False, line=1)
+    else:
+        (diff,) = parse_diff("--- /dev/null\n+++ b/n\n" + body)
+    assert diff.old_path is None
+    assert new_file_text(diff) == text
+
+
+def test_new_file_text_refuses_context_lines() -> None:
+    (diff,) = parse_diff("--- /dev/null\n+++ b/n\n@@ -1 +1,2 @@\n a\n+b\n")
+    with pytest.raises(EditError) as info:
+        new_file_text(diff)
+    assert info.value.code == "INVALID_PATCH"
+
+
+# -- diffs made by real tools --------------------------------------------------------------
+
+
+def _run(args: list[str], cwd: Path) -> str:
+    result = subprocess.run(args, cwd=cwd, capture_output=True, check=False)
+    assert result.returncode in (0, 1), result.stderr
+    return result.stdout.decode()
+
+
+@pytest.mark.skipif(shutil.which("diff") is None, reason="no diff command")
+def test_diff_u_output_applies_and_round_trips(tmp_path: Path) -> None:
+    old = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk"
+    new = "a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n"
+    (tmp_path / "old").mkdir()
+    (tmp_path / "new").mkdir()
+    (tmp_path / "old" / "x.txt").write_text(old)
+    (tmp_path / "new" / "x.txt").write_text(new)
+    (tmp_path / "new" / "added.txt").write_text("fresh\n")
+    diff = _run(["diff", "-ruN", "old", "new"], tmp_path)
+    files = {f.new_path: f for f in parse_diff(diff)}
+    assert set(files) == {"new/added.txt", "new/x.txt"}
+    assert files["new/x.txt"].old_path == "old/x.txt"
+    assert new_file_text(files["new/added.txt"]) == "fresh\n"
+    doc = decode(old.encode())
+    compiled = compile_hunks(doc, files["new/x.txt"])
+    assert b"".join(render(doc, compiled.plan)) == new.encode()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="no git command")
+def test_git_diff_no_index_with_a_quoted_name_applies(tmp_path: Path) -> None:
+    old = "\u00e9t\u00e9\r\nb\r\nc\r\n"
+    new = "\u00e9t\u00e9\r\nb2\r\nc\r\n"
+    (tmp_path / "spécial old.txt").write_bytes(old.encode())
+    (tmp_path / "spécial new.txt").write_bytes(new.encode())
+    diff = _run(
+        [
+            "git",
+            "-c",
+            "core.quotepath=true",
+            "diff",
+            "--no-index",
+            "--no-color",
+            "spécial old.txt",
+            "spécial new.txt",
+        ],
+        tmp_path,
+    )
+    assert '"a/sp\\303\\251cial old.txt"' in diff
+    (found,) = parse_diff(diff)
+    assert (found.old_path, found.new_path) == ("spécial old.txt", "spécial new.txt")
+    assert found.crlf
+    doc = decode(old.encode())
+    assert b"".join(render(doc, compile_hunks(doc, found).plan)) == new.encode()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="no git command")
+def test_git_diff_of_a_repository_with_every_kind_of_change(tmp_path: Path) -> None:
+    env_args = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "core.quotepath=true"]
+
+    def git(*args: str) -> str:
+        return _run(["git", *env_args, *args], tmp_path)
+
+    git("init", "-q")
+    (tmp_path / "edit.txt").write_text(TEN)
+    (tmp_path / "gone.txt").write_text("bye\n")
+    (tmp_path / "moved.txt").write_text("same\ncontent\nhere\nfor\nrename\n")
+    (tmp_path / "tool.sh").write_text("echo\n")
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01\x02")
+    git("add", "-A")
+    git("commit", "-qm", "start")
+    (tmp_path / "edit.txt").write_text(TEN.replace("line 5\n", "line five\n"))
+    (tmp_path / "gone.txt").unlink()
+    (tmp_path / "moved.txt").rename(tmp_path / "renamed.txt")
+    (tmp_path / "tool.sh").chmod(0o755)
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01\x03")
+    (tmp_path / "new.txt").write_text("one\ntwo")
+    git("add", "-A")
+    diff = git("diff", "--cached", "-M", "--no-color")
+    files = {f.new_path or f.old_path: f for f in parse_diff(diff)}
+    assert files["edit.txt"].hunks[0].old_start == 2
+    assert (files["gone.txt"].old_path, files["gone.txt"].new_path) == ("gone.txt", None)
+    assert (files["renamed.txt"].old_path, files["renamed.txt"].hunks) == ("moved.txt", ())
+    assert (files["tool.sh"].old_mode, files["tool.sh"].new_mode) == (0o100644, 0o100755)
+    assert files["blob.bin"].binary
+    assert files["new.txt"].old_path is None
+    assert new_file_text(files["new.txt"]) == "one\ntwo"
+    doc = decode(TEN.encode())
+    compiled = compile_hunks(doc, files["edit.txt"])
+    assert b"".join(render(doc, compiled.plan)) == TEN.replace("line 5\n", "line five\n").encode()
+
+
+# -- placing hunks -------------------------------------------------------------------------
+
+PLACEMENTS: dict[str, tuple[str, str, str]] = {
+    "exact at the stated line": (
+        TEN,
+        "@@ -4,3 +4,3 @@\n line 4\n-line 5\n+line five\n line 6\n",
+        TEN.replace("line 5\n", "line five\n"),
+    ),
+    "a pure insertion into an empty file": ("", "@@ -0,0 +1,2 @@\n+a\n+b\n", "a\nb\n"),
+    "a pure insertion at its stated line": (
+        "a\nb\nc\n",
+        "@@ -2,0 +3 @@\n+new\n",
+        "a\nb\nnew\nc\n",
+    ),
+    "a pure deletion without context": ("a\nb\nc\n", "@@ -2 +1,0 @@\n-b\n", "a\nc\n"),
+    "two hunks, the second shifted by the first's offset": (
+        TEN,
+        "@@ -3,2 +3,2 @@\n line 5\n-line 6\n+six\n@@ -7,2 +7,2 @@\n line 9\n-line 10\n+ten\n",
+        TEN.replace("line 6\n", "six\n").replace("line 10\n", "ten\n"),
+    ),
+    "a bare hunk at its one place": (
+        TEN,
+        "@@\n line 2\n-line 3\n+three\n",
+        TEN.replace("line 3\n", "three\n"),
+    ),
+    "trailing whitespace in the diff": (
+        "def f():\n    return 1\n",
+        "@@ -1,2 +1,2 @@\n def f():  \n-    return 1 \n+    return 2\n",
+        "def f():\n    return 2\n",
+    ),
+    "indentation shifted in the diff": (
+        "class A:\n    def f(self):\n        return 1\n",
+        "@@ -2,2 +2,2 @@\n def f(self):\n-    return 1\n+    return 2\n",
+        "class A:\n    def f(self):\n        return 2\n",
+    ),
+    "new side without a newline at the end": (
+        "a\nb\n",
+        f"@@ -1,2 +1,2 @@\n a\n-b\n+c\n{NO_EOL}\n",
+        "a\nc",
+    ),
+    "old side without a newline gains one": (
+        "a\nb",
+        f"@@ -1,2 +1,2 @@\n a\n-b\n{NO_EOL}\n+c\n",
+        "a\nc\n",
+    ),
+    "no markers keep a missing final newline": ("a\nb", "@@ -1,2 +1,3 @@\n a\n b\n+c\n", "a\nb\nc"),
+    "both sides without a newline": (
+        "a\nb",
+        f"@@ -1,2 +1,2 @@\n a\n-b\n{NO_EOL}\n+c\n{NO_EOL}\n",
+        "a\nc",
+    ),
+    "only the final newline added": ("a\nb", f"@@ -2 +2 @@\n-b\n{NO_EOL}\n+b\n", "a\nb\n"),
+    "only the final newline removed": ("a\nb\n", f"@@ -2 +2 @@\n-b\n+b\n{NO_EOL}\n", "a\nb"),
+    "the last lines deleted from a file without a final newline": (
+        "a\nb\nc",
+        f"@@ -1,3 +1 @@\n a\n-b\n-c\n{NO_EOL}\n",
+        "a\n",
+    ),
+    "every line deleted": ("a\nb\n", "@@ -1,2 +0,0 @@\n-a\n-b\n", ""),
+}
+
+
+@pytest.mark.parametrize(("before", "body", "after"), PLACEMENTS.values(), ids=PLACEMENTS.keys())
+def test_hunks_land_where_their_old_lines_are(before: str, body: str, after: str) -> None:
+    out, _ = apply(before, "--- a/f\n+++ b/f\n" + body)
+    assert out.decode() == after
+
+
+def test_a_hunk_found_below_its_stated_line_reports_the_offset() -> None:
+    out, compiled = apply(TEN, "--- a/f\n+++ b/f\n@@ -2,3 +2,3 @@\n line 5\n-line 6\n+six\n")
+    assert out.decode() == TEN.replace("line 6\n", "six\n")
+    (edit,) = compiled.applied
+    assert (edit.offset, edit.lines, edit.match, edit.occurrences_replaced) == (3, (5,), "exact", 1)
+
+
+def test_new_file_lines_count_the_earlier_hunks() -> None:
+    diff = "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n line 1\n+extra\n line 2\n@@ -8 +9 @@\n-line 8\n+8\n"
+    _, compiled = apply(TEN, diff)
+    assert [e.lines for e in compiled.applied] == [(1,), (9,)]
+    assert [e.offset for e in compiled.applied] == [0, 0]
+
+
+def test_wrong_numbers_take_the_nearest_of_several_places() -> None:
+    text = "x\n" * 3 + "dup\nold\n" + "y\n" * 10 + "dup\nold\n" + "z\n"
+    # Stated at line 12: the second copy (line 16) is 4 lines away, the first (line 4) 8.
+    out, compiled = apply(text, "--- a/f\n+++ b/f\n@@ -12,2 +12,2 @@\n dup\n-old\n+new\n")
+    assert out.decode() == "x\n" * 3 + "dup\nold\n" + "y\n" * 10 + "dup\nnew\n" + "z\n"
+    assert compiled.applied[0].offset == 4
+
+
+def test_two_places_equally_near_are_ambiguous() -> None:
+    text = "dup\nold\n" + "y\n" * 4 + "dup\nold\n"
+    error = fails(text, "--- a/f\n+++ b/f\n@@ -4,2 +4,2 @@\n dup\n-old\n+new\n")
+    assert error.code == "AMBIGUOUS_MATCH"
+    assert error.data["lines"] == [1, 7]
+    assert (error.edit_index, error.total_edits, error.data["hunk"]) == (0, 1, 1)
+
+
+def test_a_bare_hunk_that_fits_twice_is_ambiguous() -> None:
+    error = fails("a\nb\na\nb\n", "--- a/f\n+++ b/f\n@@\n a\n-b\n+c\n")
+    assert error.code == "AMBIGUOUS_MATCH"
+    assert error.data["lines"] == [1, 3]
+
+
+def test_the_ladder_also_takes_the_nearest_place() -> None:
+    block = "    if x:\n        go()\n"
+    text = block + "    pass\n" * 6 + block + "    pass\n" * 20
+    diff = "--- a/f\n+++ b/f\n@@ -7,2 +7,2 @@\n if x:\n-    go()\n+    stop()\n"
+    out, compiled = apply(text, diff)
+    assert (
+        out.decode() == block + "    pass\n" * 6 + block.replace("go", "stop") + "    pass\n" * 20
+    )
+    (edit,) = compiled.applied
+    assert (edit.match, edit.offset) == ("indentation", 2)
+    assert edit.note
+
+
+def test_ladder_places_equally_near_are_ambiguous() -> None:
+    block = "    if x:\n        go()\n"
+    text = block + "    pass\n" * 4 + block
+    error = fails(text, "--- a/f\n+++ b/f\n@@ -4,2 +4,2 @@\n if x:\n-    go()\n+    stop()\n")
+    assert error.code == "AMBIGUOUS_MATCH"
+    assert error.data["match"] == "indentation"
+
+
+def test_exact_refuses_what_only_the_ladder_finds() -> None:
+    diff = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n def f():  \n-    return 1\n+    return 2\n"
+    assert fails("def f():\n    return 1\n", diff, exact=True).code == "NO_MATCH"
+
+
+def test_a_hunk_that_changes_only_what_the_rung_ignores_is_not_found() -> None:
+    error = fails("a  \nb\n", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a \n+a\n b\n")
+    assert error.code == "NO_MATCH"
+
+
+def test_overlapping_hunks_are_refused_with_both_numbers() -> None:
+    diff = (
+        "--- a/f\n+++ b/f\n@@ -2,3 +2,3 @@\n line 2\n-line 3\n+three\n line 4\n"
+        "@@ -4,2 +4,2 @@\n line 4\n-line 5\n+five\n"
+    )
+    error = fails(TEN, diff)
+    assert error.code == "OVERLAPPING_EDITS"
+    assert error.data["hunks"] == [1, 2]
+    assert error.data["edits"] == [0, 1]
+
+
+def test_hunks_out_of_order_are_refused() -> None:
+    diff = "--- a/f\n+++ b/f\n@@ -8 +8 @@\n-line 8\n+eight\n@@ -2 +2 @@\n-line 2\n+two\n"
+    error = fails(TEN, diff)
+    assert error.code == "OVERLAPPING_EDITS"
+    assert error.data["hunks"] == [1, 2]
+
+
+def test_a_missing_hunk_names_itself_and_shows_the_file() -> None:
+    diff = (
+        "--- a/src/app.py\n+++ b/src/app.py\n@@ -1 +1 @@\n-line 1\n+one\n"
+        "@@ -5,2 +5,2 @@\n line 5\n-line 66\n+six\n"
+    )
+    error = fails(TEN, diff)
+    assert error.code == "NO_MATCH"
+    assert (error.edit_index, error.total_edits) == (1, 2)
+    assert error.data["hunk"] == 2
+    assert error.data["diff_line"] == 6
+    assert error.data["stated_line"] == 5
+    assert error.data["stated_region"]["start_line"] == 2
+    assert error.data["similar_content"][0]["start_line"] == 5
+    assert "hunk 2 of 2 of src/app.py" in error.message
+
+
+def test_a_hunk_already_applied_says_so() -> None:
+    error = fails("a\nnew\nc\n", "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-old\n+new\n c\n")
+    assert error.code == "NO_MATCH"
+    assert error.data["already_applied"] is True
+
+
+def test_new_lines_the_file_encoding_cannot_hold_are_refused() -> None:
+    doc = decode("caf\xe9\n".encode("cp1252"))
+    (diff,) = parse_diff("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-caf\xe9\n+caf\u20ac\u4e2d\n")
+    with pytest.raises(EditError) as info:
+        compile_hunks(doc, diff)
+    assert info.value.code == "ENCODING_ERROR"
+    assert info.value.edit_index == 0
+
+
+@pytest.mark.parametrize(
+    ("before", "diff_newline", "after"),
+    [
+        pytest.param(
+            b"a\r\nb\r\nc\r\n", "\n", b"a\r\nB\r\nadded\r\nc\r\n", id="LF diff, CRLF file"
+        ),
+        pytest.param(b"a\nb\nc\n", "\r\n", b"a\nB\nadded\nc\n", id="CRLF diff, LF file"),
+        pytest.param(b"a\nb\r\nc\n", "\n", b"a\nB\r\nadded\nc\n", id="mixed file keeps its own"),
+        pytest.param(b"a\r\nb\nc\r\n", "\r\n", b"a\r\nB\nadded\r\nc\r\n", id="mixed, CRLF diff"),
+    ],
+)
+def test_line_endings_of_the_file_are_kept(before: bytes, diff_newline: str, after: bytes) -> None:
+    diff = "--- a/f\n+++ b/f\n@@ -1,3 +1,4 @@\n a\n-b\n+B\n+added\n c\n"
+    out, _ = apply(before, diff.replace("\n", diff_newline))
+    assert out == after
+
+
+def test_context_lines_keep_their_bytes_on_a_tolerant_match() -> None:
+    before = b"x = 1   \r\ny = 2\r\n"
+    out, compiled = apply(before, "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n x = 1\n-y = 2\n+y = 3\n")
+    assert out == b"x = 1   \r\ny = 3\r\n"
+    assert compiled.applied[0].match == "trailing_whitespace"
+
+
+def test_a_hunk_with_a_no_newline_marker_lands_only_at_the_end() -> None:
+    text = "a\nb\nx\na\nb"
+    out, _ = apply(text, f"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n{NO_EOL}\n+c\n")
+    assert out.decode() == "a\nb\nx\na\nc\n"
+
+
+def test_a_built_hunk_compiles_like_a_parsed_one() -> None:
+    hunk = Hunk(2, 2, ("line 2",), ("two",), (("-", "line 2"), ("+", "two")), False, False, 3)
+    diff = FileDiff("f", "f", None, None, (hunk,), binary=False, crlf=False, line=1)
+    compiled = compile_hunks(Document(TEN), diff)
+    assert compiled.plan.apply_to_text(TEN) == TEN.replace("line 2\n", "two\n")
+
+
+# -- real code -----------------------------------------------------------------------------
+
+
+def _pair_cases() -> list[Pair]:
+    return [p for p in PAIRS if p.old_bytes != p.new_bytes]
+
+
+# (context lines, shift of every hunk's numbers). Without context, a hunk's removed lines alone
+# are searched, and the nearest copy of a short line may not be the one meant: never shifted.
+DIFF_KINDS = [(3, 0), (3, 7), (3, -3), (1, 0), (1, 7), (1, -3), (0, 0)]
+
+
+@pytest.mark.parametrize(("context", "shift"), DIFF_KINDS, ids=str)
+@pytest.mark.parametrize("pair", _pair_cases(), ids=lambda p: p.name)
+def test_release_diffs_rebuild_the_newer_file_byte_for_byte(
+    pair: Pair, context: int, shift: int
+) -> None:
+    old_doc = decode(pair.old_bytes)
+    new_text = decode(pair.new_bytes).text
+    diff = shift_numbers(unified(old_doc.text, new_text, pair.file_name, context), shift)
+    (found,) = parse_diff(diff)
+    assert found.hunks
+    compiled = compile_hunks(old_doc, found)
+    assert b"".join(render(old_doc, compiled.plan)) == pair.new_bytes
+    assert all(e.match == "exact" for e in compiled.applied)
+    if shift:
+        assert compiled.applied[0].offset == -shift or found.hunks[0].old_start == 1
+
+
+def test_the_release_corpus_covers_many_hunks() -> None:
+    """19 files; 60 hunks with 3 lines of context, 72 with 1, 89 with none (221 in all)."""
+    hunks = {
+        context: sum(
+            len(parse_diff(unified(*pair.texts(), context=context))[0].hunks)
+            for pair in _pair_cases()
+        )
+        for context in (3, 1, 0)
+    }
+    assert len(_pair_cases()) >= 19
+    assert hunks[3] >= 60
+    assert sum(hunks.values()) >= 220
+
+
+# -- properties ----------------------------------------------------------------------------
+
+_text_lines = st.lists(st.sampled_from(["a", "b", "c", "", "  d", "e\t"]), max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=_text_lines, b=_text_lines, a_eol=st.booleans(), b_eol=st.booleans())
+def test_a_diff_of_a_to_b_applied_to_a_gives_b(
+    a: list[str], b: list[str], a_eol: bool, b_eol: bool
+) -> None:
+    before = "\n".join(a) + ("\n" if a and a_eol else "")
+    after = "\n".join(b) + ("\n" if b and b_eol else "")
+    diff = unified(before, after)
+    if "@@" not in diff:
+        assert before == after
+        return
+    out, _ = apply(before, diff)
+    assert out.decode() == after
