@@ -735,3 +735,75 @@ async def test_the_match_ladder_through_the_server(server: EditguardServer, root
         applied = result.structured_content["edits_applied"][0]
         assert applied["match"] == "trailing_whitespace"
     assert (root / "app.py").read_text() == "def add(a, b):\n    return a * b\n"
+
+
+PATCH = (
+    "*** Begin Patch\n*** Update File: app.py\n-    return a + b\n+    return b + a\n"
+    "*** Add File: docs/notes.md\n+# Notes\n*** End Patch\n"
+)
+
+
+async def test_apply_patch_apply_diff_and_batch_through_the_server(
+    server: EditguardServer, root: Path
+) -> None:
+    async with Client(server, raise_exceptions=True) as client:
+        patched = await client.call_tool("apply_patch", {"patch": PATCH})
+        assert not patched.is_error, text_of(patched)
+        assert patched.structured_content is not None
+        files = patched.structured_content["files"]
+        assert [(f["path"], f["action"]) for f in files] == [
+            ("app.py", "updated"),
+            ("docs/notes.md", "added"),
+        ]
+        diffed = await client.call_tool(
+            "apply_diff",
+            {"diff": "--- a/docs/notes.md\n+++ b/docs/notes.md\n@@ -1 +1,2 @@\n # Notes\n+- one\n"},
+        )
+        assert not diffed.is_error, text_of(diffed)
+        batch = await client.call_tool(
+            "batch",
+            {
+                "calls": [
+                    {"tool": "write_file", "arguments": {"path": "b.txt", "content": "b\n"}},
+                    {"tool": "apply_patch", "arguments": {"patch": PATCH}},
+                ]
+            },
+        )
+        assert batch.is_error
+        assert code_of(batch) == "NO_MATCH"
+        assert error_data(batch)["call"] == 1
+    assert (root / "app.py").read_text() == "def add(a, b):\n    return b + a\n"
+    assert (root / "docs/notes.md").read_text() == "# Notes\n- one\n"
+    assert not (root / "b.txt").exists()
+
+
+async def test_apply_patch_over_stdio_commits_all_files(root: Path, tmp_path: Path) -> None:
+    (root / "app.py").write_text("def add(a, b):\n    return a + b\n")
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "editguard", "serve", str(root), "--journal", str(tmp_path / "j")],
+    )
+    async with Client(params) as client:
+        result = await client.call_tool("apply_patch", {"patch": PATCH})
+        assert not result.is_error, text_of(result)
+    assert (root / "docs/notes.md").read_text() == "# Notes\n"
+    assert list((tmp_path / "j").iterdir()) == []
+
+
+async def test_batch_over_http(http_server: HttpServer, root: Path) -> None:
+    async with (
+        authorized("s3cret") as http,
+        Client(streamable_http_client(http_server.url, http_client=http)) as client,
+    ):
+        result = await client.call_tool(
+            "batch",
+            {
+                "calls": [
+                    {"tool": "apply_patch", "arguments": {"patch": PATCH}},
+                    {"tool": "write_file", "arguments": {"path": "c.txt", "content": "c\n"}},
+                ]
+            },
+        )
+        assert not result.is_error, text_of(result)
+    assert (root / "c.txt").read_text() == "c\n"
+    assert (root / "docs/notes.md").read_text() == "# Notes\n"
