@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
-from typing import TYPE_CHECKING, Generic, Literal, TypeVar
+from typing import Generic, Literal, Protocol, TypeVar
 
 from editguard import prewarm
 from editguard.core.diff import render_diff
@@ -33,9 +33,6 @@ from editguard.fs.sandbox import Resolved, Sandbox
 from editguard.languages import language_of
 from editguard.validate import Finding, Linter, Report, validate
 
-if TYPE_CHECKING:
-    from editguard.transaction import Transaction
-
 Mode = Literal["strict", "interactive", "verify_only"]
 
 # A result's diff shows at most this many lines, then says how many more there are.
@@ -44,6 +41,25 @@ DIFF_LINES = 2000
 # Above this size the syntax guard and linters are skipped (and the result says so): parsing a
 # huge file twice would cost more than the edit itself.
 VALIDATE_LIMIT = 5_000_000
+
+
+class Staging(Protocol):
+    """What :func:`run_edit` hands a call to inside a transaction (see
+    :class:`editguard.transaction.Transaction`, a layer above): the same steps, staged instead
+    of written."""
+
+    def run_edit(
+        self,
+        where: Resolved,
+        build: Callable[[Document], C],
+        *,
+        mode: Mode,
+        dry_run: bool = False,
+        expected_version: str | None = None,
+        create: bool = False,
+    ) -> Outcome[C]:
+        """Run ``build`` on the file's staged text and stage the result."""
+        ...
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -63,7 +79,7 @@ class Context:
     journal: Journal = dataclasses.field(default_factory=Journal)  # multi-file commits
     # Inside batch, apply_patch and apply_diff: the transaction that stages every change, so
     # that run_edit writes nothing and the transaction commits all files at once.
-    transaction: Transaction | None = None
+    transaction: Staging | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ def transaction(ctx: Context, dry_run: bool) -> Iterator[tuple[Transaction, bool
     """The transaction to stage changes in: the caller's (inside ``batch``), or a new one that
     the caller commits (the flag says which)."""
     if ctx.transaction is not None:
+        assert isinstance(ctx.transaction, Transaction)  # the only staging there is
         yield ctx.transaction, False
         return
     with Transaction(ctx, dry_run=dry_run) as txn:
