@@ -461,3 +461,19 @@ def test_a_workspace_starting_without_a_journal_folder_does_nothing(tmp_path: Pa
     workspace(root, tmp_path / "journal")
     assert not (tmp_path / "journal").exists()
     assert Tree.of(root) == old
+
+
+def test_a_journal_that_cannot_be_created_is_refused_and_nothing_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = os.open
+
+    def no_journal(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if str(path).endswith(".journal") and flags & os.O_CREAT:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(path, flags, *args, **kwargs)
+
+    journals = tmp_path / "journal"
+    journals.mkdir(mode=0o700)
+    monkeypatch.setattr(os, "open", no_journal)
+    _refused(tmp_path, journals, "WRITE_FAILED")

@@ -248,7 +248,7 @@ class Journal:
         try:
             fd = os.open(name, flags, 0o600, dir_fd=folder)
         except OSError as exc:
-            os.close(folder)
+            # The caller closes ``folder``.
             raise self._unusable(
                 f"a journal cannot be created in it ({exc.strerror})", exc
             ) from None
