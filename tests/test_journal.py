@@ -477,3 +477,34 @@ def test_a_journal_that_cannot_be_created_is_refused_and_nothing_written(
     journals.mkdir(mode=0o700)
     monkeypatch.setattr(os, "open", no_journal)
     _refused(tmp_path, journals, "WRITE_FAILED")
+
+
+def test_a_recovery_between_a_journals_creation_and_its_lock_cannot_orphan_it(
+    twenty: Tree, tmp_path: Path
+) -> None:
+    root, journals = tmp_path / "count", tmp_path / "count-journal"
+    TWENTY.setup(root)
+    total = count_calls(_commit_in(root, journals, TWENTY))
+    root, journals = tmp_path / "root", tmp_path / "journal"
+    old = TWENTY.setup(root)
+
+    def commit_with_a_recovery_racing() -> None:
+        real = fcntl.flock
+        raced = False
+
+        def flock(fd: int, operation: int) -> None:
+            nonlocal raced
+            inode = os.fstat(fd).st_ino
+            if not raced and inode in {p.stat().st_ino for p in journals.glob("*.journal")}:
+                # The commit locks its new journal: right before, another process recovers.
+                raced = True
+                Journal(str(journals)).recover()
+            real(fd, operation)
+
+        fcntl.flock = flock
+        TWENTY.commit(workspace(root, journals))
+
+    assert in_child(commit_with_a_recovery_racing, kill_at=total // 2)
+    workspace(root, journals)
+    assert outcome(root, old, twenty) == "old"
+    assert leftovers(root, journals) == []

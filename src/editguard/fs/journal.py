@@ -243,17 +243,33 @@ class Journal:
         )
 
     def _create(self, folder: int) -> tuple[int, str]:
+        """Create a journal and lock it (the caller closes ``folder``).
+
+        Between the creation and the lock, another process's recovery may find the journal
+        empty and unlocked, take it for one whose commit died before its intent, and remove it;
+        a commit writing on into that removed journal could not be recovered after a crash. So
+        the journal counts only once it is locked and its name still leads to it.
+        """
         flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        name = f"{int(time.time() * 1000):x}-{secrets.token_hex(6)}{_SUFFIX}"
-        try:
-            fd = os.open(name, flags, 0o600, dir_fd=folder)
-        except OSError as exc:
-            # The caller closes ``folder``.
-            raise self._unusable(
-                f"a journal cannot be created in it ({exc.strerror})", exc
-            ) from None
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return fd, name
+        for _ in range(100):
+            name = f"{int(time.time() * 1000):x}-{secrets.token_hex(6)}{_SUFFIX}"
+            try:
+                fd = os.open(name, flags, 0o600, dir_fd=folder)
+            except OSError as exc:
+                raise self._unusable(
+                    f"a journal cannot be created in it ({exc.strerror})", exc
+                ) from None
+            try:
+                # Blocking: a recovery holds it only while it reads it.
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                st = os.fstat(fd)
+            except OSError as exc:
+                os.close(fd)
+                raise self._unusable(f"a journal cannot be locked ({exc.strerror})", exc) from None
+            if _inode(folder, name) == (st.st_dev, st.st_ino):
+                return fd, name
+            os.close(fd)  # removed meanwhile by a recovery: make another
+        raise self._unusable("every journal made in it was removed at once by another process")
 
     # -- recovery -------------------------------------------------------------------------
 
