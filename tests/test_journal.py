@@ -508,3 +508,42 @@ def test_a_recovery_between_a_journals_creation_and_its_lock_cannot_orphan_it(
     workspace(root, journals)
     assert outcome(root, old, twenty) == "old"
     assert leftovers(root, journals) == []
+
+
+def test_a_recovery_that_opened_a_journal_its_commit_then_finished_leaves_it_be(
+    twenty: Tree, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, journals = tmp_path / "root", tmp_path / "journal"
+    old = TWENTY.setup(root)
+    paused, resume = os.pipe(), os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        real_rename = journal.SYSTEM.rename
+
+        def rename(*args: Any, **kwargs: Any) -> Any:
+            os.write(paused[1], b"p")
+            os.read(resume[0], 1)
+            journal.SYSTEM.rename = real_rename
+            return real_rename(*args, **kwargs)
+
+        journal.SYSTEM.rename = rename
+        TWENTY.commit(workspace(root, journals))
+        os._exit(0)
+    assert os.read(paused[0], 1) == b"p"
+    real = fcntl.flock
+    finished = False
+
+    def flock(fd: int, operation: int) -> None:
+        nonlocal finished
+        if not finished:  # the recovery opened the journal: its commit ends before the lock
+            finished = True
+            os.write(resume[1], b"r")
+            os.waitpid(pid, 0)
+        real(fd, operation)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+    assert Journal(str(journals)).recover() == []
+    monkeypatch.undo()
+    assert finished
+    assert outcome(root, old, twenty) == "new"
+    assert leftovers(root, journals) == []

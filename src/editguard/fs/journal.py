@@ -639,6 +639,11 @@ def _recover_one(folder: int, name: str) -> bool:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             return False  # its commit is running
+        st = os.fstat(fd)
+        if _inode(folder, name) != (st.st_dev, st.st_ino):
+            # Its commit ended (and removed it) between our open and our lock: the files may
+            # have changed since, even by another commit, so the journal must not be replayed.
+            return False
         records = _records(fd)
         if not records or "steps" not in records[0]:
             os.unlink(name, dir_fd=folder)  # nothing was done before the intent was durable
