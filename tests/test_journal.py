@@ -547,3 +547,23 @@ def test_a_recovery_that_opened_a_journal_its_commit_then_finished_leaves_it_be(
     assert finished
     assert outcome(root, old, twenty) == "new"
     assert leftovers(root, journals) == []
+
+
+def test_every_folder_a_commit_creates_is_durable_before_its_commit_point(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, journals = tmp_path / "root", tmp_path / "journal"
+    root.mkdir()
+    ws = workspace(root, journals)
+    synced: list[int] = []
+    real = journal._System.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(os.fstat(fd).st_ino)
+        real(fd)
+
+    monkeypatch.setattr(journal.SYSTEM, "fsync", fsync)
+    ws.batch([{"tool": "write_file", "arguments": {"path": "a/b/c/d.txt", "content": "d\n"}}])
+    # The last fsync is the committed record's; every folder that gained an entry comes before.
+    for folder in (root, root / "a", root / "a" / "b", root / "a" / "b" / "c"):
+        assert folder.stat().st_ino in synced[:-1], folder

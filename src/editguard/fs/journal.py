@@ -428,12 +428,14 @@ class _Commit:
 
     def sync_folders(self) -> None:
         seen: set[tuple[int, int]] = set()
-        for step, folder in zip(self.steps, self.folders, strict=True):
-            st = os.fstat(folder)
-            if (st.st_dev, st.st_ino) not in seen:
-                seen.add((st.st_dev, st.st_ino))
-                with _named(step, "sync"):
-                    SYSTEM.fsync(folder)
+        for index, step in enumerate(self.steps):
+            # The file's folder, and each folder that gained a folder this commit created.
+            for folder in [*(parent for parent, _ in self.made[index]), self.folders[index]]:
+                st = os.fstat(folder)
+                if (st.st_dev, st.st_ino) not in seen:
+                    seen.add((st.st_dev, st.st_ino))
+                    with _named(step, "sync"):
+                        SYSTEM.fsync(folder)
 
     def abort(self, exc: BaseException) -> None:
         """Roll back in this process; if that fails too, keep the journal for recovery."""
