@@ -501,7 +501,7 @@ def test_a_recovery_between_a_journals_creation_and_its_lock_cannot_orphan_it(
                 Journal(str(journals)).recover()
             real(fd, operation)
 
-        fcntl.flock = flock
+        fcntl.flock = flock  # type: ignore[assignment]
         TWENTY.commit(workspace(root, journals))
 
     assert in_child(commit_with_a_recovery_racing, kill_at=total // 2)
