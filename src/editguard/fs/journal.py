@@ -185,10 +185,10 @@ class Journal:
         except BaseException:
             os.close(folder)
             raise
-        state = _Commit(steps, [_plan(step) for step in steps], fd, folder, path)
+        state = _Commit(steps, [_plan(step) for step in steps], fd, folder, path, self.folder)
         try:
             state.write({"v": 1, "pid": os.getpid(), "steps": [p.record() for p in state.planned]})
-            _fsync_dir(folder)
+            state.sync_journal()
             state.prepare()
             state.write({"written": [list(p.inode or (0, 0)) for p in state.planned]})
             state.check_versions()
@@ -243,17 +243,33 @@ class Journal:
         )
 
     def _create(self, folder: int) -> tuple[int, str]:
+        """Create a journal and lock it (the caller closes ``folder``).
+
+        Between the creation and the lock, another process's recovery may find the journal
+        empty and unlocked, take it for one whose commit died before its intent, and remove it;
+        a commit writing on into that removed journal could not be recovered after a crash. So
+        the journal counts only once it is locked and its name still leads to it.
+        """
         flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        name = f"{int(time.time() * 1000):x}-{secrets.token_hex(6)}{_SUFFIX}"
-        try:
-            fd = os.open(name, flags, 0o600, dir_fd=folder)
-        except OSError as exc:
-            os.close(folder)
-            raise self._unusable(
-                f"a journal cannot be created in it ({exc.strerror})", exc
-            ) from None
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return fd, name
+        for _ in range(100):
+            name = f"{int(time.time() * 1000):x}-{secrets.token_hex(6)}{_SUFFIX}"
+            try:
+                fd = os.open(name, flags, 0o600, dir_fd=folder)
+            except OSError as exc:
+                raise self._unusable(
+                    f"a journal cannot be created in it ({exc.strerror})", exc
+                ) from None
+            try:
+                # Blocking: a recovery holds it only while it reads it.
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                st = os.fstat(fd)
+            except OSError as exc:
+                os.close(fd)
+                raise self._unusable(f"a journal cannot be locked ({exc.strerror})", exc) from None
+            if _inode(folder, name) == (st.st_dev, st.st_ino):
+                return fd, name
+            os.close(fd)  # removed meanwhile by a recovery: make another
+        raise self._unusable("every journal made in it was removed at once by another process")
 
     # -- recovery -------------------------------------------------------------------------
 
@@ -281,10 +297,16 @@ class _Commit:
     """One commit in progress (see the module docstring for the protocol)."""
 
     def __init__(
-        self, steps: Sequence[Step], planned: list[_Planned], fd: int, journals: int, path: str
+        self,
+        steps: Sequence[Step],
+        planned: list[_Planned],
+        fd: int,
+        journals: int,
+        path: str,
+        shown: str,
     ) -> None:
         self.steps, self.planned, self.fd = steps, planned, fd
-        self.journals, self.path = journals, path
+        self.journals, self.path, self.shown = journals, path, shown
         # The folder each file is (or goes) in: its location's, or one this commit created.
         self.folders = [step.location.folder for step in steps]
         self.made: list[list[tuple[int, str]]] = [[] for _ in steps]  # (parent, name)
@@ -293,12 +315,42 @@ class _Commit:
         self.committed = False
 
     def write(self, record: dict[str, Any]) -> None:
+        """Append ``record`` to the journal, durably.
+
+        Raises:
+            PermissionDenied, WriteFailed: the system refused (the journal named, the record in
+                ``step``).
+        """
         data = (json.dumps(record, separators=(",", ":")) + "\n").encode()
         view = memoryview(data)
-        while view:
-            view = view[SYSTEM.write(self.fd, view) :]
-        SYSTEM.fsync(self.fd)
+        try:
+            while view:
+                view = view[SYSTEM.write(self.fd, view) :]
+            SYSTEM.fsync(self.fd)
+        except OSError as exc:
+            raise self._refused(
+                exc, "intent" if "steps" in record else next(iter(record))
+            ) from None
         self.committed = "committed" in record
+
+    def sync_journal(self) -> None:
+        """Make the journal's name durable (its folder fsynced), so that a crash of the machine
+        cannot lose the journal of a commit that has begun.
+
+        Raises:
+            PermissionDenied, WriteFailed: the system refused.
+        """
+        try:
+            SYSTEM.fsync(self.journals)
+        except OSError as exc:
+            if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+                raise self._refused(exc, "intent") from None
+            # A file system that cannot fsync a folder: its renames are as durable as it gets.
+
+    def _refused(self, exc: OSError, step: str) -> EditError:
+        err = os_error(exc, os.path.join(self.shown, self.path), "write the journal")
+        err.data.update(step=step, journal=self.shown)
+        return err
 
     def prepare(self) -> None:
         for index, (step, plan) in enumerate(zip(self.steps, self.planned, strict=True)):
@@ -376,11 +428,14 @@ class _Commit:
 
     def sync_folders(self) -> None:
         seen: set[tuple[int, int]] = set()
-        for folder in self.folders:
-            st = os.fstat(folder)
-            if (st.st_dev, st.st_ino) not in seen:
-                seen.add((st.st_dev, st.st_ino))
-                SYSTEM.fsync(folder)
+        for index, step in enumerate(self.steps):
+            # The file's folder, and each folder that gained a folder this commit created.
+            for folder in [*(parent for parent, _ in self.made[index]), self.folders[index]]:
+                st = os.fstat(folder)
+                if (st.st_dev, st.st_ino) not in seen:
+                    seen.add((st.st_dev, st.st_ino))
+                    with _named(step, "sync"):
+                        SYSTEM.fsync(folder)
 
     def abort(self, exc: BaseException) -> None:
         """Roll back in this process; if that fails too, keep the journal for recovery."""
@@ -586,6 +641,11 @@ def _recover_one(folder: int, name: str) -> bool:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             return False  # its commit is running
+        st = os.fstat(fd)
+        if _inode(folder, name) != (st.st_dev, st.st_ino):
+            # Its commit ended (and removed it) between our open and our lock: the files may
+            # have changed since, even by another commit, so the journal must not be replayed.
+            return False
         records = _records(fd)
         if not records or "steps" not in records[0]:
             os.unlink(name, dir_fd=folder)  # nothing was done before the intent was durable
@@ -651,8 +711,3 @@ def _remove_made(base: int, made: list[str]) -> None:
     for rel in reversed(paths):
         with contextlib.suppress(OSError):
             os.rmdir(rel, dir_fd=base)
-
-
-def _fsync_dir(fd: int) -> None:
-    with contextlib.suppress(OSError):
-        SYSTEM.fsync(fd)

@@ -1,0 +1,569 @@
+"""The transaction guarantee: after a refused system call at any step of a commit, or a kill -9
+at any instant, and the recovery that follows, every file of the commit is all-old (same bytes,
+mode and mtime) or all-new, and nothing of the commit is left behind. Faults are injected through
+``journal.SYSTEM``; crashes are real child processes killed with SIGKILL."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from editguard import EditError
+from editguard.fs import journal
+from editguard.fs.journal import Journal
+
+from .crashes import (
+    BATCH,
+    CALLS,
+    DELETE,
+    TWENTY,
+    Faults,
+    Scenario,
+    Tree,
+    commit_time,
+    count_calls,
+    in_child,
+    kill_at_random,
+    leftovers,
+    outcome,
+    workspace,
+)
+
+CODES = {errno.EIO: "WRITE_FAILED", errno.ENOSPC: "WRITE_FAILED", errno.EACCES: "PERMISSION_DENIED"}
+
+
+@pytest.fixture
+def faults(monkeypatch: pytest.MonkeyPatch) -> Faults:
+    """Every journal system call wrapped: counted, and failing on demand."""
+    return Faults().install(monkeypatch.setattr)
+
+
+def _calls_per_kind(scenario: Scenario, tmp_path: Path, faults: Faults) -> dict[str, int]:
+    root, journals = tmp_path / "count", tmp_path / "count-journal"
+    scenario.setup(root)
+    ws = workspace(root, journals)
+    faults.fail("none", 0, 0)
+    scenario.commit(ws)
+    return dict(faults.calls)
+
+
+# -- a refused system call at every step ---------------------------------------------------
+
+
+@pytest.mark.parametrize("scenario", [BATCH, DELETE], ids=lambda s: s.name)
+@pytest.mark.parametrize("call", CALLS)
+@pytest.mark.parametrize("code", list(CODES), ids=errno.errorcode.get)
+def test_a_refused_system_call_at_any_step_leaves_every_file_as_it_was(
+    scenario: Scenario, call: str, code: int, tmp_path: Path, faults: Faults
+) -> None:
+    reached = _calls_per_kind(scenario, tmp_path, faults)[call]
+    assert reached
+    for at in range(1, reached + 1):
+        root, journals = tmp_path / f"{at}", tmp_path / f"{at}-journal"
+        old = scenario.setup(root)
+        ws = workspace(root, journals)
+        faults.fail(call, at, code)
+        with pytest.raises(EditError) as caught:
+            scenario.commit(ws)
+        faults.off()
+        err = caught.value
+        where = f"{call} #{at}: {err.code} {err.message}"
+        assert faults.failed, where
+        assert err.code == CODES[code], where
+        assert "step" in err.data, where
+        if err.data["step"] in ("intent", "written", "committed"):  # the journal's own records
+            assert err.data["journal"] == str(journals), where
+            assert str(err.path).startswith(str(journals)), where
+        else:
+            assert err.path in scenario.paths, where
+        assert Tree.of(root) == old, where
+        assert leftovers(root, journals) == [], where
+        assert Journal(str(journals)).recover() == []
+        assert Tree.of(root) == old, where
+        faults.failed = 0
+
+
+@pytest.mark.parametrize("scenario", [BATCH, DELETE], ids=lambda s: s.name)
+@pytest.mark.parametrize("call", CALLS)
+def test_a_fault_that_persists_through_the_rollback_is_finished_by_recovery(
+    scenario: Scenario, call: str, tmp_path: Path, faults: Faults
+) -> None:
+    reached = _calls_per_kind(scenario, tmp_path, faults)[call]
+    for at in range(1, reached + 1):
+        root, journals = tmp_path / f"{at}", tmp_path / f"{at}-journal"
+        old = scenario.setup(root)
+        ws = workspace(root, journals)
+        faults.fail(call, at, errno.EIO, persist=True)
+        with pytest.raises(EditError) as caught:
+            scenario.commit(ws)
+        where = f"{call} #{at}: {caught.value.code} {caught.value.message}"
+        assert caught.value.code == "WRITE_FAILED", where
+        assert "step" in caught.value.data, where
+        pending = caught.value.data.get("recovery") == "pending"
+        assert pending == bool(leftovers(root, journals)), where
+        assert Journal(str(journals)).recover() == [], where  # the fault is still there
+        faults.off()
+        assert len(Journal(str(journals)).recover()) == pending, where
+        assert Tree.of(root) == old, where
+        assert leftovers(root, journals) == [], where
+
+
+# -- kill -9 at every system call, and at random instants ----------------------------------
+
+
+def _commit_in(root: Path, journals: Path, scenario: Scenario) -> Callable[[], Any]:
+    return lambda: scenario.commit(workspace(root, journals))
+
+
+@pytest.fixture(scope="module")
+def twenty(tmp_path_factory: pytest.TempPathFactory) -> Tree:
+    """The tree the 20-file commit leaves when nothing interrupts it."""
+    scratch = tmp_path_factory.mktemp("twenty")
+    return TWENTY.reference(scratch / "root", scratch / "journal")
+
+
+def test_the_twenty_file_commit_changes_twenty_files(twenty: Tree, tmp_path: Path) -> None:
+    old = TWENTY.setup(tmp_path / "root")
+    changed = set(old.files.keys() | twenty.files.keys()) - {
+        k for k in old.files.keys() & twenty.files.keys() if old.files[k][0] == twenty.files[k][0]
+    }
+    assert len(changed) == 20
+
+
+@pytest.mark.slow
+def test_a_commit_killed_before_any_of_its_system_calls_is_all_old_or_all_new(
+    twenty: Tree, tmp_path: Path
+) -> None:
+    root, journals = tmp_path / "count", tmp_path / "count-journal"
+    TWENTY.setup(root)
+    total = count_calls(_commit_in(root, journals, TWENTY))
+    seen = {"old": 0, "new": 0}
+    for at in range(1, total + 2):
+        root, journals = tmp_path / f"{at}", tmp_path / f"{at}-journal"
+        old = TWENTY.setup(root)
+        killed = in_child(_commit_in(root, journals, TWENTY), kill_at=at)
+        assert killed == (at <= total)
+        workspace(root, journals)  # a new Workspace recovers
+        state = outcome(root, old, twenty)
+        assert state != "mixed", f"killed before call {at} of {total}"
+        assert leftovers(root, journals) == [], f"killed before call {at} of {total}"
+        seen[state] += 1
+    # Killed before the committed record is fsynced (it is in the page cache, which survives
+    # the process): the commit stands.
+    assert seen == {"old": total - 1, "new": 2}
+
+
+def _random_kills(tmp_path: Path, twenty: Tree, runs: int, seed: int) -> dict[str, int]:
+    rng = random.Random(seed)
+    root, journals = tmp_path / "time", tmp_path / "time-journal"
+    TWENTY.setup(root)
+    window = 1.2 * commit_time(_commit_in(root, journals, TWENTY))
+    seen = {"old": 0, "new": 0, "mixed": 0, "finished": 0}
+    for run in range(runs):
+        root, journals = tmp_path / f"{run}", tmp_path / f"{run}-journal"
+        old = TWENTY.setup(root)
+        if not kill_at_random(_commit_in(root, journals, TWENTY), window, rng):
+            seen["finished"] += 1
+        workspace(root, journals)
+        state = outcome(root, old, twenty)
+        assert state != "mixed", f"run {run}"
+        assert leftovers(root, journals) == [], f"run {run}"
+        seen[state] += 1
+        shutil.rmtree(root)
+    return seen
+
+
+@pytest.mark.slow
+def test_a_commit_killed_at_a_random_instant_is_all_old_or_all_new(
+    twenty: Tree, tmp_path: Path
+) -> None:
+    seen = _random_kills(tmp_path, twenty, runs=200, seed=20261123)
+    # The instants fall inside the commit, so both outcomes happen.
+    assert seen["old"], seen
+    assert seen["new"], seen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fraction", [0.1, 0.5, 0.8, 1.0])
+def test_a_recovery_killed_at_any_of_its_system_calls_is_finished_by_the_next(
+    fraction: float, twenty: Tree, tmp_path: Path
+) -> None:
+    root, journals = tmp_path / "count", tmp_path / "count-journal"
+    TWENTY.setup(root)
+    total = count_calls(_commit_in(root, journals, TWENTY))
+    crash = max(1, round(total * fraction))  # 1.0: right before the committed record's fsync
+    at = 1
+    while True:
+        root, journals = tmp_path / f"{at}", tmp_path / f"{at}-journal"
+        old = TWENTY.setup(root)
+        assert in_child(_commit_in(root, journals, TWENTY), kill_at=crash)
+        killed = in_child(lambda: Journal(str(journals)).recover(), kill_at=at)  # noqa: B023
+        workspace(root, journals)
+        assert outcome(root, old, twenty) != "mixed", f"recovery killed before call {at}"
+        assert leftovers(root, journals) == [], f"recovery killed before call {at}"
+        if not killed:
+            break
+        at += 1
+    assert at > 1
+
+
+def test_the_cli_recovers_a_killed_commit_at_its_start(twenty: Tree, tmp_path: Path) -> None:
+    root, journals = tmp_path / "count", tmp_path / "count-journal"
+    TWENTY.setup(root)
+    total = count_calls(_commit_in(root, journals, TWENTY))
+    for at in (total // 2, total):
+        root, journals = tmp_path / f"{at}", tmp_path / f"{at}-journal"
+        old = TWENTY.setup(root)
+        assert in_child(_commit_in(root, journals, TWENTY), kill_at=at)
+        assert leftovers(root, journals)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "editguard",
+                "call",
+                "--journal",
+                str(journals),
+                "read_file",
+                json.dumps({"path": "old/stays.txt"}),
+            ],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert outcome(root, old, twenty) == ("new" if at == total else "old")
+        assert leftovers(root, journals) == []
+
+
+# -- two processes at once -----------------------------------------------------------------
+
+_WRITER = textwrap.dedent(
+    """
+    import json, sys
+    from editguard import EditError, Workspace
+    from editguard.core.document import content_version
+    root, journal, tag, rounds, how = sys.argv[1:]
+    ws = Workspace([root], journal=journal, prewarm=False)
+    names = [f"f{n}.txt" for n in range(5)]
+    if tag == "b":
+        names.reverse()  # the other order: locks are taken in one order whatever the request's
+    sys.stdin.readline()  # both start together
+    landed, refused = [], []
+    for r in range(int(rounds)):
+        line = f"{tag}{r}"
+        calls = []
+        for name in names:
+            if how == "edit":
+                edits = [{"old_text": "END", "new_text": line + "\\nEND"}]
+                calls.append({"tool": "edit_file", "arguments": {"path": name, "edits": edits}})
+            else:
+                data = open(f"{root}/{name}", "rb").read()
+                args = {"path": name, "content": data.decode() + line + "\\n",
+                        "expected_version": content_version([data])}
+                calls.append({"tool": "write_file", "arguments": args})
+        try:
+            ws.batch(calls)
+            landed.append(line)
+        except EditError as exc:
+            refused.append(exc.code)
+    print(json.dumps({"landed": landed, "refused": refused}))
+    """
+)
+
+
+@pytest.mark.parametrize("how", ["edit", "write"])
+def test_two_processes_committing_over_the_same_files_lose_no_update(
+    how: str, tmp_path: Path
+) -> None:
+    root, journals = tmp_path / "root", tmp_path / "journal"
+    root.mkdir()
+    for n in range(5):
+        (root / f"f{n}.txt").write_text("head\nEND\n" if how == "edit" else "head\n")
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(root), str(journals), tag, "25", how],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for tag in "ab"
+    ]
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    results = [json.loads(proc.communicate(timeout=120)[0]) for proc in procs]
+    landed = [line for result in results for line in result["landed"]]
+    refused = [code for result in results for code in result["refused"]]
+    assert set(refused) <= {"FILE_BUSY", "STALE_VERSION"}
+    assert len(landed) + len(refused) == 50
+    if how == "edit":
+        assert refused == []  # each reads the file under its lock: nothing is stale
+    for n in range(5):
+        lines = (root / f"f{n}.txt").read_text().splitlines()
+        body = [line for line in lines if line not in ("head", "END")]
+        assert sorted(body) == sorted(landed), f"f{n}.txt"
+    assert leftovers(root, journals) == []
+
+
+# -- a live commit is never recovered --------------------------------------------------------
+
+
+def test_recovery_leaves_a_journal_whose_commit_is_alive(twenty: Tree, tmp_path: Path) -> None:
+    root, journals = tmp_path / "root", tmp_path / "journal"
+    old = TWENTY.setup(root)
+    paused, resume = os.pipe(), os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        renames = 0
+        real = journal.SYSTEM.rename
+
+        def rename(*args: Any, **kwargs: Any) -> Any:
+            nonlocal renames
+            renames += 1
+            if renames == 4:  # in the middle of the steps
+                os.write(paused[1], b"p")
+                os.read(resume[0], 1)
+            return real(*args, **kwargs)
+
+        journal.SYSTEM.rename = rename
+        code = 0
+        try:
+            TWENTY.commit(workspace(root, journals))
+        except BaseException:  # noqa: BLE001
+            code = 3
+        os._exit(code)
+    try:
+        assert os.read(paused[0], 1) == b"p"
+        during = Tree.of(root)
+        assert outcome(root, old, twenty) == "mixed"  # steps half done
+        assert Journal(str(journals)).recover() == []
+        workspace(root, journals)  # a Workspace starting meanwhile recovers too
+        assert Tree.of(root) == during
+        assert [p.name for p in journals.iterdir() if p.name.endswith(".journal")]
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "from editguard.fs.journal import Journal; import sys; "
+                "print(Journal(sys.argv[1]).recover())",
+                str(journals),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        assert proc.stdout.strip() == "[]"
+        assert Tree.of(root) == during
+    finally:
+        os.write(resume[1], b"r")
+        _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status)
+    assert os.WEXITSTATUS(status) == 0
+    assert outcome(root, old, twenty) == "new"
+    assert leftovers(root, journals) == []
+
+
+def test_a_held_journal_is_skipped_and_recovered_once_released(tmp_path: Path) -> None:
+    journals = tmp_path / "journal"
+    journals.mkdir(mode=0o700)
+    held = journals / "1-aa.journal"
+    held.write_text("")
+    fd = os.open(held, os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        assert not in_child(lambda: _expect(Journal(str(journals)).recover(), []))
+        assert held.exists()
+    finally:
+        os.close(fd)
+    assert Journal(str(journals)).recover() == [held.name]
+    assert not held.exists()
+
+
+def _expect(got: object, expected: object) -> None:
+    assert got == expected, got
+
+
+# -- the journal folder ---------------------------------------------------------------------
+
+
+def test_the_journal_folder_is_made_owner_only_by_the_first_commit(tmp_path: Path) -> None:
+    root, journals = tmp_path / "root", tmp_path / "state" / "editguard" / "journal"
+    BATCH.setup(root)
+    ws = workspace(root, journals)
+    assert not journals.exists()  # starting with no folder makes none
+    BATCH.commit(ws)
+    assert journals.stat().st_mode & 0o777 == 0o700
+    assert leftovers(root, journals) == []
+
+
+def _refused(tmp_path: Path, journals: Path, code: str) -> None:
+    root = tmp_path / "root"
+    old = BATCH.setup(root)
+    inside = sorted(journals.iterdir()) if journals.is_dir() else None
+    ws = workspace(root, journals)
+    with pytest.raises(EditError) as caught:
+        BATCH.commit(ws)
+    assert caught.value.code == code, caught.value.message
+    assert caught.value.data["journal"] == str(journals)
+    assert Tree.of(root) == old
+    assert leftovers(root, Path("/nonexistent")) == []
+    assert (sorted(journals.iterdir()) if journals.is_dir() else None) == inside
+
+
+def test_a_journal_folder_open_to_others_is_refused(tmp_path: Path) -> None:
+    journals = tmp_path / "journal"
+    journals.mkdir()
+    journals.chmod(0o755)
+    _refused(tmp_path, journals, "PERMISSION_DENIED")
+
+
+def test_a_journal_folder_of_another_user_is_refused(tmp_path: Path) -> None:
+    journals = tmp_path / "journal"
+    journals.mkdir(mode=0o700)
+    try:
+        os.chown(journals, 65534, 65534)
+    except PermissionError:
+        pytest.skip("only root can give a folder to another user")
+    _refused(tmp_path, journals, "PERMISSION_DENIED")
+
+
+def test_a_journal_folder_that_cannot_be_created_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("")
+    _refused(tmp_path, tmp_path / "a-file" / "journal", "WRITE_FAILED")
+
+
+def test_a_journal_folder_that_is_a_symbolic_link_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir(mode=0o700)
+    (tmp_path / "journal").symlink_to(tmp_path / "real")
+    _refused(tmp_path, tmp_path / "journal", "WRITE_FAILED")
+
+
+def test_a_workspace_starting_without_a_journal_folder_does_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    old = BATCH.setup(root)
+    workspace(root, tmp_path / "journal")
+    assert not (tmp_path / "journal").exists()
+    assert Tree.of(root) == old
+
+
+def test_a_journal_that_cannot_be_created_is_refused_and_nothing_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = os.open
+
+    def no_journal(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if str(path).endswith(".journal") and flags & os.O_CREAT:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(path, flags, *args, **kwargs)
+
+    journals = tmp_path / "journal"
+    journals.mkdir(mode=0o700)
+    monkeypatch.setattr(os, "open", no_journal)
+    _refused(tmp_path, journals, "WRITE_FAILED")
+
+
+def test_a_recovery_between_a_journals_creation_and_its_lock_cannot_orphan_it(
+    twenty: Tree, tmp_path: Path
+) -> None:
+    root, journals = tmp_path / "count", tmp_path / "count-journal"
+    TWENTY.setup(root)
+    total = count_calls(_commit_in(root, journals, TWENTY))
+    root, journals = tmp_path / "root", tmp_path / "journal"
+    old = TWENTY.setup(root)
+
+    def commit_with_a_recovery_racing() -> None:
+        real = fcntl.flock
+        raced = False
+
+        def flock(fd: int, operation: int) -> None:
+            nonlocal raced
+            inode = os.fstat(fd).st_ino
+            if not raced and inode in {p.stat().st_ino for p in journals.glob("*.journal")}:
+                # The commit locks its new journal: right before, another process recovers.
+                raced = True
+                Journal(str(journals)).recover()
+            real(fd, operation)
+
+        fcntl.flock = flock  # type: ignore[assignment]
+        TWENTY.commit(workspace(root, journals))
+
+    assert in_child(commit_with_a_recovery_racing, kill_at=total // 2)
+    workspace(root, journals)
+    assert outcome(root, old, twenty) == "old"
+    assert leftovers(root, journals) == []
+
+
+def test_a_recovery_that_opened_a_journal_its_commit_then_finished_leaves_it_be(
+    twenty: Tree, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, journals = tmp_path / "root", tmp_path / "journal"
+    old = TWENTY.setup(root)
+    paused, resume = os.pipe(), os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        real_rename = journal.SYSTEM.rename
+
+        def rename(*args: Any, **kwargs: Any) -> Any:
+            os.write(paused[1], b"p")
+            os.read(resume[0], 1)
+            journal.SYSTEM.rename = real_rename
+            return real_rename(*args, **kwargs)
+
+        journal.SYSTEM.rename = rename
+        TWENTY.commit(workspace(root, journals))
+        os._exit(0)
+    assert os.read(paused[0], 1) == b"p"
+    real = fcntl.flock
+    finished = False
+
+    def flock(fd: int, operation: int) -> None:
+        nonlocal finished
+        if not finished:  # the recovery opened the journal: its commit ends before the lock
+            finished = True
+            os.write(resume[1], b"r")
+            os.waitpid(pid, 0)
+        real(fd, operation)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+    assert Journal(str(journals)).recover() == []
+    monkeypatch.undo()
+    assert finished
+    assert outcome(root, old, twenty) == "new"
+    assert leftovers(root, journals) == []
+
+
+def test_every_folder_a_commit_creates_is_durable_before_its_commit_point(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, journals = tmp_path / "root", tmp_path / "journal"
+    root.mkdir()
+    ws = workspace(root, journals)
+    synced: list[int] = []
+    real = journal._System.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(os.fstat(fd).st_ino)
+        real(fd)
+
+    monkeypatch.setattr(journal.SYSTEM, "fsync", fsync)
+    ws.batch([{"tool": "write_file", "arguments": {"path": "a/b/c/d.txt", "content": "d\n"}}])
+    # The last fsync is the committed record's; every folder that gained an entry comes before.
+    for folder in (root, root / "a", root / "a" / "b", root / "a" / "b" / "c"):
+        assert folder.stat().st_ino in synced[:-1], folder
