@@ -90,7 +90,7 @@ def test_every_file_keeps_its_bytes_and_mtime_when_a_later_operation_fails(
     )
     with pytest.raises(EditError) as info:
         ws.apply_patch(patch)
-    assert (info.value.code, info.value.path, info.value.data["chunk"]) == ("NO_MATCH", "c.txt", 0)
+    assert (info.value.code, info.value.path, info.value.data["chunk"]) == ("NO_MATCH", "c.txt", 1)
     assert {n: Snapshot.of(root / n) for n in snaps} == snaps
     assert no_temp_files(root)
 
@@ -106,7 +106,7 @@ def test_a_chunk_not_found_shows_the_files_real_lines(ws: Workspace, root: Path)
     err = info.value
     assert err.code == "NO_MATCH"
     assert err.path == "app.py"
-    assert err.data["similar"][0]["start_line"] == 1
+    assert err.data["similar_content"][0]["start_line"] == 1
     assert "print('hello world')" in err.text()
 
 

@@ -384,9 +384,9 @@ def test_a_chunk_not_found_names_the_chunk_and_shows_similar_lines() -> None:
     error = err.value
     assert error.code == "NO_MATCH"
     assert (error.edit_index, error.total_edits) == (1, 2)
-    assert error.data["chunk"] == 1
+    assert error.data["chunk"] == 2
     assert error.data["patch_line"] == 5
-    assert error.data["similar"][0]["start_line"] == 1
+    assert error.data["similar_content"][0]["start_line"] == 1
     assert "found_before_cursor" not in error.data
     assert "chunk 2 of 2 of the update of src/app.py (patch line 5)" in error.message
 
@@ -402,7 +402,7 @@ def test_a_context_line_not_found_is_no_match_naming_the_chunk() -> None:
     with pytest.raises(EditError) as err:
         applied_bytes(b"a\nb\n", "@@ missing()\n-a\n+b\n")
     assert err.value.code == "NO_MATCH"
-    assert (err.value.data["chunk"], err.value.data["patch_line"]) == (0, 3)
+    assert (err.value.data["chunk"], err.value.data["patch_line"]) == (1, 3)
 
 
 def test_a_unified_diff_hunk_header_as_context_is_no_match_with_a_hint() -> None:
@@ -416,7 +416,7 @@ def test_missing_context_is_no_match_with_nothing_similar_006() -> None:
     with pytest.raises(EditError) as err:
         applied_bytes(b"line1\nline2\n", "@@\n-missing\n+changed\n")
     assert err.value.code == "NO_MATCH"
-    assert err.value.data["similar"] == []
+    assert err.value.data["similar_content"] == []
 
 
 def test_a_new_line_the_file_encoding_cannot_store_is_refused_naming_the_chunk() -> None:

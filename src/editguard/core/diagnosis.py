@@ -96,7 +96,7 @@ def _no_match(
     similar = find_similar(text, head)
     if head != old:
         similar = [_compared_in_part(r, head, old, text) for r in similar]
-    data["similar_content"] = [_region_dict(r) for r in similar]
+    data["similar_content"] = [region_dict(r) for r in similar]
     also = [
         line
         for line in (look_alike(text, similar[0]) if similar else [])
@@ -219,7 +219,7 @@ def _no_match_tips(text: str, old: str, similar: list[SimilarRegion], applied: b
     return tips
 
 
-def _region_dict(r: SimilarRegion) -> dict[str, Any]:
+def region_dict(r: SimilarRegion) -> dict[str, Any]:
     return {
         "start_line": r.start_line,
         "end_line": r.end_line,

@@ -15,6 +15,7 @@ from editguard.tools._files import (
     HunkResult,
     PatchResult,
     check_expected,
+    locate_error,
     transaction,
     whole_diff,
 )
@@ -87,7 +88,7 @@ def _apply(txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool) -> 
                 return _create(txn, fd, args, stage)
             return _update(txn, fd, args, stage)
     except EditError as exc:
-        exc.data.setdefault("diff_line", fd.line)
+        locate_error(exc, "diff_line", fd.line)
         raise
 
 

@@ -24,6 +24,7 @@ from editguard.tools._files import (
     HunkResult,
     PatchResult,
     check_expected,
+    locate_error,
     text_of,
     transaction,
     whole_diff,
@@ -84,7 +85,7 @@ def _apply(txn: Transaction, op: PatchOp, args: ApplyPatchArgs, stage: bool) -> 
         with error_context(path=where.display):
             return _operation(txn, op, args, where, stage)
     except EditError as exc:
-        exc.data.setdefault("patch_line", op.line)
+        locate_error(exc, "patch_line", op.line)
         raise
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
+from editguard.core.diagnosis import region_dict
 from editguard.core.document import LF, Document, code_of
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.listing import excerpt, listing
@@ -49,7 +50,7 @@ from editguard.core.seek import (
     tolerance_names,
     used,
 )
-from editguard.core.similar import SimilarRegion, find_similar
+from editguard.core.similar import find_similar
 from editguard.errors import (
     AmbiguousMatch,
     InvalidPatch,
@@ -370,7 +371,7 @@ class _Chunk:
     patch_line: int
 
     def data(self, **extra: Any) -> dict[str, Any]:
-        return {"chunk": self.index, "patch_line": self.patch_line, **extra}
+        return {"chunk": self.index + 1, "patch_line": self.patch_line, **extra}
 
 
 def compile_update(doc: Document, op: UpdateFile, *, exact: bool = False) -> Compiled:
@@ -580,23 +581,15 @@ def _not_found(
         edit_index=who.index,
         total_edits=who.total,
         data=who.data(
-            search_text=excerpt(searched), similar=[_region(r) for r in similar], **extra
+            search_text=excerpt(searched),
+            similar_content=[region_dict(r) for r in similar],
+            **extra,
         ),
         suggestions=[
             "Read the file again and copy the chunk's context and '-' lines exactly (without "
             "line-number prefixes), in the order the file has them."
         ],
     )
-
-
-def _region(region: SimilarRegion) -> dict[str, Any]:
-    return {
-        "start_line": region.start_line,
-        "end_line": region.end_line,
-        "similarity": math.floor(region.similarity * 1000) / 1000,
-        "content": excerpt(region.text),
-        "differences": [d.kind for d in region.differences],
-    }
 
 
 def _compiled(file: _File, placed: list[_Placed], total: int) -> Compiled:
