@@ -6,7 +6,8 @@ of a ``batch`` (the journal), and of a ``batch`` editing two files. (b) A 20-fil
 updates, 6 creations, 6 deletions) started in a forked child and killed with SIGKILL at a random
 instant within its duration, N times: after the recovery a new Workspace runs, how many runs were
 all-old, all-new or mixed, and how many left files behind. (c) A 100-file ``batch`` (write_file
-and edit_file over real source files, copies of tests/corpus) and its median time.
+and edit_file over real source files, copies of tests/corpus) and its median time. (d) One
+``apply_patch`` and one ``apply_diff`` changing those 100 files, median time.
 
     python benchmarks/bench_journal.py [--quick] [--kills N] [--strict]
 """
@@ -14,6 +15,7 @@ and edit_file over real source files, copies of tests/corpus) and its median tim
 from __future__ import annotations
 
 import argparse
+import difflib
 import random
 import shutil
 import statistics
@@ -28,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # the 20-file commit and the kill machinery: tests/crashes.py
 
-from editguard import Workspace  # noqa: E402
+from editguard import PatchResult, Workspace  # noqa: E402
 from tests.crashes import TWENTY, commit_time, kill_at_random, leftovers, outcome  # noqa: E402
 
 CORPUS = ROOT / "tests" / "corpus"
@@ -159,6 +161,58 @@ def hundred(folder: Path, files: int, runs: int) -> tuple[float, int]:
     return statistics.median(times) * 1000, size
 
 
+def patches(folder: Path, files: int, runs: int) -> dict[str, float]:
+    """(d): median milliseconds of one apply_patch and one apply_diff changing ``files`` real
+    files (the release changes of tests/corpus where a file has one, else one line)."""
+    root, journals = folder / "patches", folder / "patches-journal"
+    sources = _sources()
+    originals: dict[Path, bytes] = {}
+    diff_parts: list[str] = []
+    patch_parts: list[str] = ["*** Begin Patch\n"]
+    for n in range(files):
+        name, text, new = sources[n % len(sources)]
+        text = text.removeprefix("\ufeff").replace("\r\n", "\n")
+        text += "" if text.endswith("\n") else "\n"
+        lines = text.splitlines(keepends=True)
+        if new is not None:
+            new = new.removeprefix("\ufeff").replace("\r\n", "\n")
+            new += "" if new.endswith("\n") else "\n"
+        else:
+            at = next(i for i, line in enumerate(lines) if line.strip() and text.count(line) == 1)
+            new = "".join([*lines[:at], lines[at].rstrip("\n") + " \n", *lines[at + 1 :]])
+        rel = f"copy{n // len(sources)}/{name}"
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        originals[path] = text.encode("utf-8")
+        diff = "".join(
+            difflib.unified_diff(lines, new.splitlines(keepends=True), f"a/{rel}", f"b/{rel}")
+        )
+        diff_parts.append(diff)
+        patch_parts.append(f"*** Update File: {rel}\n")
+        patch_parts += [
+            "@@\n" if line.startswith("@@") else line for line in diff.splitlines(keepends=True)[2:]
+        ]
+    patch_parts.append("*** End Patch\n")
+    ws = Workspace([root], journal=journals, prewarm=False)
+    calls: dict[str, Callable[[], PatchResult]] = {
+        "apply_patch": lambda: ws.apply_patch("".join(patch_parts)),
+        "apply_diff": lambda: ws.apply_diff("".join(diff_parts)),
+    }
+    out = {}
+    for label, call in calls.items():
+        times = []
+        for _ in range(runs):
+            for path, data in originals.items():  # restored, untimed
+                path.write_bytes(data)
+            start = time.perf_counter()
+            result = call()
+            times.append(time.perf_counter() - start)
+            assert result.written
+            assert len(result.files) == files
+        out[label] = statistics.median(times) * 1000
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the journal's overhead, the outcomes of killed commits and a 100-file batch."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
@@ -187,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         ms, size = hundred(folder, 100, batch_runs)
         print(f"(c) one batch over 100 real source files ({size:,} chars): {ms:.0f} ms")
+        for label, ms in patches(folder, 100, batch_runs).items():
+            print(f"(d) one {label} changing 100 real source files: {ms:.0f} ms")
     ok = seen["mixed"] == 0 and seen["left behind"] == 0
     print(
         "requirement: no killed commit is mixed, none leaves a file behind: "
