@@ -246,3 +246,27 @@ def test_the_journal_folder_is_left_empty(root: Path, tmp_path: Path) -> None:
     assert (root / "b").read_text() == "b\n"
     assert list(journal.iterdir()) == []
     assert stat.S_IMODE(journal.stat().st_mode) == 0o700
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        "*** Begin Patch\n*** Delete File: link.txt\n*** End Patch",
+        "*** Begin Patch\n*** Update File: link.txt\n*** Move to: moved.txt\n-one\n+two\n"
+        "*** End Patch",
+        "*** Begin Patch\n*** Update File: other.txt\n*** Move to: link.txt\n-x\n+y\n*** End Patch",
+    ],
+    ids=["delete", "move_from", "move_onto"],
+)
+def test_a_symbolic_link_is_not_deleted_or_moved_through(
+    ws: Workspace, root: Path, patch: str
+) -> None:
+    (root / "target.txt").write_text("one\n")
+    (root / "other.txt").write_text("x\n")
+    (root / "link.txt").symlink_to("target.txt")
+    with pytest.raises(EditError) as info:
+        ws.apply_patch(patch)
+    assert (info.value.code, info.value.data["target"]) == ("NOT_A_FILE", "target.txt")
+    assert (root / "target.txt").read_text() == "one\n"
+    assert (root / "link.txt").is_symlink()
+    assert (root / "other.txt").read_text() == "x\n"

@@ -29,11 +29,11 @@ from types import TracebackType
 
 from editguard.core.document import Document, content_version
 from editguard.core.plan import Plan, applied, render
-from editguard.errors import BinaryFile, FileNotFound, TooManyEdits, error_context
+from editguard.errors import BinaryFile, FileNotFound, NotAFile, TooManyEdits, error_context
 from editguard.fs.atomic import FileReader
 from editguard.fs.journal import Step
 from editguard.fs.location import Location, locate
-from editguard.fs.sandbox import Resolved
+from editguard.fs.sandbox import Resolved, names_a_link
 from editguard.pipeline import (
     C,
     Context,
@@ -239,6 +239,7 @@ class Transaction:
             FileNotFound: it does not exist (or an earlier change deleted it).
             NotAFile: it is a folder or another non-file.
         """
+        self._not_a_link(where, "deleted")
         staged = self.file(where)
         if not staged.exists:
             raise FileNotFound(
@@ -247,6 +248,22 @@ class Transaction:
         self.stage(staged, None)
         return staged
 
+    def _not_a_link(self, where: Resolved, what: str) -> None:
+        """Refuse to delete or move a file through a symbolic link: that would act on the
+        link's target and leave the link dangling (or write through it).
+
+        Raises:
+            NotAFile: naming the link.
+        """
+        if names_a_link(self.ctx.sandbox, where):
+            raise NotAFile(
+                f"{where.requested} is a symbolic link (to {where.display}); a link is not "
+                f"{what} through it",
+                path=where.requested,
+                data={"target": where.display},
+                suggestions=["Name the file itself (the link's target), or leave the link alone."],
+            )
+
     def move(self, source: Resolved, destination: Resolved) -> tuple[StagedFile, StagedFile]:
         """Stage moving the file at ``source`` (as staged) to ``destination``, replacing what
         is there; the file keeps its permission bits. Returns both staged files.
@@ -254,6 +271,8 @@ class Transaction:
         Raises:
             FileNotFound: the source does not exist (now).
         """
+        self._not_a_link(source, "moved")
+        self._not_a_link(destination, "replaced by a move")
         src = self.file(source)
         if not src.exists:
             raise FileNotFound(

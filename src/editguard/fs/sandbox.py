@@ -34,6 +34,14 @@ class Resolved:
         return Path(rel).as_posix()
 
 
+def names_a_link(sandbox: Sandbox, where: Resolved) -> bool:
+    """Whether the path as the caller wrote it ends in a symbolic link (whose target ``where``
+    is): deleting or moving such a path would act on the target, not on the link."""
+    path = where.requested
+    joined = path if os.path.isabs(path) else os.path.join(sandbox.roots[0], path)
+    return os.path.islink(joined.rstrip(os.sep) or os.sep)
+
+
 class Sandbox:
     """The allowed roots. A path is accepted only if it resolves inside one of them.
 
