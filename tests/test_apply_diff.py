@@ -208,3 +208,17 @@ def test_a_binary_patch_is_refused(ws: Workspace, root: Path) -> None:
     with pytest.raises(EditError) as info:
         ws.apply_diff(diff)
     assert info.value.code == "INVALID_PATCH"
+
+
+@pytest.mark.parametrize("mode", ["120000", "160000"], ids=["symlink", "submodule"])
+def test_a_symbolic_link_or_submodule_in_a_git_diff_is_refused(
+    ws: Workspace, root: Path, mode: str
+) -> None:
+    diff = (
+        f"diff --git a/ln b/ln\nnew file mode {mode}\n--- /dev/null\n+++ b/ln\n"
+        "@@ -0,0 +1 @@\n+target\n\\ No newline at end of file\n"
+    )
+    with pytest.raises(EditError) as info:
+        ws.apply_diff(diff)
+    assert info.value.code == "INVALID_PATCH"
+    assert not (root / "ln").exists()

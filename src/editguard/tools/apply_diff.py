@@ -84,6 +84,14 @@ def _apply(txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool) -> 
                     data={"line": fd.line},
                     suggestions=["Leave binary files out of the diff."],
                 )
+            kinds = {m & 0o170000 for m in (fd.old_mode, fd.new_mode) if m is not None}
+            if kinds - {0, 0o100000}:
+                raise InvalidPatch(
+                    f"the diff makes {where.display} a symbolic link or a submodule (mode "
+                    f"{max(kinds):o}), which apply_diff does not apply; only regular files",
+                    data={"line": fd.line},
+                    suggestions=["Leave symbolic links and submodules out of the diff."],
+                )
             if fd.old_path is None:
                 return _create(txn, fd, args, stage)
             return _update(txn, fd, args, stage)
