@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from editguard import EditError, Workspace
+from tests.conformance import conformance
 from tests.conftest import Snapshot, no_temp_files
 
-CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "codex-apply-patch"
-SCENARIOS = sorted(p for p in CONFORMANCE.iterdir() if p.is_dir()) if CONFORMANCE.is_dir() else []
+CONFORMANCE = conformance("codex-apply-patch")
+SCENARIOS = sorted(p for p in CONFORMANCE.iterdir() if p.is_dir()) if CONFORMANCE else []
 # Codex leaves the files of the operations before a failure written; editguard writes none.
 ALL_OR_NOTHING = "015_failure_after_partial_success_leaves_changes"
 CALL = [sys.executable, "-m", "editguard", "call", "--json"]

@@ -24,8 +24,9 @@ from editguard.core.formats.codex_patch import (
 )
 from editguard.core.plan import render
 from editguard.errors import EditError, InvalidPatch
+from tests.conformance import conformance
 
-SCENARIOS = Path("/work/shared/conformance/codex-apply-patch")
+SCENARIOS = conformance("codex-apply-patch") or Path("/nonexistent")
 
 
 def patch(*lines: str) -> str:
