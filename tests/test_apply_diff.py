@@ -222,3 +222,57 @@ def test_a_symbolic_link_or_submodule_in_a_git_diff_is_refused(
         ws.apply_diff(diff)
     assert info.value.code == "INVALID_PATCH"
     assert not (root / "ln").exists()
+
+
+def test_two_names_without_git_rename_headers_change_one_file(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("hello\nmine\n")
+    (root / "a.txt.orig").write_text("hello\n")
+    diff = (
+        "--- a.txt.orig\t2024-01-01 00:00:00\n+++ a.txt\t2024-01-01 00:00:00\n"
+        "@@ -1,2 +1,3 @@\n hello\n mine\n+world\n"
+    )
+    result = ws.apply_diff(diff)
+    assert [(f.path, f.action) for f in result.files] == [("a.txt", "updated")]
+    assert (root / "a.txt").read_text() == "hello\nmine\nworld\n"
+    assert (root / "a.txt.orig").read_text() == "hello\n"
+
+
+def test_a_git_rename_onto_an_existing_file_is_refused(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("A\n")
+    (root / "b.txt").write_text("B\n")
+    diff = "diff --git a/a.txt b/b.txt\nsimilarity index 100%\nrename from a.txt\nrename to b.txt\n"
+    with pytest.raises(EditError) as info:
+        ws.apply_diff(diff)
+    assert (info.value.code, info.value.path) == ("STALE_VERSION", "b.txt")
+    assert ((root / "a.txt").read_text(), (root / "b.txt").read_text()) == ("A\n", "B\n")
+
+
+def test_two_git_renames_swap_two_files(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("A\n")
+    (root / "b.txt").write_text("B\n")
+    diff = (
+        "diff --git a/a.txt b/b.txt\nsimilarity index 100%\nrename from a.txt\nrename to b.txt\n"
+        "diff --git a/b.txt b/a.txt\nsimilarity index 100%\nrename from b.txt\nrename to a.txt\n"
+    )
+    ws.apply_diff(diff)
+    assert ((root / "a.txt").read_text(), (root / "b.txt").read_text()) == ("B\n", "A\n")
+
+
+@pytest.mark.parametrize(
+    "diff",
+    [
+        "--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+x\n",
+        "diff --git a/x b/x\ndeleted file mode 100644\nnew file mode 100644\n",
+        "diff --git a/x b/x\nold mode 100644\nnew mode 104755\n",
+    ],
+    ids=["no_path", "deleted_and_new", "setuid"],
+)
+def test_a_section_that_cannot_be_applied_is_an_invalid_patch(
+    ws: Workspace, root: Path, diff: str
+) -> None:
+    (root / "x").write_text("x\n")
+    (root / "x").chmod(0o644)
+    with pytest.raises(EditError) as info:
+        ws.apply_diff(diff)
+    assert info.value.code == "INVALID_PATCH"
+    assert stat.S_IMODE((root / "x").stat().st_mode) == 0o644

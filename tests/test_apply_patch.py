@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from editguard import EditError, Workspace
+from editguard.transaction import MAX_FILES
 from tests.conformance import conformance
 from tests.conftest import Snapshot, no_temp_files
 
@@ -271,3 +272,39 @@ def test_a_symbolic_link_is_not_deleted_or_moved_through(
     assert (root / "target.txt").read_text() == "one\n"
     assert (root / "link.txt").is_symlink()
     assert (root / "other.txt").read_text() == "x\n"
+
+
+def test_a_file_cannot_be_added_inside_a_file_the_patch_adds(ws: Workspace, root: Path) -> None:
+    with pytest.raises(EditError) as info:
+        ws.apply_patch("*** Begin Patch\n*** Add File: d\n+x\n*** Add File: d/x\n+y\n*** End Patch")
+    assert (info.value.code, info.value.data["not_a_folder"]) == ("NOT_A_FILE", "d")
+    assert not (root / "d").exists()
+
+
+def test_more_files_than_a_transaction_holds_are_refused_before_any_lock(
+    ws: Workspace, root: Path
+) -> None:
+    adds = "".join(f"*** Add File: f{n}.txt\n+{n}\n" for n in range(MAX_FILES + 1))
+    with pytest.raises(EditError) as info:
+        ws.apply_patch(f"*** Begin Patch\n{adds}*** End Patch")
+    assert (info.value.code, info.value.data["limit"]) == ("TOO_MANY_EDITS", MAX_FILES)
+    assert list(root.iterdir()) == []
+
+
+def test_expected_versions_in_a_batch_accept_the_version_read_before_it(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "a.txt").write_text("hello\n")
+    read = ws.read_file("a.txt").version
+    edit = {"path": "a.txt", "edits": [{"old_text": "hello", "new_text": "h1"}]}
+    patch = "*** Begin Patch\n*** Update File: a.txt\n-h1\n+h2\n*** End Patch"
+    ws.batch(
+        [
+            {"tool": "edit_file", "arguments": edit},
+            {
+                "tool": "apply_patch",
+                "arguments": {"patch": patch, "expected_versions": {"a.txt": read}},
+            },
+        ]
+    )
+    assert (root / "a.txt").read_text() == "h2\n"

@@ -24,14 +24,22 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os.path
 from collections.abc import Callable, Iterable
 from types import TracebackType
 
 from editguard.core.document import Document, content_version
 from editguard.core.plan import Plan, applied, render
-from editguard.errors import BinaryFile, FileNotFound, NotAFile, TooManyEdits, error_context
-from editguard.fs.atomic import FileReader
-from editguard.fs.journal import Step
+from editguard.errors import (
+    BinaryFile,
+    FileNotFound,
+    NotAFile,
+    StaleVersion,
+    TooManyEdits,
+    error_context,
+)
+from editguard.fs.atomic import UMASK, FileReader
+from editguard.fs.journal import Step, enough_descriptors
 from editguard.fs.location import Location, locate
 from editguard.fs.sandbox import Resolved, names_a_link
 from editguard.pipeline import (
@@ -46,8 +54,10 @@ from editguard.pipeline import (
     warm,
 )
 
-# Files one transaction may touch: each holds a folder descriptor and a lock until the commit.
-MAX_FILES = 500
+# Files one transaction may touch: each holds a lock and a folder descriptor until the commit
+# ends (two descriptors, and the journal opens a few more), which the usual limit of 1,024 open
+# files per process must hold.
+MAX_FILES = 256
 
 
 @dataclasses.dataclass(slots=True)
@@ -83,6 +93,7 @@ class Transaction:
 
     def __init__(self, ctx: Context, *, dry_run: bool = False) -> None:
         self.ctx = dataclasses.replace(ctx, transaction=self)
+        enough_descriptors(4 * MAX_FILES + 64)
         self.dry_run = dry_run
         self.files: dict[str, StagedFile] = {}
         self._locked: set[str] = set()
@@ -114,6 +125,7 @@ class Transaction:
             FileBusy: another writer held one of them for longer than the timeout.
         """
         resolved = {w.real: w for w in wheres}
+        self._check_count(len(set(resolved) | set(self.files) | self._locked))
         for real in sorted(resolved):
             self._lock(resolved[real])
 
@@ -134,17 +146,20 @@ class Transaction:
         staged = self.files.get(where.real)
         if staged is not None:
             return staged
-        if len(self.files) >= MAX_FILES:
-            raise TooManyEdits(
-                f"one change may touch at most {MAX_FILES} files",
-                data={"limit": MAX_FILES},
-                suggestions=["Split the change into several calls."],
-            )
+        self._check_count(len(self.files) + 1)
         self._lock(where)
         location = self._stack.enter_context(locate(self.ctx.sandbox, where, create=True))
         staged = _read(self.ctx, where, location)
         self.files[where.real] = staged
         return staged
+
+    def _check_count(self, files: int) -> None:
+        if files > MAX_FILES:
+            raise TooManyEdits(
+                f"one change may touch at most {MAX_FILES} files; this one touches {files}",
+                data={"files": files, "limit": MAX_FILES},
+                suggestions=["Split the change into several calls."],
+            )
 
     def current(
         self, where: Resolved, *, create: bool = False, expected_version: str | None = None
@@ -264,40 +279,81 @@ class Transaction:
                 suggestions=["Name the file itself (the link's target), or leave the link alone."],
             )
 
-    def move(self, source: Resolved, destination: Resolved) -> tuple[StagedFile, StagedFile]:
+    def move(self, source: Resolved, destination: Resolved) -> None:
         """Stage moving the file at ``source`` (as staged) to ``destination``, replacing what
-        is there; the file keeps its permission bits. Returns both staged files.
+        is there (Codex's ``Move to``); the file keeps its permission bits.
 
         Raises:
             FileNotFound: the source does not exist (now).
+            NotAFile: either path is a symbolic link.
         """
-        self._not_a_link(source, "moved")
-        self._not_a_link(destination, "replaced by a move")
-        src = self.file(source)
-        if not src.exists:
-            raise FileNotFound(
-                f"{source.display} does not exist, so it cannot be moved", path=source.display
-            )
-        dst = self.file(destination)
-        if dst is src:
-            return src, dst
-        if src.document is None:  # not text: its bytes as read
-            content = _bytes_of(self.ctx, src)
-            dst.content, dst.version, dst.document, dst.binary = content, src.version, None, True
-        else:
-            self.stage(
-                dst, dataclasses.replace(src.document, name=destination.display), src.content
-            )
-        dst.mode = src.mode
-        self.stage(src, None)
-        return src, dst
+        self.move_all([(source, destination)], replace=True)
 
-    def set_mode(self, staged: StagedFile, mode: int) -> None:
-        """Give the file other permission bits (a diff's mode change)."""
-        staged.mode = mode & 0o7777
+    def move_all(self, pairs: list[tuple[Resolved, Resolved]], *, replace: bool) -> None:
+        """Stage several moves at once, as ``git mv`` would do them together: every source is
+        taken first, so two files may swap names. Without ``replace``, a destination that
+        exists and is not itself moved away is refused, as git refuses it.
+
+        Raises:
+            FileNotFound: a source does not exist (now).
+            NotAFile: a path is a symbolic link.
+            StaleVersion: without ``replace``, a destination exists (or two moves share one).
+        """
+        pairs = [(s, d) for s, d in pairs if s.real != d.real]
+        taken = []
+        for source, destination in pairs:
+            self._not_a_link(source, "moved")
+            self._not_a_link(destination, "replaced by a move")
+            src = self.file(source)
+            if not src.exists:
+                raise FileNotFound(
+                    f"{source.display} does not exist, so it cannot be moved",
+                    path=source.display,
+                )
+            content = src.content if src.content is not None else _bytes_of(self.ctx, src)
+            taken.append((src, content))
+        sources = {s.real for s, _ in pairs}
+        targets: set[str] = set()
+        for _, destination in pairs:
+            dst = self.file(destination)
+            clash = destination.real in targets or (dst.exists and destination.real not in sources)
+            if clash and not replace:
+                raise StaleVersion(
+                    f"{destination.display} exists already, so nothing can be moved onto it",
+                    path=destination.display,
+                    data={"actual_version": dst.version},
+                    suggestions=["Move the file somewhere free, or delete the existing one first."],
+                )
+            targets.add(destination.real)
+        for src, _ in taken:
+            self.stage(src, None)
+        for (src, content), (_, destination) in zip(taken, pairs, strict=True):
+            dst = self.file(destination)
+            document = src.document
+            if document is None:  # not text: its bytes as read
+                dst.document, dst.content, dst.binary = None, content, True
+                dst.version = content_version([content])
+            else:
+                self.stage(dst, dataclasses.replace(document, name=destination.display), content)
+            dst.mode = src.mode
+
+    def set_executable(self, staged: StagedFile, executable: bool) -> None:
+        """Set or clear the executable bits (a diff's mode change: git records no more), where
+        the file is readable; special bits are never set."""
+        mode = staged.mode if staged.mode is not None else 0o666 & ~UMASK
+        if executable:
+            mode |= (mode & 0o444) >> 2
+        else:
+            mode &= ~0o111
+        staged.mode = mode & 0o777
 
     def steps(self) -> list[Step]:
-        """The journal steps: each file whose final state differs from what was read."""
+        """The journal steps: each file whose final state differs from what was read.
+
+        Raises:
+            NotAFile: a file would be created inside a path that is itself a file of the change.
+        """
+        self._no_file_in_a_file()
         out: list[Step] = []
         for staged in self.files.values():
             if staged.version is None:
@@ -312,6 +368,21 @@ class Transaction:
                 content = _bytes_of(self.ctx, staged)
             out.append(Step("write", staged.location, staged.read_version, content, staged.mode))
         return out
+
+    def _no_file_in_a_file(self) -> None:
+        files = {real: staged for real, staged in self.files.items() if staged.exists}
+        for real, staged in files.items():
+            folder = os.path.dirname(real)
+            while folder != os.path.dirname(folder) and folder != staged.where.root:
+                if folder in files:
+                    name = files[folder].where.display
+                    raise NotAFile(
+                        f"{name} is a file (of this change), so {staged.where.display} cannot "
+                        "be inside it",
+                        path=staged.where.display,
+                        data={"not_a_folder": name},
+                    )
+                folder = os.path.dirname(folder)
 
     def commit(self) -> bool:
         """Write every staged change at once (nothing for a dry run); ``True`` if it wrote.

@@ -71,6 +71,19 @@ _NEW, _BAK = ".new", ".bak"
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
+def enough_descriptors(wanted: int) -> None:
+    """Raise this process's soft limit of open files to ``wanted`` where the hard limit allows
+    (a transaction holds a lock and a folder open for each of its files)."""
+    with contextlib.suppress(ImportError, ValueError, OSError):
+        import resource  # noqa: PLC0415 - POSIX only, and only a transaction needs it
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != resource.RLIM_INFINITY and soft < wanted:
+            top = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+            if top > soft:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (top, hard))
+
+
 def default_folder() -> str:
     """Where journals live unless told otherwise: ``$EDITGUARD_JOURNAL``, else
     ``$XDG_STATE_HOME/editguard/journal``, else ``~/.local/state/editguard/journal``."""

@@ -48,7 +48,7 @@ def check_expected(txn: Transaction, expected: dict[str, str] | None) -> None:
     for path, version in (expected or {}).items():
         where = txn.ctx.sandbox.resolve(path)
         staged = txn.file(where)
-        check_version(where.display, version, staged.version)
+        check_version(where.display, version, staged.read_version, staged.version)
 
 
 def locate_error(exc: EditError, key: str, line: int) -> None:

@@ -7,6 +7,7 @@ from pydantic import Field
 from editguard.core.formats.unified_diff import FileDiff, compile_hunks, new_file_text, parse_diff
 from editguard.core.formats.whole_text import compile_whole_text
 from editguard.errors import EditError, InvalidPatch, NoMatch, StaleVersion, error_context
+from editguard.fs.sandbox import Resolved
 from editguard.pipeline import Change, Context, Mode
 from editguard.tools._common import DRY_RUN_HELP, EXACT_HELP, MODE_HELP, Args, Validation
 from editguard.tools._files import (
@@ -66,15 +67,31 @@ def run(ctx: Context, args: ApplyDiffArgs) -> PatchResult:
             txn.lock([*paths(args), *(args.expected_versions or {})])
         check_expected(txn, args.expected_versions)
         stage = owned or not checks_only
-        files = [_apply(txn, fd, args, stage) for fd in diffs]
+        files: list[FileChange] = []
+        moves: list[tuple[Resolved, Resolved]] = []
+        for fd in diffs:
+            change, move = _apply(txn, fd, args, stage)
+            files.append(change)
+            if move is not None:
+                moves.append(move)
+        if stage and moves:
+            # All renames together, as git applies them: two files may swap names, but a
+            # rename onto a file that stays is refused.
+            txn.move_all(moves, replace=False)
         written = txn.commit() if owned else stage
     return PatchResult(files=files, written=written, dry_run=args.dry_run, mode=args.mode)
 
 
-def _apply(txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool) -> FileChange:
-    path = fd.old_path if fd.old_path is not None else fd.new_path
-    assert path is not None  # the parser never gives a file without either path
-    where = txn.ctx.sandbox.resolve(path)
+def _apply(
+    txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool
+) -> tuple[FileChange, tuple[Resolved, Resolved] | None]:
+    """Stage one file's section; a git rename is returned (source, destination) for later."""
+    if fd.old_path is None and fd.new_path is None:
+        raise InvalidPatch(
+            "a file section of the diff names no file ('/dev/null' on both sides)",
+            data={"line": fd.line},
+        )
+    where = _target(txn, fd)
     try:
         with error_context(path=where.display):
             if fd.binary:
@@ -93,16 +110,39 @@ def _apply(txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool) -> 
                     suggestions=["Leave symbolic links and submodules out of the diff."],
                 )
             if fd.old_path is None:
-                return _create(txn, fd, args, stage)
-            return _update(txn, fd, args, stage)
+                return _create(txn, fd, args, stage, where), None
+            return _update(txn, fd, args, stage, where)
     except EditError as exc:
         locate_error(exc, "diff_line", fd.line)
         raise
 
 
-def _create(txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool) -> FileChange:
-    assert fd.new_path is not None
-    where = txn.ctx.sandbox.resolve(fd.new_path)
+def _target(txn: Transaction, fd: FileDiff) -> Resolved:
+    """The file a section changes. Two different names without git's rename headers (``diff
+    -u a.txt.orig a.txt``) are one file changed, as GNU patch reads them: the name that
+    exists; of two, the one with the fewest folders, then the shorter base name, then the
+    shorter name (the new name on a tie)."""
+    sandbox = txn.ctx.sandbox
+    old, new = fd.old_path, fd.new_path
+    if old is None or new is None or fd.rename or old == new:
+        name = old if old is not None else new
+        assert name is not None  # checked by the caller
+        return sandbox.resolve(name)
+    candidates = [sandbox.resolve(new), sandbox.resolve(old)]
+    existing = [w for w in candidates if txn.file(w).exists] or candidates
+    return min(
+        existing,
+        key=lambda w: (
+            w.requested.count("/"),
+            len(w.requested.rsplit("/", 1)[-1]),
+            len(w.requested),
+        ),
+    )
+
+
+def _create(
+    txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool, where: Resolved
+) -> FileChange:
     staged = txn.file(where)
     if staged.exists:
         raise StaleVersion(
@@ -122,7 +162,7 @@ def _create(txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool) ->
         create=True,
     )
     if stage and fd.new_mode is not None:
-        txn.set_mode(staged, fd.new_mode)
+        txn.set_executable(staged, bool(fd.new_mode & 0o111))
     return FileChange(
         path=where.display,
         action="added",
@@ -133,10 +173,10 @@ def _create(txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool) ->
     )
 
 
-def _update(txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool) -> FileChange:
+def _update(
+    txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool, where: Resolved
+) -> tuple[FileChange, tuple[Resolved, Resolved] | None]:
     ctx = txn.ctx
-    assert fd.old_path is not None
-    where = ctx.sandbox.resolve(fd.old_path)
     exact = args.exact or ctx.exact
     out = txn.run_edit(
         where,
@@ -160,7 +200,7 @@ def _update(txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool) ->
         previous = out.previous_version
         if stage:
             txn.delete(where)
-        return FileChange(
+        deleted = FileChange(
             path=where.display,
             action="deleted",
             diff=whole_diff(out.before.text, "", where.display),
@@ -168,8 +208,9 @@ def _update(txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool) ->
             previous_version=previous,
             hunks=hunks,
         )
+        return deleted, None
     if stage and fd.new_mode is not None and fd.new_mode != fd.old_mode:
-        txn.set_mode(staged, fd.new_mode)
+        txn.set_executable(staged, bool(fd.new_mode & 0o111))
     change = FileChange(
         path=where.display,
         action="updated",
@@ -179,13 +220,14 @@ def _update(txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool) ->
         hunks=hunks,
         validation=Validation.of(out.report),
     )
+    if not fd.rename:
+        return change, None
     destination = ctx.sandbox.resolve(fd.new_path)
-    if destination.real != where.real:
-        if stage:
-            txn.move(where, destination)
-        change.action, change.moved_from = "moved", where.display
-        change.path = destination.display
-    return change
+    if destination.real == where.real:
+        return change, None
+    change.action, change.moved_from = "moved", where.display
+    change.path = destination.display
+    return change, (where, destination)
 
 
 TOOL = Tool(
