@@ -775,3 +775,56 @@ def test_a_diff_of_a_to_b_applied_to_a_gives_b(
         return
     out, _ = apply(before, diff)
     assert out.decode() == after
+
+
+# -- search cost ---------------------------------------------------------------------------
+
+
+def _repeated(k: int, blocks: int, line: str = "x") -> str:
+    """Blocks of ``k - 1`` copies of ``line`` then ``y``: a window of ``k`` copies of ``line``
+    nearly fits everywhere, and fails only at its last line."""
+    return (f"{line}\n" * (k - 1) + "y\n") * blocks
+
+
+def test_a_long_hunk_of_a_common_line_is_found_in_linear_time() -> None:
+    # Checking every place of the common line costs lines x hunk lines: about 2e10 steps here
+    # (minutes); one search of the joined text takes well under a second.
+    k, blocks = 10_000, 200
+    text = _repeated(k, blocks) + "x\n" * k + "z\n"
+    diff = f"--- a/f\n+++ b/f\n@@ -1,{k} +1,1 @@\n" + "-x\n" * k + "+gone\n"
+    out, compiled = apply(text, diff, exact=True)
+    assert out.decode() == _repeated(k, blocks) + "gone\nz\n"
+    assert compiled.applied[0].offset == k * blocks
+    assert fails(_repeated(k, blocks), diff, exact=True).code == "NO_MATCH"
+
+
+def _places_by_brute_force(
+    lines: list[str], old: list[str], low: int, high: int, expected: int | None
+) -> list[int]:
+    places = [p for p in range(low, high + 1) if lines[p : p + len(old)] == old]
+    if expected is None:
+        return places[:2]
+    if not places:
+        return []
+    nearest = min(abs(p - expected) for p in places)
+    return [p for p in places if abs(p - expected) == nearest]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(["a", "b", "", "a b"]), max_size=14),
+    old=st.lists(st.sampled_from(["a", "b", ""]), min_size=1, max_size=4),
+    low=st.integers(0, 15),
+    high=st.integers(-2, 15),
+    expected=st.none() | st.integers(-2, 18),
+)
+def test_exact_places_are_the_nearest_places_that_fit(
+    lines: list[str], old: list[str], low: int, high: int, expected: int | None
+) -> None:
+    high = min(high, len(lines) - len(old))
+    text = "".join(x + "\n" for x in lines)
+    placer = ud._Placer(
+        Document(text), FileDiff("f", "f", None, None, (), False, False, 1), exact=True
+    )
+    got = placer._exact_places(old, low, high, expected, False)
+    assert got == _places_by_brute_force(lines, old, low, high, expected)

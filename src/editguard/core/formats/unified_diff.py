@@ -678,7 +678,9 @@ class _Placer:
         self.lines = (text[:-1] if text.endswith(LF) else text).split(LF) if text else []
         self.path = doc.name or diff.new_path or diff.old_path or "the file"
         self.total = len(diff.hunks)
-        self._index: dict[str, list[int]] | None = None
+        self._text: str | None = None
+        self._starts: list[int] = []
+        self._rev: str | None = None
 
     # -- the main loop ---------------------------------------------------------------------
 
@@ -755,64 +757,58 @@ class _Placer:
             return []
         if at_eof:  # a hunk with a no-newline marker ends where the file ends
             return [high] if self._exact_at(high, old, low, at_eof=True) else []
-        index = self._line_index()
-        # The rarest line of the hunk anchors the candidates.
-        anchor = min(range(len(old)), key=lambda k: len(index.get(old[k], ())))
-        positions = index.get(old[anchor], [])
-        if not positions:
-            return []
+        text, starts = self._joined()
+        needle = LF + LF.join(old) + LF
+        size = len(needle)
 
-        lines, size, wanted = self.lines, len(old), list(old)
+        def first(a: int, b: int) -> int | None:
+            """The first place from line ``a`` to line ``b`` included (``str.find``: linear
+            for a long needle, however common its lines)."""
+            if b < a:
+                return None
+            at = text.find(needle, starts[a] - 1, starts[b] - 1 + size)
+            return None if at < 0 else bisect_left(starts, at + 1)
 
-        def fits(p: int) -> bool:
-            # The ends first: most candidates of a common anchor line fail there, cheaply.
-            return (
-                low <= p <= high
-                and lines[p] == old[0]
-                and lines[p + size - 1] == old[-1]
-                and lines[p : p + size] == wanted
-            )
+        def last(a: int, b: int) -> int | None:
+            """The last place from line ``a`` to line ``b`` included (a find on the reversed
+            text: ``str.rfind`` is not linear)."""
+            if b < a:
+                return None
+            rev, total = self._reversed(), len(text)
+            begin = max(0, total - (starts[b] - 1) - size)  # a negative start counts from the end
+            at = rev.find(needle[::-1], begin, total - (starts[a] - 1))
+            return None if at < 0 else bisect_left(starts, total - at - size + 1)
 
         if expected is None:
             found = []
-            for pos in positions:
-                if fits(pos - anchor):
-                    found.append(pos - anchor)
-                    if len(found) == 2:
-                        break
+            at = first(low, high)
+            if at is not None:
+                found.append(at)
+                nxt = first(at + 1, high)
+                if nxt is not None:
+                    found.append(nxt)
             return found
-        # Outwards from the expected place, nearest candidate first; after the first that
-        # fits, only those as near (the other side's) can still count.
-        right = bisect_left(positions, expected + anchor)
-        left = right - 1
-        best: int | None = None
-        found = []
-        while left >= 0 or right < len(positions):
-            if right >= len(positions) or (
-                left >= 0
-                and expected + anchor - positions[left] <= positions[right] - expected - anchor
-            ):
-                p = positions[left] - anchor
-                left -= 1
-            else:
-                p = positions[right] - anchor
-                right += 1
-            if best is not None and abs(p - expected) > best:
-                break
-            if fits(p):
-                best = abs(p - expected)
-                found.append(p)
-        return sorted(found)
+        # The nearest place on each side of the expected one; both when equally near.
+        right = first(max(low, expected), high)
+        left = last(low, min(expected - 1, high))
+        if left is None or right is None:
+            return [p for p in (left, right) if p is not None]
+        if expected - left == right - expected:
+            return [left, right]
+        return [left] if expected - left < right - expected else [right]
 
-    def _line_index(self) -> dict[str, list[int]]:
-        """Every line of the file and where it is (built once, when a hunk is not at its
-        stated place)."""
-        if self._index is None:
-            index: dict[str, list[int]] = {}
-            for k, line in enumerate(self.lines):
-                index.setdefault(line, []).append(k)
-            self._index = index
-        return self._index
+    def _joined(self) -> tuple[str, list[int]]:
+        """The file's lines as one text between line breaks (``\\n`` + lines + ``\\n``), and
+        where each line starts in it (built once, when a hunk is not at its stated place)."""
+        if self._text is None:
+            self._text = LF + LF.join(self.lines) + LF
+            self._starts = list(itertools.accumulate((len(x) + 1 for x in self.lines), initial=1))
+        return self._text, self._starts
+
+    def _reversed(self) -> str:
+        if self._rev is None:
+            self._rev = self._joined()[0][::-1]
+        return self._rev
 
     def _choose(
         self,
