@@ -23,6 +23,7 @@ from editguard.core.formats.unified_diff import (
     parse_diff,
 )
 from editguard.core.plan import render
+from editguard.core.seek import LADDER, indent_unit, seek
 from editguard.errors import EditError
 
 from .release_pairs import PAIRS, Pair
@@ -828,3 +829,37 @@ def test_exact_places_are_the_nearest_places_that_fit(
     )
     got = placer._exact_places(old, low, high, expected, False)
     assert got == _places_by_brute_force(lines, old, low, high, expected)
+
+
+def test_a_long_hunk_of_a_common_line_is_found_on_the_ladder_in_linear_time() -> None:
+    # seek checks every place of the hunk's rarest line, and each fails only at its last
+    # line: about 2.5e8 steps here (minutes); the places where every line's text fits are few.
+    k, blocks = 5_000, 19
+    text = _repeated(k, blocks) + "x  \n" * k + "z\n"
+    diff = f"--- a/f\n+++ b/f\n@@ -1,{k} +1,1 @@\n" + "-x\n" * k + "+gone\n"
+    out, compiled = apply(text, diff)
+    assert out.decode() == _repeated(k, blocks) + "gone\nz\n"
+    assert (compiled.applied[0].match, compiled.applied[0].offset) == (
+        "trailing_whitespace",
+        k * blocks,
+    )
+    assert fails(_repeated(k, blocks), diff).code == "NO_MATCH"
+
+
+_LOOSE_LINES = ["a", "a ", "  a", "\ta", "b", "\u201cb\u201d", '"b"', "", "1: a", "2: b", "2:  b"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(_LOOSE_LINES), max_size=12),
+    old=st.lists(st.sampled_from(_LOOSE_LINES), min_size=1, max_size=3),
+    low=st.integers(0, 12),
+)
+def test_the_ladder_finds_what_one_seek_of_the_file_finds(
+    lines: list[str], old: list[str], low: int
+) -> None:
+    text = "".join(x + "\n" for x in lines)
+    diff = FileDiff("f", "f", None, None, (), False, False, 1)
+    got = ud._Placer(Document(text), diff, exact=False)._seek(old, low)
+    want = seek(lines, old, start=low, ladder=LADDER[1:], indent_unit=indent_unit(lines))
+    assert sorted(got, key=lambda h: h.line) == sorted(want, key=lambda h: h.line)

@@ -43,6 +43,8 @@ from editguard.core.listing import excerpt, listing
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import (
     LADDER,
+    MAX_PLACES,
+    PUNCTUATION_MAP,
     TYPOGRAPHIC,
     OnlyIgnored,
     SeekHit,
@@ -52,6 +54,7 @@ from editguard.core.seek import (
     file_uses_tabs,
     indent_unit,
     seek,
+    strip_numbers,
     tolerance_names,
     used,
 )
@@ -681,6 +684,7 @@ class _Placer:
         self._text: str | None = None
         self._starts: list[int] = []
         self._rev: str | None = None
+        self._keys: tuple[str, list[int]] | None = None  # every line's text, as _seek has it
 
     # -- the main loop ---------------------------------------------------------------------
 
@@ -759,22 +763,16 @@ class _Placer:
             return [high] if self._exact_at(high, old, low, at_eof=True) else []
         text, starts = self._joined()
         needle = LF + LF.join(old) + LF
-        size = len(needle)
 
         def first(a: int, b: int) -> int | None:
-            """The first place from line ``a`` to line ``b`` included (``str.find``: linear
-            for a long needle, however common its lines)."""
-            if b < a:
-                return None
-            at = text.find(needle, starts[a] - 1, starts[b] - 1 + size)
-            return None if at < 0 else bisect_left(starts, at + 1)
+            return _first_place(text, starts, needle, a, b)
 
         def last(a: int, b: int) -> int | None:
             """The last place from line ``a`` to line ``b`` included (a find on the reversed
             text: ``str.rfind`` is not linear)."""
             if b < a:
                 return None
-            rev, total = self._reversed(), len(text)
+            rev, total, size = self._reversed(), len(text), len(needle)
             begin = max(0, total - (starts[b] - 1) - size)  # a negative start counts from the end
             at = rev.find(needle[::-1], begin, total - (starts[a] - 1))
             return None if at < 0 else bisect_left(starts, total - at - size + 1)
@@ -801,8 +799,7 @@ class _Placer:
         """The file's lines as one text between line breaks (``\\n`` + lines + ``\\n``), and
         where each line starts in it (built once, when a hunk is not at its stated place)."""
         if self._text is None:
-            self._text = LF + LF.join(self.lines) + LF
-            self._starts = list(itertools.accumulate((len(x) + 1 for x in self.lines), initial=1))
+            self._text, self._starts = _joined(self.lines)
         return self._text, self._starts
 
     def _reversed(self) -> str:
@@ -846,7 +843,7 @@ class _Placer:
         if not any(line.strip() for line in old):
             return None
         lines = self.lines
-        hits = seek(lines, old, start=low, ladder=LADDER[1:], indent_unit=indent_unit(lines[:5000]))
+        hits = self._seek(old, low)
         if at_eof:
             hits = [h for h in hits if h.line + len(old) == len(lines)]
         if not hits:
@@ -885,6 +882,53 @@ class _Placer:
             explain(hit, found, "the hunk"),
             self._offset(at, expected),
         )
+
+    def _seek(self, old: Sequence[str], low: int) -> list[SeekHit]:
+        """What ``seek`` finds of ``old`` from line ``low`` on the tolerant rungs, looking only
+        at the places where every line's text (without indentation, trailing whitespace and
+        typographic punctuation, as every rung compares it) is the hunk's, found with linear
+        searches. One ``seek`` of the whole file checks every place of the hunk's rarest line,
+        which costs the file times the hunk when that line is common."""
+        lines = self.lines
+        high = len(lines) - len(old)
+        if high < low:
+            return []
+        if self._keys is None:
+            self._keys = _joined(
+                [x.strip() for x in LF.join(lines).translate(PUNCTUATION_MAP).split(LF)]
+            )
+        text, starts = self._keys
+        # The hunk as sent, and without pasted line numbers (with and without a space after).
+        variants = [tuple(old)]
+        for padding in (False, True):
+            stripped = strip_numbers(old, padding=padding)
+            if stripped is not None:
+                variants.append(stripped[0])
+        candidates: set[int] = set()
+        for variant in variants:
+            needle = LF + LF.join(x.translate(PUNCTUATION_MAP).strip() for x in variant) + LF
+            found: list[int] = []
+            at = _first_place(text, starts, needle, low, high)
+            while at is not None and len(found) <= MAX_PLACES:
+                found.append(at)
+                at = _first_place(text, starts, needle, at + 1, high)
+            if len(found) <= MAX_PLACES:  # more: no rung could pick one (as seek has it)
+                candidates.update(found)
+        unit = indent_unit(lines[:5000])
+        rank = {rung.name: k for k, rung in enumerate(LADDER)}
+        best: list[SeekHit] = []
+        for at in sorted(candidates):
+            hits = seek(
+                lines, old, start=at, end=at + len(old), ladder=LADDER[1:], indent_unit=unit
+            )
+            if hits and (not best or rank[hits[0].rung] < rank[best[0].rung]):
+                best = hits
+            elif hits and hits[0].rung == best[0].rung:
+                best += hits
+        # On a rung, seek prefers the hunk read without padding after its numbers.
+        if any(not hit.padded for hit in best):
+            best = [hit for hit in best if not hit.padded]
+        return best
 
     # -- the plan ------------------------------------------------------------------------
 
@@ -1064,6 +1108,22 @@ class _Placer:
                 "(without the numbers), or re-read the file and make the diff again.",
             ],
         )
+
+
+def _joined(lines: Sequence[str]) -> tuple[str, list[int]]:
+    """``lines`` as one text, each between line breaks, and where each line starts in it."""
+    starts = list(itertools.accumulate((len(x) + 1 for x in lines), initial=1))
+    return LF + LF.join(lines) + LF, starts
+
+
+def _first_place(text: str, starts: list[int], needle: str, a: int, b: int) -> int | None:
+    """The first line from ``a`` to ``b`` included where the lines of ``needle`` (joined, each
+    between line breaks) start in ``text`` (as :func:`_joined` gives it). ``str.find`` is linear
+    for a long needle, however common its lines are."""
+    if b < a:
+        return None
+    at = text.find(needle, starts[a] - 1, starts[b] - 1 + len(needle))
+    return None if at < 0 else bisect_left(starts, at + 1)
 
 
 def _runs(hunk: Hunk, spot: _Placed) -> list[_LineRep]:
