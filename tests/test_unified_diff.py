@@ -863,3 +863,40 @@ def test_the_ladder_finds_what_one_seek_of_the_file_finds(
     got = ud._Placer(Document(text), diff, exact=False)._seek(old, low)
     want = seek(lines, old, start=low, ladder=LADDER[1:], indent_unit=indent_unit(lines))
     assert sorted(got, key=lambda h: h.line) == sorted(want, key=lambda h: h.line)
+
+
+# -- renames, sections without a path, modes -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("diff", "rename"),
+    [
+        pytest.param(
+            "diff --git a/a.py b/b.py\nsimilarity index 90%\nrename from a.py\nrename to b.py\n"
+            "--- a/a.py\n+++ b/b.py\n@@ -1 +1 @@\n-x\n+y\n",
+            True,
+            id="git rename",
+        ),
+        pytest.param(
+            "diff --git a/a.py b/b.py\nsimilarity index 100%\nrename old a.py\nrename new b.py\n",
+            True,
+            id="old git's rename headers",
+        ),
+        pytest.param(
+            "--- a/a.py\n+++ b/b.py\n@@ -1 +1 @@\n-x\n+y\n", False, id="two names, no headers"
+        ),
+        pytest.param(
+            "diff --git a/a.py b/b.py\n--- a/a.py\n+++ b/b.py\n@@ -1 +1 @@\n-x\n+y\n",
+            False,
+            id="git, two names, no rename headers",
+        ),
+        pytest.param("--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y\n", False, id="one name"),
+    ],
+)
+def test_only_git_rename_headers_make_a_rename(diff: str, rename: bool) -> None:
+    (found,) = parse_diff(diff)
+    assert (found.old_path, found.new_path, found.rename) == (
+        "a.py",
+        "b.py" if "b.py" in diff else "a.py",
+        rename,
+    )

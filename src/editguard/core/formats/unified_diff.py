@@ -120,6 +120,9 @@ class FileDiff:
     binary: bool  # "Binary files ... differ" / "GIT binary patch": the tool refuses
     crlf: bool  # the diff's own lines ended in CRLF (a new file then gets CRLF)
     line: int  # 1-based line where this file's section starts
+    # git's "rename from"/"rename to" headers: a move. Two different names on "---"/"+++"
+    # alone are one file's change, as GNU patch reads them.
+    rename: bool = False
 
 
 # -- parsing -------------------------------------------------------------------------------
@@ -288,7 +291,15 @@ class _Section:
         else:
             crlf = bool(self.header_lines) and self.header_crs == self.header_lines
         return FileDiff(
-            old, new, old_mode, new_mode, tuple(self.hunks), self.binary, crlf, self.line
+            old,
+            new,
+            old_mode,
+            new_mode,
+            tuple(self.hunks),
+            self.binary,
+            crlf,
+            self.line,
+            rename=self.renamed is not None,
         )
 
 
