@@ -357,6 +357,22 @@ def test_a_crlf_diff_is_read_without_its_carriage_returns() -> None:
         pytest.param("--- a/f\n+++ b/f\n@@@ -1 -1 +1 @@@\n", 3, id="combined diff"),
         pytest.param('diff --git "a/\\q" "b/\\q"\n', 1, id="bad escape in a quoted path"),
         pytest.param("diff --git a/f b/f\nold mode 644\n", 2, id="bad mode"),
+        pytest.param(
+            "x\n--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+a\n", 2, id="no path, /dev/null twice"
+        ),
+        pytest.param(
+            "diff --git a/f b/f\ndeleted file mode 100644\nnew file mode 100644\n",
+            1,
+            id="no path, both deleted and new",
+        ),
+        pytest.param(
+            "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\nBinary files  and /dev/null differ\n",
+            6,
+            id="no path, binary names unread",
+        ),
+        pytest.param(
+            "Binary files /dev/null and /dev/null differ\n", 1, id="no path, binary /dev/null"
+        ),
     ],
 )
 def test_malformed_diffs_are_invalid_patch_at_their_line(diff: str, line: int) -> None:

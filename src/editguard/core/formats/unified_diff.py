@@ -133,7 +133,8 @@ def parse_diff(text: str) -> tuple[FileDiff, ...]:
 
     Raises:
         InvalidPatch: no file section, a malformed hunk header or hunk, a hunk outside a file
-            section, a copy, a C-quoted path that is not valid, or a diff past the size limits;
+            section, a copy, a section that names no file (/dev/null on both sides), a mode
+            git does not write, a C-quoted path that is not valid, or a diff past the size limits;
             ``data["line"]`` is the 1-based line of the diff at fault.
     """
     if len(text) > MAX_DIFF_CHARS:
@@ -282,6 +283,13 @@ class _Section:
             old = None
         if self.deleted:
             new = None
+        if old is None and new is None:
+            raise _invalid(
+                f"line {self.line}: this file's section names no file (both sides are /dev/null, "
+                "or it is both deleted and new, or its names cannot be read); give the path on "
+                "'--- a/path' or '+++ b/path'",
+                self.line,
+            )
         old_mode, new_mode = self.old_mode, self.new_mode
         if self.index_mode is not None:
             old_mode = self.index_mode if old_mode is None and old is not None else old_mode
