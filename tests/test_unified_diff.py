@@ -357,6 +357,12 @@ def test_a_crlf_diff_is_read_without_its_carriage_returns() -> None:
         pytest.param("--- a/f\n+++ b/f\n@@@ -1 -1 +1 @@@\n", 3, id="combined diff"),
         pytest.param('diff --git "a/\\q" "b/\\q"\n', 1, id="bad escape in a quoted path"),
         pytest.param("diff --git a/f b/f\nold mode 644\n", 2, id="bad mode"),
+        pytest.param("diff --git a/f b/f\nold mode 100644\nnew mode 104755\n", 3, id="setuid"),
+        pytest.param("diff --git a/f b/f\nnew file mode 102755\n", 2, id="setgid"),
+        pytest.param("diff --git a/f b/f\ndeleted file mode 101644\n", 2, id="sticky"),
+        pytest.param("diff --git a/f b/f\nindex 1..2 100664\n", 2, id="group-writable mode"),
+        pytest.param("diff --git a/f b/f\nnew file mode 040000\n", 2, id="directory mode"),
+        pytest.param("diff --git a/f b/f\nold mode 100644\nnew mode 100700\n", 3, id="0700"),
         pytest.param(
             "x\n--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+a\n", 2, id="no path, /dev/null twice"
         ),
@@ -916,3 +922,9 @@ def test_only_git_rename_headers_make_a_rename(diff: str, rename: bool) -> None:
         "b.py" if "b.py" in diff else "a.py",
         rename,
     )
+
+
+@pytest.mark.parametrize("mode", [0o100644, 0o100755, 0o120000, 0o160000])
+def test_the_modes_git_writes_are_recorded_as_given(mode: int) -> None:
+    (found,) = parse_diff(f"diff --git a/f b/f\nnew file mode {mode:06o}\n")
+    assert (found.old_mode, found.new_mode) == (None, mode)

@@ -76,6 +76,9 @@ _DEV_NULL = "/dev/null"
 # The closing "@@" is optional (models drop it); after it, a section heading.
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))?(?: @@.*| *)")
 _MODE = re.compile(r"[0-7]{6}")
+# What git writes: a regular file, an executable one, a symbolic link, a submodule (the tool
+# refuses the last two itself).
+_GIT_MODES = frozenset({0o100644, 0o100755, 0o120000, 0o160000})
 _GIT_HEADERS = (
     "old mode ",
     "new mode ",
@@ -482,7 +485,20 @@ class _Parser:
     def _mode(self, value: str, number: int) -> int:
         if not _MODE.fullmatch(value):
             raise _invalid(f"line {number}: {value!r} is not a file mode like 100644", number)
-        return int(value, 8)
+        mode = int(value, 8)
+        if mode & 0o7000:
+            raise _invalid(
+                f"line {number}: mode {value} has setuid, setgid or sticky bits, which git never "
+                "writes; use 100644 or 100755",
+                number,
+            )
+        if mode not in _GIT_MODES:
+            raise _invalid(
+                f"line {number}: mode {value} is not one git writes; a file's is 100644, or "
+                "100755 when it is executable",
+                number,
+            )
+        return mode
 
     # -- hunks -----------------------------------------------------------------------------
 
