@@ -23,6 +23,7 @@ from editguard.core.formats.unified_diff import (
     parse_diff,
 )
 from editguard.core.plan import render
+from editguard.core.seek import LADDER, indent_unit, seek
 from editguard.errors import EditError
 
 from .release_pairs import PAIRS, Pair
@@ -356,6 +357,28 @@ def test_a_crlf_diff_is_read_without_its_carriage_returns() -> None:
         pytest.param("--- a/f\n+++ b/f\n@@@ -1 -1 +1 @@@\n", 3, id="combined diff"),
         pytest.param('diff --git "a/\\q" "b/\\q"\n', 1, id="bad escape in a quoted path"),
         pytest.param("diff --git a/f b/f\nold mode 644\n", 2, id="bad mode"),
+        pytest.param("diff --git a/f b/f\nold mode 100644\nnew mode 104755\n", 3, id="setuid"),
+        pytest.param("diff --git a/f b/f\nnew file mode 102755\n", 2, id="setgid"),
+        pytest.param("diff --git a/f b/f\ndeleted file mode 101644\n", 2, id="sticky"),
+        pytest.param("diff --git a/f b/f\nindex 1..2 100664\n", 2, id="group-writable mode"),
+        pytest.param("diff --git a/f b/f\nnew file mode 040000\n", 2, id="directory mode"),
+        pytest.param("diff --git a/f b/f\nold mode 100644\nnew mode 100700\n", 3, id="0700"),
+        pytest.param(
+            "x\n--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+a\n", 2, id="no path, /dev/null twice"
+        ),
+        pytest.param(
+            "diff --git a/f b/f\ndeleted file mode 100644\nnew file mode 100644\n",
+            1,
+            id="no path, both deleted and new",
+        ),
+        pytest.param(
+            "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\nBinary files  and /dev/null differ\n",
+            6,
+            id="no path, binary names unread",
+        ),
+        pytest.param(
+            "Binary files /dev/null and /dev/null differ\n", 1, id="no path, binary /dev/null"
+        ),
     ],
 )
 def test_malformed_diffs_are_invalid_patch_at_their_line(diff: str, line: int) -> None:
@@ -775,3 +798,133 @@ def test_a_diff_of_a_to_b_applied_to_a_gives_b(
         return
     out, _ = apply(before, diff)
     assert out.decode() == after
+
+
+# -- search cost ---------------------------------------------------------------------------
+
+
+def _repeated(k: int, blocks: int, line: str = "x") -> str:
+    """Blocks of ``k - 1`` copies of ``line`` then ``y``: a window of ``k`` copies of ``line``
+    nearly fits everywhere, and fails only at its last line."""
+    return (f"{line}\n" * (k - 1) + "y\n") * blocks
+
+
+def test_a_long_hunk_of_a_common_line_is_found_in_linear_time() -> None:
+    # Checking every place of the common line costs lines x hunk lines: about 2e10 steps here
+    # (minutes); one search of the joined text takes well under a second.
+    k, blocks = 10_000, 200
+    text = _repeated(k, blocks) + "x\n" * k + "z\n"
+    diff = f"--- a/f\n+++ b/f\n@@ -1,{k} +1,1 @@\n" + "-x\n" * k + "+gone\n"
+    out, compiled = apply(text, diff, exact=True)
+    assert out.decode() == _repeated(k, blocks) + "gone\nz\n"
+    assert compiled.applied[0].offset == k * blocks
+    assert fails(_repeated(k, blocks), diff, exact=True).code == "NO_MATCH"
+
+
+def _places_by_brute_force(
+    lines: list[str], old: list[str], low: int, high: int, expected: int | None
+) -> list[int]:
+    places = [p for p in range(low, high + 1) if lines[p : p + len(old)] == old]
+    if expected is None:
+        return places[:2]
+    if not places:
+        return []
+    nearest = min(abs(p - expected) for p in places)
+    return [p for p in places if abs(p - expected) == nearest]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(["a", "b", "", "a b"]), max_size=14),
+    old=st.lists(st.sampled_from(["a", "b", ""]), min_size=1, max_size=4),
+    low=st.integers(0, 15),
+    high=st.integers(-2, 15),
+    expected=st.none() | st.integers(-2, 18),
+)
+def test_exact_places_are_the_nearest_places_that_fit(
+    lines: list[str], old: list[str], low: int, high: int, expected: int | None
+) -> None:
+    high = min(high, len(lines) - len(old))
+    text = "".join(x + "\n" for x in lines)
+    placer = ud._Placer(
+        Document(text), FileDiff("f", "f", None, None, (), False, False, 1), exact=True
+    )
+    got = placer._exact_places(old, low, high, expected, False)
+    assert got == _places_by_brute_force(lines, old, low, high, expected)
+
+
+def test_a_long_hunk_of_a_common_line_is_found_on_the_ladder_in_linear_time() -> None:
+    # seek checks every place of the hunk's rarest line, and each fails only at its last
+    # line: about 2.5e8 steps here (minutes); the places where every line's text fits are few.
+    k, blocks = 5_000, 19
+    text = _repeated(k, blocks) + "x  \n" * k + "z\n"
+    diff = f"--- a/f\n+++ b/f\n@@ -1,{k} +1,1 @@\n" + "-x\n" * k + "+gone\n"
+    out, compiled = apply(text, diff)
+    assert out.decode() == _repeated(k, blocks) + "gone\nz\n"
+    assert (compiled.applied[0].match, compiled.applied[0].offset) == (
+        "trailing_whitespace",
+        k * blocks,
+    )
+    assert fails(_repeated(k, blocks), diff).code == "NO_MATCH"
+
+
+_LOOSE_LINES = ["a", "a ", "  a", "\ta", "b", "\u201cb\u201d", '"b"', "", "1: a", "2: b", "2:  b"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(_LOOSE_LINES), max_size=12),
+    old=st.lists(st.sampled_from(_LOOSE_LINES), min_size=1, max_size=3),
+    low=st.integers(0, 12),
+)
+def test_the_ladder_finds_what_one_seek_of_the_file_finds(
+    lines: list[str], old: list[str], low: int
+) -> None:
+    text = "".join(x + "\n" for x in lines)
+    diff = FileDiff("f", "f", None, None, (), False, False, 1)
+    got = ud._Placer(Document(text), diff, exact=False)._seek(old, low)
+    want = seek(lines, old, start=low, ladder=LADDER[1:], indent_unit=indent_unit(lines))
+    assert sorted(got, key=lambda h: h.line) == sorted(want, key=lambda h: h.line)
+
+
+# -- renames, sections without a path, modes -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("diff", "rename"),
+    [
+        pytest.param(
+            "diff --git a/a.py b/b.py\nsimilarity index 90%\nrename from a.py\nrename to b.py\n"
+            "--- a/a.py\n+++ b/b.py\n@@ -1 +1 @@\n-x\n+y\n",
+            True,
+            id="git rename",
+        ),
+        pytest.param(
+            "diff --git a/a.py b/b.py\nsimilarity index 100%\nrename old a.py\nrename new b.py\n",
+            True,
+            id="old git's rename headers",
+        ),
+        pytest.param(
+            "--- a/a.py\n+++ b/b.py\n@@ -1 +1 @@\n-x\n+y\n", False, id="two names, no headers"
+        ),
+        pytest.param(
+            "diff --git a/a.py b/b.py\n--- a/a.py\n+++ b/b.py\n@@ -1 +1 @@\n-x\n+y\n",
+            False,
+            id="git, two names, no rename headers",
+        ),
+        pytest.param("--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y\n", False, id="one name"),
+    ],
+)
+def test_only_git_rename_headers_make_a_rename(diff: str, rename: bool) -> None:
+    (found,) = parse_diff(diff)
+    assert (found.old_path, found.new_path, found.rename) == (
+        "a.py",
+        "b.py" if "b.py" in diff else "a.py",
+        rename,
+    )
+
+
+@pytest.mark.parametrize("mode", [0o100644, 0o100755, 0o120000, 0o160000])
+def test_the_modes_git_writes_are_recorded_as_given(mode: int) -> None:
+    (found,) = parse_diff(f"diff --git a/f b/f\nnew file mode {mode:06o}\n")
+    assert (found.old_mode, found.new_mode) == (None, mode)

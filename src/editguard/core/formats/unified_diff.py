@@ -43,6 +43,8 @@ from editguard.core.listing import excerpt, listing
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import (
     LADDER,
+    MAX_PLACES,
+    PUNCTUATION_MAP,
     TYPOGRAPHIC,
     OnlyIgnored,
     SeekHit,
@@ -52,6 +54,7 @@ from editguard.core.seek import (
     file_uses_tabs,
     indent_unit,
     seek,
+    strip_numbers,
     tolerance_names,
     used,
 )
@@ -73,6 +76,9 @@ _DEV_NULL = "/dev/null"
 # The closing "@@" is optional (models drop it); after it, a section heading.
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))?(?: @@.*| *)")
 _MODE = re.compile(r"[0-7]{6}")
+# What git writes: a regular file, an executable one, a symbolic link, a submodule (the tool
+# refuses the last two itself).
+_GIT_MODES = frozenset({0o100644, 0o100755, 0o120000, 0o160000})
 _GIT_HEADERS = (
     "old mode ",
     "new mode ",
@@ -117,6 +123,9 @@ class FileDiff:
     binary: bool  # "Binary files ... differ" / "GIT binary patch": the tool refuses
     crlf: bool  # the diff's own lines ended in CRLF (a new file then gets CRLF)
     line: int  # 1-based line where this file's section starts
+    # git's "rename from"/"rename to" headers: a move. Two different names on "---"/"+++"
+    # alone are one file's change, as GNU patch reads them.
+    rename: bool = False
 
 
 # -- parsing -------------------------------------------------------------------------------
@@ -127,7 +136,8 @@ def parse_diff(text: str) -> tuple[FileDiff, ...]:
 
     Raises:
         InvalidPatch: no file section, a malformed hunk header or hunk, a hunk outside a file
-            section, a copy, a C-quoted path that is not valid, or a diff past the size limits;
+            section, a copy, a section that names no file (/dev/null on both sides), a mode
+            git does not write, a C-quoted path that is not valid, or a diff past the size limits;
             ``data["line"]`` is the 1-based line of the diff at fault.
     """
     if len(text) > MAX_DIFF_CHARS:
@@ -276,6 +286,13 @@ class _Section:
             old = None
         if self.deleted:
             new = None
+        if old is None and new is None:
+            raise _invalid(
+                f"line {self.line}: this file's section names no file (both sides are /dev/null, "
+                "or it is both deleted and new, or its names cannot be read); give the path on "
+                "'--- a/path' or '+++ b/path'",
+                self.line,
+            )
         old_mode, new_mode = self.old_mode, self.new_mode
         if self.index_mode is not None:
             old_mode = self.index_mode if old_mode is None and old is not None else old_mode
@@ -285,7 +302,15 @@ class _Section:
         else:
             crlf = bool(self.header_lines) and self.header_crs == self.header_lines
         return FileDiff(
-            old, new, old_mode, new_mode, tuple(self.hunks), self.binary, crlf, self.line
+            old,
+            new,
+            old_mode,
+            new_mode,
+            tuple(self.hunks),
+            self.binary,
+            crlf,
+            self.line,
+            rename=self.renamed is not None,
         )
 
 
@@ -460,7 +485,20 @@ class _Parser:
     def _mode(self, value: str, number: int) -> int:
         if not _MODE.fullmatch(value):
             raise _invalid(f"line {number}: {value!r} is not a file mode like 100644", number)
-        return int(value, 8)
+        mode = int(value, 8)
+        if mode & 0o7000:
+            raise _invalid(
+                f"line {number}: mode {value} has setuid, setgid or sticky bits, which git never "
+                "writes; use 100644 or 100755",
+                number,
+            )
+        if mode not in _GIT_MODES:
+            raise _invalid(
+                f"line {number}: mode {value} is not one git writes; a file's is 100644, or "
+                "100755 when it is executable",
+                number,
+            )
+        return mode
 
     # -- hunks -----------------------------------------------------------------------------
 
@@ -678,7 +716,10 @@ class _Placer:
         self.lines = (text[:-1] if text.endswith(LF) else text).split(LF) if text else []
         self.path = doc.name or diff.new_path or diff.old_path or "the file"
         self.total = len(diff.hunks)
-        self._index: dict[str, list[int]] | None = None
+        self._text: str | None = None
+        self._starts: list[int] = []
+        self._rev: str | None = None
+        self._keys: tuple[str, list[int]] | None = None  # every line's text, as _seek has it
 
     # -- the main loop ---------------------------------------------------------------------
 
@@ -755,64 +796,51 @@ class _Placer:
             return []
         if at_eof:  # a hunk with a no-newline marker ends where the file ends
             return [high] if self._exact_at(high, old, low, at_eof=True) else []
-        index = self._line_index()
-        # The rarest line of the hunk anchors the candidates.
-        anchor = min(range(len(old)), key=lambda k: len(index.get(old[k], ())))
-        positions = index.get(old[anchor], [])
-        if not positions:
-            return []
+        text, starts = self._joined()
+        needle = LF + LF.join(old) + LF
 
-        lines, size, wanted = self.lines, len(old), list(old)
+        def first(a: int, b: int) -> int | None:
+            return _first_place(text, starts, needle, a, b)
 
-        def fits(p: int) -> bool:
-            # The ends first: most candidates of a common anchor line fail there, cheaply.
-            return (
-                low <= p <= high
-                and lines[p] == old[0]
-                and lines[p + size - 1] == old[-1]
-                and lines[p : p + size] == wanted
-            )
+        def last(a: int, b: int) -> int | None:
+            """The last place from line ``a`` to line ``b`` included (a find on the reversed
+            text: ``str.rfind`` is not linear)."""
+            if b < a:
+                return None
+            rev, total, size = self._reversed(), len(text), len(needle)
+            begin = max(0, total - (starts[b] - 1) - size)  # a negative start counts from the end
+            at = rev.find(needle[::-1], begin, total - (starts[a] - 1))
+            return None if at < 0 else bisect_left(starts, total - at - size + 1)
 
         if expected is None:
             found = []
-            for pos in positions:
-                if fits(pos - anchor):
-                    found.append(pos - anchor)
-                    if len(found) == 2:
-                        break
+            at = first(low, high)
+            if at is not None:
+                found.append(at)
+                nxt = first(at + 1, high)
+                if nxt is not None:
+                    found.append(nxt)
             return found
-        # Outwards from the expected place, nearest candidate first; after the first that
-        # fits, only those as near (the other side's) can still count.
-        right = bisect_left(positions, expected + anchor)
-        left = right - 1
-        best: int | None = None
-        found = []
-        while left >= 0 or right < len(positions):
-            if right >= len(positions) or (
-                left >= 0
-                and expected + anchor - positions[left] <= positions[right] - expected - anchor
-            ):
-                p = positions[left] - anchor
-                left -= 1
-            else:
-                p = positions[right] - anchor
-                right += 1
-            if best is not None and abs(p - expected) > best:
-                break
-            if fits(p):
-                best = abs(p - expected)
-                found.append(p)
-        return sorted(found)
+        # The nearest place on each side of the expected one; both when equally near.
+        right = first(max(low, expected), high)
+        left = last(low, min(expected - 1, high))
+        if left is None or right is None:
+            return [p for p in (left, right) if p is not None]
+        if expected - left == right - expected:
+            return [left, right]
+        return [left] if expected - left < right - expected else [right]
 
-    def _line_index(self) -> dict[str, list[int]]:
-        """Every line of the file and where it is (built once, when a hunk is not at its
-        stated place)."""
-        if self._index is None:
-            index: dict[str, list[int]] = {}
-            for k, line in enumerate(self.lines):
-                index.setdefault(line, []).append(k)
-            self._index = index
-        return self._index
+    def _joined(self) -> tuple[str, list[int]]:
+        """The file's lines as one text between line breaks (``\\n`` + lines + ``\\n``), and
+        where each line starts in it (built once, when a hunk is not at its stated place)."""
+        if self._text is None:
+            self._text, self._starts = _joined(self.lines)
+        return self._text, self._starts
+
+    def _reversed(self) -> str:
+        if self._rev is None:
+            self._rev = self._joined()[0][::-1]
+        return self._rev
 
     def _choose(
         self,
@@ -850,7 +878,7 @@ class _Placer:
         if not any(line.strip() for line in old):
             return None
         lines = self.lines
-        hits = seek(lines, old, start=low, ladder=LADDER[1:], indent_unit=indent_unit(lines[:5000]))
+        hits = self._seek(old, low)
         if at_eof:
             hits = [h for h in hits if h.line + len(old) == len(lines)]
         if not hits:
@@ -889,6 +917,53 @@ class _Placer:
             explain(hit, found, "the hunk"),
             self._offset(at, expected),
         )
+
+    def _seek(self, old: Sequence[str], low: int) -> list[SeekHit]:
+        """What ``seek`` finds of ``old`` from line ``low`` on the tolerant rungs, looking only
+        at the places where every line's text (without indentation, trailing whitespace and
+        typographic punctuation, as every rung compares it) is the hunk's, found with linear
+        searches. One ``seek`` of the whole file checks every place of the hunk's rarest line,
+        which costs the file times the hunk when that line is common."""
+        lines = self.lines
+        high = len(lines) - len(old)
+        if high < low:
+            return []
+        if self._keys is None:
+            self._keys = _joined(
+                [x.strip() for x in LF.join(lines).translate(PUNCTUATION_MAP).split(LF)]
+            )
+        text, starts = self._keys
+        # The hunk as sent, and without pasted line numbers (with and without a space after).
+        variants = [tuple(old)]
+        for padding in (False, True):
+            stripped = strip_numbers(old, padding=padding)
+            if stripped is not None:
+                variants.append(stripped[0])
+        candidates: set[int] = set()
+        for variant in variants:
+            needle = LF + LF.join(x.translate(PUNCTUATION_MAP).strip() for x in variant) + LF
+            found: list[int] = []
+            at = _first_place(text, starts, needle, low, high)
+            while at is not None and len(found) <= MAX_PLACES:
+                found.append(at)
+                at = _first_place(text, starts, needle, at + 1, high)
+            if len(found) <= MAX_PLACES:  # more: no rung could pick one (as seek has it)
+                candidates.update(found)
+        unit = indent_unit(lines[:5000])
+        rank = {rung.name: k for k, rung in enumerate(LADDER)}
+        best: list[SeekHit] = []
+        for at in sorted(candidates):
+            hits = seek(
+                lines, old, start=at, end=at + len(old), ladder=LADDER[1:], indent_unit=unit
+            )
+            if hits and (not best or rank[hits[0].rung] < rank[best[0].rung]):
+                best = hits
+            elif hits and hits[0].rung == best[0].rung:
+                best += hits
+        # On a rung, seek prefers the hunk read without padding after its numbers.
+        if any(not hit.padded for hit in best):
+            best = [hit for hit in best if not hit.padded]
+        return best
 
     # -- the plan ------------------------------------------------------------------------
 
@@ -1068,6 +1143,22 @@ class _Placer:
                 "(without the numbers), or re-read the file and make the diff again.",
             ],
         )
+
+
+def _joined(lines: Sequence[str]) -> tuple[str, list[int]]:
+    """``lines`` as one text, each between line breaks, and where each line starts in it."""
+    starts = list(itertools.accumulate((len(x) + 1 for x in lines), initial=1))
+    return LF + LF.join(lines) + LF, starts
+
+
+def _first_place(text: str, starts: list[int], needle: str, a: int, b: int) -> int | None:
+    """The first line from ``a`` to ``b`` included where the lines of ``needle`` (joined, each
+    between line breaks) start in ``text`` (as :func:`_joined` gives it). ``str.find`` is linear
+    for a long needle, however common its lines are."""
+    if b < a:
+        return None
+    at = text.find(needle, starts[a] - 1, starts[b] - 1 + len(needle))
+    return None if at < 0 else bisect_left(starts, at + 1)
 
 
 def _runs(hunk: Hunk, spot: _Placed) -> list[_LineRep]:
