@@ -52,8 +52,11 @@ def chunk(
     context: str | None = None,
     *,
     eof: bool = False,
+    kinds: str | None = None,
 ) -> UpdateChunk:
-    return UpdateChunk(context, old, new, eof, line)
+    """A chunk as parsed; by default its old lines removed, then its new lines added."""
+    kinds = "-" * len(old) + "+" * len(new) if kinds is None else kinds
+    return UpdateChunk(context, old, new, eof, line, kinds)
 
 
 # -- the parser -----------------------------------------------------------------------------
@@ -67,7 +70,7 @@ PARSED: dict[str, tuple[str, tuple[PatchOp, ...]]] = {
     "a delete hunk names its path": (patch("*** Delete File: d.txt"), (DeleteFile("d.txt", 2),)),
     "an update takes a move and chunks of context, removed and added lines": (
         patch("*** Update File: a", "*** Move to: b/c", "@@", " keep", "-old", "+new"),
-        (UpdateFile("a", "b/c", (chunk(("keep", "old"), ("keep", "new"), 4),), 2),),
+        (UpdateFile("a", "b/c", (chunk(("keep", "old"), ("keep", "new"), 4, kinds=" -+"),), 2),),
     ),
     "the first chunk may omit its @@ line": (
         patch("*** Update File: a", "-x", "+y"),
@@ -90,7 +93,7 @@ PARSED: dict[str, tuple[str, tuple[PatchOp, ...]]] = {
     ),
     "an empty line inside a chunk is an empty context line": (
         patch("*** Update File: a", "@@", " a", "", "-b"),
-        (UpdateFile("a", None, (chunk(("a", "", "b"), ("a", ""), 3),), 2),),
+        (UpdateFile("a", None, (chunk(("a", "", "b"), ("a", ""), 3, kinds="  -"),), 2),),
     ),
     "end of file ends a chunk that must match at the end": (
         patch("*** Update File: a", "@@", "-x", "+y", "*** End of File", "", "@@", "-z"),
@@ -443,6 +446,21 @@ def test_a_big_file_with_many_chunks_compiles_without_rescanning_per_chunk() -> 
     compiled = compile_update(doc, update(body))
     assert len(compiled.plan.replacements) == 100
     assert compiled.applied[-1].lines == (198_001,)
+
+
+@pytest.mark.parametrize("tail", ["", " "], ids=["exact", "trailing whitespace"])
+@pytest.mark.parametrize("kinds", [True, False], ids=["parsed", "built without kinds"])
+def test_a_chunk_of_many_repeated_lines_compiles_in_linear_time(tail: str, kinds: bool) -> None:
+    # 3000 removed lines against 3000 added ones, all alike: difflib's matcher took minutes.
+    size = 3000
+    doc = Document(f"x{tail}\n" * size)
+    op = update("@@\n" + "-x\n" * size + "+x\n+y\n" * (size // 2))
+    if not kinds:
+        op = UpdateFile(op.path, None, (chunk(op.chunks[0].old, op.chunks[0].new, 3, kinds=""),), 2)
+    compiled = compile_update(doc, op)
+    after = compiled.plan.apply_to_text(doc.text).replace(" ", "")
+    assert after == "x\ny\n" * (size // 2)
+    assert compiled.applied[0].match == ("exact" if not tail else "trailing_whitespace")
 
 
 # -- Codex's scenarios ----------------------------------------------------------------------

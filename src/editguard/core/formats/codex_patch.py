@@ -27,8 +27,7 @@ import re
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from difflib import SequenceMatcher
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from editguard.core.diagnosis import region_dict
@@ -40,12 +39,14 @@ from editguard.core.seek import (
     LADDER,
     TYPOGRAPHIC,
     OnlyIgnored,
+    Opcode,
     SeekHit,
     Uncorrectable,
     correct,
     explain,
     file_uses_tabs,
     indent_unit,
+    line_opcodes,
     seek,
     tolerance_names,
     used,
@@ -95,13 +96,16 @@ class DeleteFile:
 class UpdateChunk:
     """One ``@@`` chunk: the ``@@`` line's text (``None`` for a bare ``@@``), the old lines
     (context and removed) and new lines (context and added) in order, whether it must match
-    at the end of the file, and the patch line where it starts."""
+    at the end of the file, the patch line where it starts, and the kind of each of its lines
+    in order (``" "`` context, ``"-"`` removed, ``"+"`` added; ``""`` when not known, as for a
+    chunk not read from a patch: then the new lines are compared with the old ones)."""
 
     context: str | None
     old: tuple[str, ...]
     new: tuple[str, ...]
     end_of_file: bool
     line: int
+    kinds: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +241,7 @@ def _chunk(lines: list[str], at: int, stop: int, *, first: bool) -> tuple[Update
         )
     old: list[str] = []
     new: list[str] = []
+    kinds: list[str] = []
     end_of_file = False
     end = start
     while end < stop:
@@ -265,10 +270,12 @@ def _chunk(lines: list[str], at: int, stop: int, *, first: bool) -> tuple[Update
                 "should start with ' ' (context line), '+' (added line) or '-' (removed line)",
                 end + 1,
             )
+        kinds.append(line[:1] or " ")
         end += 1
     if end == start:
         raise _invalid("the chunk holds no lines", at + 1)
-    return UpdateChunk(context, tuple(old), tuple(new), end_of_file, at + 1), end
+    chunk = UpdateChunk(context, tuple(old), tuple(new), end_of_file, at + 1, "".join(kinds))
+    return chunk, end
 
 
 def add_file_text(op: AddFile) -> str:
@@ -334,7 +341,9 @@ class _File:
             self._unit = indent_unit(self.lines)
         return seek(self.lines, pattern, start=cursor, ladder=LADDER[1:], indent_unit=self._unit)
 
-    def correct(self, hit: SeekHit, new: Sequence[str]) -> list[str]:
+    def correct(
+        self, hit: SeekHit, new: Sequence[str], structure: Sequence[Opcode] | None
+    ) -> list[str]:
         if self._tabs is None:
             self._tabs = file_uses_tabs(self.lines)
             self._typographic = frozenset(c for c in TYPOGRAPHIC if c in self.doc.text)
@@ -345,12 +354,14 @@ class _File:
             new,
             file_uses_tabs=self._tabs,
             file_typographic=self._typographic or frozenset(),
+            structure=structure,
         )
 
 
 @dataclass(frozen=True, slots=True)
 class _Placed:
-    """A chunk's place: its old lines ``[start, stop)`` become ``new``."""
+    """A chunk's place: its old lines ``[start, stop)`` become ``new``, the lines it keeps
+    and changes as ``structure`` says (``None``: as a comparison finds them)."""
 
     index: int
     start: int
@@ -358,6 +369,7 @@ class _Placed:
     new: tuple[str, ...]
     match: str = "exact"
     note: str | None = None
+    structure: tuple[Opcode, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,7 +425,7 @@ def compile_update(doc: Document, op: UpdateFile, *, exact: bool = False) -> Com
             continue
         place = _seek_chunk(file, chunk, cursor, who, exact=exact)
         if context_note and place.note is None:
-            place = _Placed(place.index, place.start, place.stop, place.new, note=context_note)
+            place = replace(place, note=context_note)
         placed.append(place)
         cursor = place.stop
     return _compiled(file, placed, total)
@@ -471,7 +483,7 @@ def _seek_chunk(
         if at is None:
             at = file.find(old, cursor)
         if at is not None:
-            return _Placed(who.index, at, at + len(old), new)
+            return _Placed(who.index, at, at + len(old), new, structure=_structure(chunk, old, new))
     if not exact:
         for old, new in tries:
             if not old:
@@ -494,19 +506,50 @@ def _seek_chunk(
                     data=who.data(lines=where, match=hits[0].rung),
                 )
             if hits:
-                return _tolerant(file, hits[0], old, new, who)
+                return _tolerant(file, hits[0], old, new, _structure(chunk, old, new), who)
     raise _not_found(file, chunk.old, cursor, who, what="its lines (context and removed)")
 
 
+def _structure(
+    chunk: UpdateChunk, old: Sequence[str], new: Sequence[str]
+) -> tuple[Opcode, ...] | None:
+    """Which of ``old`` (the chunk's old lines, or their first ones) ``new`` keeps, as the
+    chunk's context lines say; ``None`` when its kinds are not known."""
+    if not chunk.kinds:
+        return None
+    ops: list[Opcode] = []
+    i = j = 0  # the old and new lines before the next kept one
+    oi = nj = 0  # the next old and new line of the chunk
+    for kind in chunk.kinds:
+        if kind == " " and oi < len(old) and nj < len(new):
+            if i < oi or j < nj:
+                ops.append(("replace", i, oi, j, nj))
+            if ops and ops[-1][0] == "equal" and ops[-1][2] == oi:
+                ops[-1] = ("equal", ops[-1][1], oi + 1, ops[-1][3], nj + 1)
+            else:
+                ops.append(("equal", oi, oi + 1, nj, nj + 1))
+            i, j = oi + 1, nj + 1
+        oi += kind != "+"
+        nj += kind != "-"
+    if i < len(old) or j < len(new):
+        ops.append(("replace", i, len(old), j, len(new)))
+    return tuple(ops)
+
+
 def _tolerant(
-    file: _File, hit: SeekHit, old: Sequence[str], new: Sequence[str], who: _Chunk
+    file: _File,
+    hit: SeekHit,
+    old: Sequence[str],
+    new: Sequence[str],
+    structure: tuple[Opcode, ...] | None,
+    who: _Chunk,
 ) -> _Placed:
     """The chunk placed where the ladder found it, its new lines corrected the same way."""
     start, stop = hit.line, hit.line + len(old)
     found = file.lines[start:stop]
     rung = used(hit, found)
     try:
-        written = file.correct(hit, new)
+        written = file.correct(hit, new, structure)
     except OnlyIgnored:
         # The chunk changes only what the rung ignores: the file already reads as the new lines.
         return _Placed(
@@ -529,7 +572,8 @@ def _tolerant(
             data=who.data(match=hit.rung, lines=[start + 1, stop]),
             suggestions=["Copy the chunk's lines exactly from the numbered lines above."],
         ) from None
-    return _Placed(who.index, start, stop, tuple(written), rung, explain(hit, found, "the chunk"))
+    note = explain(hit, found, "the chunk")
+    return _Placed(who.index, start, stop, tuple(written), rung, note, structure)
 
 
 def _numbers(lines: Sequence[int]) -> str:
@@ -602,8 +646,7 @@ def _compiled(file: _File, placed: list[_Placed], total: int) -> Compiled:
     runs: list[tuple[int, int, int, int, tuple[str, ...]]] = []  # start, stop, order, chunk, new
     for place in placed:
         found = lines[place.start : place.stop]
-        matcher = SequenceMatcher(None, found, place.new, autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for tag, i1, i2, j1, j2 in line_opcodes(found, place.new, place.structure):
             if tag != "equal":
                 runs.append((place.start + i1, place.start + i2, place.index, j1, place.new[j1:j2]))
     runs.sort(key=lambda run: (run[0], run[1], run[2]))
