@@ -354,6 +354,16 @@ def test_exact_mode_uses_no_tolerance() -> None:
     assert err.value.code == "NO_MATCH"
 
 
+def test_an_end_of_file_chunk_fits_the_end_loosely_before_an_exact_place_earlier() -> None:
+    doc = decode(b"def a():\n    return None\n\ndef b():\n    return None  \n")
+    op = update("@@\n-    return None\n+    return 1\n*** End of File\n", "f.py")
+    compiled = compile_update(doc, op)
+    assert compiled.plan.apply_to_text(doc.text) == (
+        "def a():\n    return None\n\ndef b():\n    return 1\n"
+    )
+    assert (compiled.applied[0].lines, compiled.applied[0].match) == ((5,), "trailing_whitespace")
+
+
 @pytest.mark.parametrize(
     ("before", "body", "lines"),
     [

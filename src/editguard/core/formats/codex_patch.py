@@ -13,6 +13,10 @@ them. Exactly, the first place counts (Codex's rule). Where no place is exact, t
 of :mod:`editguard.core.seek` takes over (unless ``exact``), and a tolerant rung counts only
 where it finds one place: Codex takes the first loose place, we never guess.
 
+A chunk marked ``*** End of File`` is tried at the end of the file first, on every rung of the
+ladder (exactly, then loosely: there is one place there), and only then from the cursor as any
+other chunk; Codex tries the end exactly only, so a loose last line sent it to an earlier place.
+
 Only the lines a chunk changes are replaced; every other byte stays as read. New lines take the
 file's usual line ending, like Codex with its line endings preserved. Unlike Codex, a file whose
 last line the patch does not touch keeps its missing final newline.
@@ -478,21 +482,28 @@ def _seek_chunk(
         # the file's lines do not hold: try without it (and without an empty last new line).
         new = chunk.new[:-1] if chunk.new and chunk.new[-1] == "" else chunk.new
         tries.append((chunk.old[:-1], new))
+    if chunk.end_of_file:
+        # The end of the file first, on every rung (there is one place there), then the rest.
+        for old, new in tries:
+            at = file.at_end(old, cursor)
+            if at is not None:
+                return _Placed(
+                    who.index, at, at + len(old), new, structure=_structure(chunk, old, new)
+                )
+        for old, new in [] if exact else tries:
+            at = len(file.lines) - len(old)
+            hits = file.seek(old, at) if old and at >= cursor else []
+            if hits:
+                return _tolerant(file, hits[0], old, new, _structure(chunk, old, new), who)
     for old, new in tries:
-        at = file.at_end(old, cursor) if chunk.end_of_file else None
-        if at is None:
-            at = file.find(old, cursor)
+        at = file.find(old, cursor)
         if at is not None:
             return _Placed(who.index, at, at + len(old), new, structure=_structure(chunk, old, new))
     if not exact:
         for old, new in tries:
             if not old:
                 continue
-            hits: list[SeekHit] = []
-            if chunk.end_of_file:
-                hits = file.seek(old, max(cursor, len(file.lines) - len(old)))
-            if not hits:
-                hits = file.seek(old, cursor)
+            hits = file.seek(old, cursor)
             if len(hits) > 1:
                 where = [h.line + 1 for h in hits]
                 raise AmbiguousMatch(
