@@ -382,6 +382,38 @@ def test_a_tolerant_match_at_several_places_is_refused_listing_them(
     assert err.value.edit_index == 0
 
 
+LOOSE_FIRST = "def f():\n    x = 1  \n\ndef g():\n    x = 1\n"
+NESTED_FIRST = "class A:\n    def g(self):\n        return 1\ndef g(self):\n    return 1\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "body", "chunk_number", "lines"),
+    [
+        (LOOSE_FIRST, "@@ def f():\n-    x = 1\n+    x = 2\n", 1, [2, 5]),
+        (NESTED_FIRST, "@@\n class A:\n@@ def g(self):\n-    return 1\n+    return 2\n", 2, [2, 4]),
+    ],
+    ids=["the chunk's lines", "the @@ line"],
+)
+def test_a_loose_place_before_the_first_exact_one_is_refused_listing_both(
+    before: str, body: str, chunk_number: int, lines: list[int]
+) -> None:
+    # Codex takes the first exact place; the loose one before it may be the one meant.
+    with pytest.raises(EditError) as err:
+        compile_update(Document(before, name="f.py"), update(body, "f.py"))
+    error = err.value
+    assert error.code == "AMBIGUOUS_MATCH"
+    assert error.data["lines"] == lines
+    assert error.data["exact_line"] == lines[-1]
+    assert error.data["chunk"] == chunk_number
+    assert (error.edit_index, error.total_edits) == (chunk_number - 1, chunk_number)
+    assert error.path == "f.py"
+
+
+def test_in_exact_mode_the_first_exact_place_counts_as_codex_has_it() -> None:
+    after = applied_bytes(LOOSE_FIRST.encode(), "@@ def f():\n-    x = 1\n+    x = 2\n", exact=True)
+    assert after == LOOSE_FIRST.replace("x = 1\n", "x = 2\n").encode()
+
+
 def test_a_correction_that_cannot_be_carried_over_is_refused() -> None:
     # ASCII quotes for the file's typographic ones, and the new line has ASCII quotes: which?
     with pytest.raises(EditError) as err:

@@ -9,9 +9,11 @@ line is an empty context line; ``*** End of File`` ends a chunk that belongs at 
 The update follows Codex's ``compute_replacements``: a cursor starts at the first line; a
 chunk's ``@@`` line is sought from the cursor, and the cursor moves past it; the chunk's old
 lines (context and removed, in order) are sought from the cursor, and the cursor moves past
-them. Exactly, the first place counts (Codex's rule). Where no place is exact, the match ladder
-of :mod:`editguard.core.seek` takes over (unless ``exact``), and a tolerant rung counts only
-where it finds one place: Codex takes the first loose place, we never guess.
+them. Exactly, the first place counts (Codex's rule), unless a tolerant rung finds a place between
+the cursor and it: then the chunk is refused as ambiguous (Codex would skip the loose place the
+model may have meant). Where no place is exact, the match ladder of :mod:`editguard.core.seek`
+takes over (unless ``exact``), and a tolerant rung counts only where it finds one place: Codex
+takes the first loose place, we never guess.
 
 A chunk marked ``*** End of File`` is tried at the end of the file first, on every rung of the
 ladder (exactly, then loosely: there is one place there), and only then from the cursor as any
@@ -338,12 +340,20 @@ class _File:
         ok = at >= cursor and self.lines[at:] == list(pattern)
         return at if ok else None
 
-    def seek(self, pattern: Sequence[str], cursor: int) -> list[SeekHit]:
-        """The places of ``pattern`` at or after ``cursor`` on the first tolerant rung that
-        finds any."""
+    def seek(self, pattern: Sequence[str], cursor: int, before: int | None = None) -> list[SeekHit]:
+        """The places of ``pattern`` at or after ``cursor`` (and before line ``before``) on
+        the first tolerant rung that finds any."""
         if self._unit is None:
             self._unit = indent_unit(self.lines)
-        return seek(self.lines, pattern, start=cursor, ladder=LADDER[1:], indent_unit=self._unit)
+        end = None if before is None else before - 1 + len(pattern)
+        return seek(
+            self.lines,
+            pattern,
+            start=cursor,
+            end=end,
+            ladder=LADDER[1:],
+            indent_unit=self._unit,
+        )
 
     def correct(
         self, hit: SeekHit, new: Sequence[str], structure: Sequence[Opcode] | None
@@ -442,6 +452,8 @@ def _seek_context(
     with a tolerance."""
     at = file.find([context], cursor)
     if at is not None:
+        if not exact:
+            _refuse_loose_before(file, [context], cursor, at, who, what="the @@ line is")
         return at, None
     hits = [] if exact else file.seek([context], cursor)
     if len(hits) == 1:
@@ -498,6 +510,8 @@ def _seek_chunk(
     for old, new in tries:
         at = file.find(old, cursor)
         if at is not None:
+            if not exact:
+                _refuse_loose_before(file, old, cursor, at, who, what="its lines are")
             return _Placed(who.index, at, at + len(old), new, structure=_structure(chunk, old, new))
     if not exact:
         for old, new in tries:
@@ -519,6 +533,32 @@ def _seek_chunk(
             if hits:
                 return _tolerant(file, hits[0], old, new, _structure(chunk, old, new), who)
     raise _not_found(file, chunk.old, cursor, who, what="its lines (context and removed)")
+
+
+def _refuse_loose_before(
+    file: _File, pattern: Sequence[str], cursor: int, at: int, who: _Chunk, *, what: str
+) -> None:
+    """Refuse when ``pattern``, found exactly at line ``at``, also fits with a tolerance
+    between the cursor and there: Codex would take the exact place, but the looser one comes
+    first, and the model may have meant it. Each chunk looks at lines the others do not."""
+    if at <= cursor:
+        return
+    hits = file.seek(pattern, cursor, before=at)
+    if not hits:
+        return
+    where = [h.line + 1 for h in hits]
+    rung = hits[0].rung
+    raise AmbiguousMatch(
+        f"{who.name}: {what} in the file as sent at line {at + 1}, but fit with tolerance "
+        f"for {tolerance_names(rung)} before it, after line {cursor}, at line"
+        f"{'s' * (len(where) > 1)} {_numbers(where)}; which one is meant cannot be told. Copy "
+        "the lines exactly from the place you mean, with an '@@ line' or context that only it "
+        "has",
+        path=who.path,
+        edit_index=who.index,
+        total_edits=who.total,
+        data=who.data(lines=[*where, at + 1], match=rung, exact_line=at + 1),
+    )
 
 
 def _structure(
