@@ -240,6 +240,16 @@ UPDATES: dict[str, tuple[bytes, str, bytes]] = {
         "@@\n+added 1\n+added 2\n",
         b"line1\nline2\nadded 1\nadded 2\n",
     ),
+    "a pure addition with an @@ line goes right after that line": (
+        b"def a():\n    pass\ndef b():\n    pass\n",
+        "@@ def a():\n+    # A.\n",
+        b"def a():\n    # A.\n    pass\ndef b():\n    pass\n",
+    ),
+    "a pure addition with an @@ line and the end-of-file marker goes at the end": (
+        b"def a():\n    pass\n",
+        "@@ def a():\n+x = 1\n*** End of File\n",
+        b"def a():\n    pass\nx = 1\n",
+    ),
     "a pure addition goes before a final empty line": (b"a\n\n", "@@\n+b\n", b"a\nb\n\n"),
     "a pure addition to an empty file": (b"", "@@\n+a\n", b"a\n"),
     "the end-of-file marker picks the last of two identical blocks": (

@@ -19,6 +19,11 @@ A chunk marked ``*** End of File`` is tried at the end of the file first, on eve
 ladder (exactly, then loosely: there is one place there), and only then from the cursor as any
 other chunk; Codex tries the end exactly only, so a loose last line sent it to an earlier place.
 
+A chunk that only adds lines (no context or removed line) goes at the end of the file, before a
+final empty line, as Codex has it, when it has a bare ``@@`` (or ``*** End of File``). With an
+``@@ context`` line, unlike Codex (which appends it all the same), its lines go right after the
+line that context found: that is the place the model points at.
+
 Only the lines a chunk changes are replaced; every other byte stays as read. New lines take the
 file's usual line ending, like Codex with its line endings preserved. Unlike Codex, a file whose
 last line the patch does not touch keeps its missing final newline.
@@ -411,7 +416,7 @@ def compile_update(doc: Document, op: UpdateFile, *, exact: bool = False) -> Com
             chunk, or a tolerant match whose correction cannot be carried over to the new
             lines (``data``: the chunk, its patch line, and similar regions of the file).
         AmbiguousMatch: a chunk not in the file exactly fits loosely at several places.
-        OverlappingEdits: a chunk that adds at the end of the file meets another one's lines.
+        OverlappingEdits: a chunk that only adds lines meets another one's lines.
         EncodingError: a new line holds a character the file's encoding cannot store.
         InvalidRequest: a new line holds a NUL character.
     """
@@ -433,8 +438,12 @@ def compile_update(doc: Document, op: UpdateFile, *, exact: bool = False) -> Com
             at, context_note = _seek_context(file, chunk.context, cursor, who, exact=exact)
             cursor = at + 1
         if not chunk.old:
-            # A pure addition goes at the end of the file, before a final empty line (Codex).
-            end = len(file.lines) - (1 if file.lines and file.lines[-1] == "" else 0)
+            if chunk.context is not None and not chunk.end_of_file:
+                # Right after its @@ line, which is what the model points at (Codex appends).
+                end = cursor
+            else:
+                # At the end of the file, before a final empty line (Codex).
+                end = len(file.lines) - (1 if file.lines and file.lines[-1] == "" else 0)
             placed.append(_Placed(index, end, end, chunk.new, note=context_note))
             continue
         place = _seek_chunk(file, chunk, cursor, who, exact=exact)
@@ -717,7 +726,8 @@ def _compiled(file: _File, placed: list[_Placed], total: int) -> Compiled:
             first, second = sorted((owners[-1], index))
             raise OverlappingEdits(
                 f"chunks {first + 1} and {second + 1} change the same lines (line {start + 1}); "
-                "a chunk without '-' or context lines adds at the end of the file",
+                "a chunk without '-' or context lines adds at the end of the file, or right "
+                "after its '@@ line'",
                 edit_index=second,
                 total_edits=total,
                 data={"edits": [first, second]},
