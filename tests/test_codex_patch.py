@@ -52,8 +52,11 @@ def chunk(
     context: str | None = None,
     *,
     eof: bool = False,
+    kinds: str | None = None,
 ) -> UpdateChunk:
-    return UpdateChunk(context, old, new, eof, line)
+    """A chunk as parsed; by default its old lines removed, then its new lines added."""
+    kinds = "-" * len(old) + "+" * len(new) if kinds is None else kinds
+    return UpdateChunk(context, old, new, eof, line, kinds)
 
 
 # -- the parser -----------------------------------------------------------------------------
@@ -67,7 +70,7 @@ PARSED: dict[str, tuple[str, tuple[PatchOp, ...]]] = {
     "a delete hunk names its path": (patch("*** Delete File: d.txt"), (DeleteFile("d.txt", 2),)),
     "an update takes a move and chunks of context, removed and added lines": (
         patch("*** Update File: a", "*** Move to: b/c", "@@", " keep", "-old", "+new"),
-        (UpdateFile("a", "b/c", (chunk(("keep", "old"), ("keep", "new"), 4),), 2),),
+        (UpdateFile("a", "b/c", (chunk(("keep", "old"), ("keep", "new"), 4, kinds=" -+"),), 2),),
     ),
     "the first chunk may omit its @@ line": (
         patch("*** Update File: a", "-x", "+y"),
@@ -90,7 +93,7 @@ PARSED: dict[str, tuple[str, tuple[PatchOp, ...]]] = {
     ),
     "an empty line inside a chunk is an empty context line": (
         patch("*** Update File: a", "@@", " a", "", "-b"),
-        (UpdateFile("a", None, (chunk(("a", "", "b"), ("a", ""), 3),), 2),),
+        (UpdateFile("a", None, (chunk(("a", "", "b"), ("a", ""), 3, kinds="  -"),), 2),),
     ),
     "end of file ends a chunk that must match at the end": (
         patch("*** Update File: a", "@@", "-x", "+y", "*** End of File", "", "@@", "-z"),
@@ -237,6 +240,16 @@ UPDATES: dict[str, tuple[bytes, str, bytes]] = {
         "@@\n+added 1\n+added 2\n",
         b"line1\nline2\nadded 1\nadded 2\n",
     ),
+    "a pure addition with an @@ line goes right after that line": (
+        b"def a():\n    pass\ndef b():\n    pass\n",
+        "@@ def a():\n+    # A.\n",
+        b"def a():\n    # A.\n    pass\ndef b():\n    pass\n",
+    ),
+    "a pure addition with an @@ line and the end-of-file marker goes at the end": (
+        b"def a():\n    pass\n",
+        "@@ def a():\n+x = 1\n*** End of File\n",
+        b"def a():\n    pass\nx = 1\n",
+    ),
     "a pure addition goes before a final empty line": (b"a\n\n", "@@\n+b\n", b"a\nb\n\n"),
     "a pure addition to an empty file": (b"", "@@\n+a\n", b"a\n"),
     "the end-of-file marker picks the last of two identical blocks": (
@@ -351,6 +364,16 @@ def test_exact_mode_uses_no_tolerance() -> None:
     assert err.value.code == "NO_MATCH"
 
 
+def test_an_end_of_file_chunk_fits_the_end_loosely_before_an_exact_place_earlier() -> None:
+    doc = decode(b"def a():\n    return None\n\ndef b():\n    return None  \n")
+    op = update("@@\n-    return None\n+    return 1\n*** End of File\n", "f.py")
+    compiled = compile_update(doc, op)
+    assert compiled.plan.apply_to_text(doc.text) == (
+        "def a():\n    return None\n\ndef b():\n    return 1\n"
+    )
+    assert (compiled.applied[0].lines, compiled.applied[0].match) == ((5,), "trailing_whitespace")
+
+
 @pytest.mark.parametrize(
     ("before", "body", "lines"),
     [
@@ -367,6 +390,38 @@ def test_a_tolerant_match_at_several_places_is_refused_listing_them(
     assert err.value.code == "AMBIGUOUS_MATCH"
     assert err.value.data["lines"] == lines
     assert err.value.edit_index == 0
+
+
+LOOSE_FIRST = "def f():\n    x = 1  \n\ndef g():\n    x = 1\n"
+NESTED_FIRST = "class A:\n    def g(self):\n        return 1\ndef g(self):\n    return 1\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "body", "chunk_number", "lines"),
+    [
+        (LOOSE_FIRST, "@@ def f():\n-    x = 1\n+    x = 2\n", 1, [2, 5]),
+        (NESTED_FIRST, "@@\n class A:\n@@ def g(self):\n-    return 1\n+    return 2\n", 2, [2, 4]),
+    ],
+    ids=["the chunk's lines", "the @@ line"],
+)
+def test_a_loose_place_before_the_first_exact_one_is_refused_listing_both(
+    before: str, body: str, chunk_number: int, lines: list[int]
+) -> None:
+    # Codex takes the first exact place; the loose one before it may be the one meant.
+    with pytest.raises(EditError) as err:
+        compile_update(Document(before, name="f.py"), update(body, "f.py"))
+    error = err.value
+    assert error.code == "AMBIGUOUS_MATCH"
+    assert error.data["lines"] == lines
+    assert error.data["exact_line"] == lines[-1]
+    assert error.data["chunk"] == chunk_number
+    assert (error.edit_index, error.total_edits) == (chunk_number - 1, chunk_number)
+    assert error.path == "f.py"
+
+
+def test_in_exact_mode_the_first_exact_place_counts_as_codex_has_it() -> None:
+    after = applied_bytes(LOOSE_FIRST.encode(), "@@ def f():\n-    x = 1\n+    x = 2\n", exact=True)
+    assert after == LOOSE_FIRST.replace("x = 1\n", "x = 2\n").encode()
 
 
 def test_a_correction_that_cannot_be_carried_over_is_refused() -> None:
@@ -443,6 +498,21 @@ def test_a_big_file_with_many_chunks_compiles_without_rescanning_per_chunk() -> 
     compiled = compile_update(doc, update(body))
     assert len(compiled.plan.replacements) == 100
     assert compiled.applied[-1].lines == (198_001,)
+
+
+@pytest.mark.parametrize("tail", ["", " "], ids=["exact", "trailing whitespace"])
+@pytest.mark.parametrize("kinds", [True, False], ids=["parsed", "built without kinds"])
+def test_a_chunk_of_many_repeated_lines_compiles_in_linear_time(tail: str, kinds: bool) -> None:
+    # 3000 removed lines against 3000 added ones, all alike: difflib's matcher took minutes.
+    size = 3000
+    doc = Document(f"x{tail}\n" * size)
+    op = update("@@\n" + "-x\n" * size + "+x\n+y\n" * (size // 2))
+    if not kinds:
+        op = UpdateFile(op.path, None, (chunk(op.chunks[0].old, op.chunks[0].new, 3, kinds=""),), 2)
+    compiled = compile_update(doc, op)
+    after = compiled.plan.apply_to_text(doc.text).replace(" ", "")
+    assert after == "x\ny\n" * (size // 2)
+    assert compiled.applied[0].match == ("exact" if not tail else "trailing_whitespace")
 
 
 # -- Codex's scenarios ----------------------------------------------------------------------

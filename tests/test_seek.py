@@ -178,6 +178,15 @@ def test_correct_shifts_new_lines_and_keeps_unchanged_ones_byte_for_byte() -> No
     ]
 
 
+def test_correct_compares_many_repeated_lines_within_a_budget() -> None:
+    # difflib's matcher is cubic on repeated lines: 3000 against 3000 took minutes.
+    found = ["x "] * 3000
+    hit = SeekHit(0, TRAILING_WHITESPACE.name, pattern=("x",) * 3000)
+    written = correct(hit, found, ["x", "y"] * 1500)
+    assert [line.rstrip() for line in written] == ["x", "y"] * 1500
+    assert written[0] == "x "  # the lines both start with are kept as the file has them
+
+
 def test_correct_writes_the_file_s_tabs() -> None:
     found = ["\tif x {", "\t\treturn 1"]
     hit = hit_for(found, ["    if x {", "        return 1"])

@@ -140,6 +140,10 @@ class SeekHit:
     pad_unknown: bool = False  # the prefixes fit with and without a space of padding
 
 
+Opcode = tuple[str, int, int, int, int]
+"""difflib's form: ``(tag, i1, i2, j1, j2)``, ``a[i1:i2]`` becomes ``b[j1:j2]``."""
+
+
 class Uncorrectable(ValueError):
     """The correction that made old text match cannot be applied to the new text without a
     guess; the message says why, in a sentence for the model."""
@@ -498,6 +502,7 @@ def correct(
     *,
     file_uses_tabs: bool = False,
     file_typographic: frozenset[str] = frozenset(),
+    structure: Sequence[Opcode] | None = None,
 ) -> list[str]:
     """The lines to write for ``new``, given the hit that matched the old lines at ``found``.
 
@@ -507,7 +512,8 @@ def correct(
     in ASCII mapped to ASCII (every typographic character the file does not use, as
     ``file_typographic`` lists them, when the old lines held some the region writes in
     ASCII). A new line equal to an old one (on the rung) is written as the
-    file has it, byte for byte.
+    file has it, byte for byte. ``structure``: which old lines the new ones keep, when the
+    caller knows it (a patch's context lines), as :func:`line_opcodes` takes it.
 
     Raises:
         Uncorrectable: the edit changes only what the rung ignores, or a new line's true form
@@ -537,8 +543,7 @@ def correct(
     )
     out: list[str] = []
     tails = _stray_tails(old, found) if TRAILING in tolerances else {}
-    matcher = SequenceMatcher(None, old_keys, new_keys, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+    for op, i1, i2, j1, j2 in line_opcodes(old_keys, new_keys, structure):
         if op == "equal":
             out.extend(found[i1:i2])
             continue
@@ -561,6 +566,75 @@ def correct(
                 )
             out.append(line)
     return out
+
+
+_DIFF_BUDGET = 10_000
+"""Pairs of lines difflib may compare in one :func:`line_opcodes` call: its matcher is cubic
+on repeated lines (200 lines against 200 take a tenth of a second, 2000 a minute)."""
+
+
+def line_opcodes(
+    a: Sequence[object], b: Sequence[object], structure: Sequence[Opcode] | None = None
+) -> list[Opcode]:
+    """Opcodes from ``a`` to ``b`` covering both, equal runs as ``"equal"`` and every other
+    run as ``"replace"``, ``"delete"`` or ``"insert"``.
+
+    With ``structure`` (opcodes covering both, from what the caller knows: a patch's context,
+    removed and added lines), those, set right in linear time: an ``"equal"`` line that
+    differs is changed, and a changed run's first and last lines equal on both sides are kept.
+    Without it, the lines both start and end with are kept, and the middle is compared by
+    difflib while that is cheap (at most :data:`_DIFF_BUDGET` pairs), else it is one run.
+    """
+    if structure is None:
+        structure = [("replace", 0, len(a), 0, len(b))]
+        budget = _DIFF_BUDGET
+    else:
+        budget = 0
+    runs: list[list[int]] = []  # changed runs, adjacent ones merged
+    for tag, i1, i2, j1, j2 in structure:
+        if tag == "equal":
+            for k in range(i2 - i1):
+                if a[i1 + k] != b[j1 + k]:
+                    _add_run(runs, i1 + k, i1 + k + 1, j1 + k, j1 + k + 1)
+        elif i1 < i2 or j1 < j2:
+            _add_run(runs, i1, i2, j1, j2)
+    out: list[Opcode] = []
+    i = j = 0
+    for run in runs:
+        i1, i2, j1, j2 = run
+        while i1 < i2 and j1 < j2 and a[i1] == b[j1]:
+            i1, j1 = i1 + 1, j1 + 1
+        while i1 < i2 and j1 < j2 and a[i2 - 1] == b[j2 - 1]:
+            i2, j2 = i2 - 1, j2 - 1
+        if i1 == i2 and j1 == j2:
+            continue
+        if i < i1:
+            out.append(("equal", i, i1, j, j1))
+        if 0 < (i2 - i1) * (j2 - j1) <= budget:
+            budget -= (i2 - i1) * (j2 - j1)
+            matcher = SequenceMatcher(None, a[i1:i2], b[j1:j2], autojunk=False)
+            out += [(t, p + i1, q + i1, r + j1, s + j1) for t, p, q, r, s in matcher.get_opcodes()]
+        else:
+            out.append(
+                (
+                    "replace" if i1 < i2 and j1 < j2 else "delete" if i1 < i2 else "insert",
+                    i1,
+                    i2,
+                    j1,
+                    j2,
+                )
+            )
+        i, j = i2, j2
+    if i < len(a) or j < len(b):
+        out.append(("equal", i, len(a), j, len(b)))
+    return out
+
+
+def _add_run(runs: list[list[int]], i1: int, i2: int, j1: int, j2: int) -> None:
+    if runs and runs[-1][1] == i1 and runs[-1][3] == j1:
+        runs[-1][1], runs[-1][3] = i2, j2
+    else:
+        runs.append([i1, i2, j1, j2])
 
 
 def _rung_named(name: str) -> Rung:

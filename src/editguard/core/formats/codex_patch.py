@@ -9,9 +9,20 @@ line is an empty context line; ``*** End of File`` ends a chunk that belongs at 
 The update follows Codex's ``compute_replacements``: a cursor starts at the first line; a
 chunk's ``@@`` line is sought from the cursor, and the cursor moves past it; the chunk's old
 lines (context and removed, in order) are sought from the cursor, and the cursor moves past
-them. Exactly, the first place counts (Codex's rule). Where no place is exact, the match ladder
-of :mod:`editguard.core.seek` takes over (unless ``exact``), and a tolerant rung counts only
-where it finds one place: Codex takes the first loose place, we never guess.
+them. Exactly, the first place counts (Codex's rule), unless a tolerant rung finds a place between
+the cursor and it: then the chunk is refused as ambiguous (Codex would skip the loose place the
+model may have meant). Where no place is exact, the match ladder of :mod:`editguard.core.seek`
+takes over (unless ``exact``), and a tolerant rung counts only where it finds one place: Codex
+takes the first loose place, we never guess.
+
+A chunk marked ``*** End of File`` is tried at the end of the file first, on every rung of the
+ladder (exactly, then loosely: there is one place there), and only then from the cursor as any
+other chunk; Codex tries the end exactly only, so a loose last line sent it to an earlier place.
+
+A chunk that only adds lines (no context or removed line) goes at the end of the file, before a
+final empty line, as Codex has it, when it has a bare ``@@`` (or ``*** End of File``). With an
+``@@ context`` line, unlike Codex (which appends it all the same), its lines go right after the
+line that context found: that is the place the model points at.
 
 Only the lines a chunk changes are replaced; every other byte stays as read. New lines take the
 file's usual line ending, like Codex with its line endings preserved. Unlike Codex, a file whose
@@ -27,8 +38,7 @@ import re
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from difflib import SequenceMatcher
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from editguard.core.diagnosis import region_dict
@@ -40,12 +50,14 @@ from editguard.core.seek import (
     LADDER,
     TYPOGRAPHIC,
     OnlyIgnored,
+    Opcode,
     SeekHit,
     Uncorrectable,
     correct,
     explain,
     file_uses_tabs,
     indent_unit,
+    line_opcodes,
     seek,
     tolerance_names,
     used,
@@ -95,13 +107,16 @@ class DeleteFile:
 class UpdateChunk:
     """One ``@@`` chunk: the ``@@`` line's text (``None`` for a bare ``@@``), the old lines
     (context and removed) and new lines (context and added) in order, whether it must match
-    at the end of the file, and the patch line where it starts."""
+    at the end of the file, the patch line where it starts, and the kind of each of its lines
+    in order (``" "`` context, ``"-"`` removed, ``"+"`` added; ``""`` when not known, as for a
+    chunk not read from a patch: then the new lines are compared with the old ones)."""
 
     context: str | None
     old: tuple[str, ...]
     new: tuple[str, ...]
     end_of_file: bool
     line: int
+    kinds: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +252,7 @@ def _chunk(lines: list[str], at: int, stop: int, *, first: bool) -> tuple[Update
         )
     old: list[str] = []
     new: list[str] = []
+    kinds: list[str] = []
     end_of_file = False
     end = start
     while end < stop:
@@ -265,10 +281,12 @@ def _chunk(lines: list[str], at: int, stop: int, *, first: bool) -> tuple[Update
                 "should start with ' ' (context line), '+' (added line) or '-' (removed line)",
                 end + 1,
             )
+        kinds.append(line[:1] or " ")
         end += 1
     if end == start:
         raise _invalid("the chunk holds no lines", at + 1)
-    return UpdateChunk(context, tuple(old), tuple(new), end_of_file, at + 1), end
+    chunk = UpdateChunk(context, tuple(old), tuple(new), end_of_file, at + 1, "".join(kinds))
+    return chunk, end
 
 
 def add_file_text(op: AddFile) -> str:
@@ -327,14 +345,24 @@ class _File:
         ok = at >= cursor and self.lines[at:] == list(pattern)
         return at if ok else None
 
-    def seek(self, pattern: Sequence[str], cursor: int) -> list[SeekHit]:
-        """The places of ``pattern`` at or after ``cursor`` on the first tolerant rung that
-        finds any."""
+    def seek(self, pattern: Sequence[str], cursor: int, before: int | None = None) -> list[SeekHit]:
+        """The places of ``pattern`` at or after ``cursor`` (and before line ``before``) on
+        the first tolerant rung that finds any."""
         if self._unit is None:
             self._unit = indent_unit(self.lines)
-        return seek(self.lines, pattern, start=cursor, ladder=LADDER[1:], indent_unit=self._unit)
+        end = None if before is None else before - 1 + len(pattern)
+        return seek(
+            self.lines,
+            pattern,
+            start=cursor,
+            end=end,
+            ladder=LADDER[1:],
+            indent_unit=self._unit,
+        )
 
-    def correct(self, hit: SeekHit, new: Sequence[str]) -> list[str]:
+    def correct(
+        self, hit: SeekHit, new: Sequence[str], structure: Sequence[Opcode] | None
+    ) -> list[str]:
         if self._tabs is None:
             self._tabs = file_uses_tabs(self.lines)
             self._typographic = frozenset(c for c in TYPOGRAPHIC if c in self.doc.text)
@@ -345,12 +373,14 @@ class _File:
             new,
             file_uses_tabs=self._tabs,
             file_typographic=self._typographic or frozenset(),
+            structure=structure,
         )
 
 
 @dataclass(frozen=True, slots=True)
 class _Placed:
-    """A chunk's place: its old lines ``[start, stop)`` become ``new``."""
+    """A chunk's place: its old lines ``[start, stop)`` become ``new``, the lines it keeps
+    and changes as ``structure`` says (``None``: as a comparison finds them)."""
 
     index: int
     start: int
@@ -358,6 +388,7 @@ class _Placed:
     new: tuple[str, ...]
     match: str = "exact"
     note: str | None = None
+    structure: tuple[Opcode, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,7 +416,7 @@ def compile_update(doc: Document, op: UpdateFile, *, exact: bool = False) -> Com
             chunk, or a tolerant match whose correction cannot be carried over to the new
             lines (``data``: the chunk, its patch line, and similar regions of the file).
         AmbiguousMatch: a chunk not in the file exactly fits loosely at several places.
-        OverlappingEdits: a chunk that adds at the end of the file meets another one's lines.
+        OverlappingEdits: a chunk that only adds lines meets another one's lines.
         EncodingError: a new line holds a character the file's encoding cannot store.
         InvalidRequest: a new line holds a NUL character.
     """
@@ -407,13 +438,17 @@ def compile_update(doc: Document, op: UpdateFile, *, exact: bool = False) -> Com
             at, context_note = _seek_context(file, chunk.context, cursor, who, exact=exact)
             cursor = at + 1
         if not chunk.old:
-            # A pure addition goes at the end of the file, before a final empty line (Codex).
-            end = len(file.lines) - (1 if file.lines and file.lines[-1] == "" else 0)
+            if chunk.context is not None and not chunk.end_of_file:
+                # Right after its @@ line, which is what the model points at (Codex appends).
+                end = cursor
+            else:
+                # At the end of the file, before a final empty line (Codex).
+                end = len(file.lines) - (1 if file.lines and file.lines[-1] == "" else 0)
             placed.append(_Placed(index, end, end, chunk.new, note=context_note))
             continue
         place = _seek_chunk(file, chunk, cursor, who, exact=exact)
         if context_note and place.note is None:
-            place = _Placed(place.index, place.start, place.stop, place.new, note=context_note)
+            place = replace(place, note=context_note)
         placed.append(place)
         cursor = place.stop
     return _compiled(file, placed, total)
@@ -426,6 +461,8 @@ def _seek_context(
     with a tolerance."""
     at = file.find([context], cursor)
     if at is not None:
+        if not exact:
+            _refuse_loose_before(file, [context], cursor, at, who, what="the @@ line is")
         return at, None
     hits = [] if exact else file.seek([context], cursor)
     if len(hits) == 1:
@@ -466,21 +503,30 @@ def _seek_chunk(
         # the file's lines do not hold: try without it (and without an empty last new line).
         new = chunk.new[:-1] if chunk.new and chunk.new[-1] == "" else chunk.new
         tries.append((chunk.old[:-1], new))
+    if chunk.end_of_file:
+        # The end of the file first, on every rung (there is one place there), then the rest.
+        for old, new in tries:
+            at = file.at_end(old, cursor)
+            if at is not None:
+                return _Placed(
+                    who.index, at, at + len(old), new, structure=_structure(chunk, old, new)
+                )
+        for old, new in [] if exact else tries:
+            at = len(file.lines) - len(old)
+            hits = file.seek(old, at) if old and at >= cursor else []
+            if hits:
+                return _tolerant(file, hits[0], old, new, _structure(chunk, old, new), who)
     for old, new in tries:
-        at = file.at_end(old, cursor) if chunk.end_of_file else None
-        if at is None:
-            at = file.find(old, cursor)
+        at = file.find(old, cursor)
         if at is not None:
-            return _Placed(who.index, at, at + len(old), new)
+            if not exact:
+                _refuse_loose_before(file, old, cursor, at, who, what="its lines are")
+            return _Placed(who.index, at, at + len(old), new, structure=_structure(chunk, old, new))
     if not exact:
         for old, new in tries:
             if not old:
                 continue
-            hits: list[SeekHit] = []
-            if chunk.end_of_file:
-                hits = file.seek(old, max(cursor, len(file.lines) - len(old)))
-            if not hits:
-                hits = file.seek(old, cursor)
+            hits = file.seek(old, cursor)
             if len(hits) > 1:
                 where = [h.line + 1 for h in hits]
                 raise AmbiguousMatch(
@@ -494,19 +540,76 @@ def _seek_chunk(
                     data=who.data(lines=where, match=hits[0].rung),
                 )
             if hits:
-                return _tolerant(file, hits[0], old, new, who)
+                return _tolerant(file, hits[0], old, new, _structure(chunk, old, new), who)
     raise _not_found(file, chunk.old, cursor, who, what="its lines (context and removed)")
 
 
+def _refuse_loose_before(
+    file: _File, pattern: Sequence[str], cursor: int, at: int, who: _Chunk, *, what: str
+) -> None:
+    """Refuse when ``pattern``, found exactly at line ``at``, also fits with a tolerance
+    between the cursor and there: Codex would take the exact place, but the looser one comes
+    first, and the model may have meant it. Each chunk looks at lines the others do not."""
+    if at <= cursor:
+        return
+    hits = file.seek(pattern, cursor, before=at)
+    if not hits:
+        return
+    where = [h.line + 1 for h in hits]
+    rung = hits[0].rung
+    raise AmbiguousMatch(
+        f"{who.name}: {what} in the file as sent at line {at + 1}, but fit with tolerance "
+        f"for {tolerance_names(rung)} before it, after line {cursor}, at line"
+        f"{'s' * (len(where) > 1)} {_numbers(where)}; which one is meant cannot be told. Copy "
+        "the lines exactly from the place you mean, with an '@@ line' or context that only it "
+        "has",
+        path=who.path,
+        edit_index=who.index,
+        total_edits=who.total,
+        data=who.data(lines=[*where, at + 1], match=rung, exact_line=at + 1),
+    )
+
+
+def _structure(
+    chunk: UpdateChunk, old: Sequence[str], new: Sequence[str]
+) -> tuple[Opcode, ...] | None:
+    """Which of ``old`` (the chunk's old lines, or their first ones) ``new`` keeps, as the
+    chunk's context lines say; ``None`` when its kinds are not known."""
+    if not chunk.kinds:
+        return None
+    ops: list[Opcode] = []
+    i = j = 0  # the old and new lines before the next kept one
+    oi = nj = 0  # the next old and new line of the chunk
+    for kind in chunk.kinds:
+        if kind == " " and oi < len(old) and nj < len(new):
+            if i < oi or j < nj:
+                ops.append(("replace", i, oi, j, nj))
+            if ops and ops[-1][0] == "equal" and ops[-1][2] == oi:
+                ops[-1] = ("equal", ops[-1][1], oi + 1, ops[-1][3], nj + 1)
+            else:
+                ops.append(("equal", oi, oi + 1, nj, nj + 1))
+            i, j = oi + 1, nj + 1
+        oi += kind != "+"
+        nj += kind != "-"
+    if i < len(old) or j < len(new):
+        ops.append(("replace", i, len(old), j, len(new)))
+    return tuple(ops)
+
+
 def _tolerant(
-    file: _File, hit: SeekHit, old: Sequence[str], new: Sequence[str], who: _Chunk
+    file: _File,
+    hit: SeekHit,
+    old: Sequence[str],
+    new: Sequence[str],
+    structure: tuple[Opcode, ...] | None,
+    who: _Chunk,
 ) -> _Placed:
     """The chunk placed where the ladder found it, its new lines corrected the same way."""
     start, stop = hit.line, hit.line + len(old)
     found = file.lines[start:stop]
     rung = used(hit, found)
     try:
-        written = file.correct(hit, new)
+        written = file.correct(hit, new, structure)
     except OnlyIgnored:
         # The chunk changes only what the rung ignores: the file already reads as the new lines.
         return _Placed(
@@ -529,7 +632,8 @@ def _tolerant(
             data=who.data(match=hit.rung, lines=[start + 1, stop]),
             suggestions=["Copy the chunk's lines exactly from the numbered lines above."],
         ) from None
-    return _Placed(who.index, start, stop, tuple(written), rung, explain(hit, found, "the chunk"))
+    note = explain(hit, found, "the chunk")
+    return _Placed(who.index, start, stop, tuple(written), rung, note, structure)
 
 
 def _numbers(lines: Sequence[int]) -> str:
@@ -602,8 +706,7 @@ def _compiled(file: _File, placed: list[_Placed], total: int) -> Compiled:
     runs: list[tuple[int, int, int, int, tuple[str, ...]]] = []  # start, stop, order, chunk, new
     for place in placed:
         found = lines[place.start : place.stop]
-        matcher = SequenceMatcher(None, found, place.new, autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for tag, i1, i2, j1, j2 in line_opcodes(found, place.new, place.structure):
             if tag != "equal":
                 runs.append((place.start + i1, place.start + i2, place.index, j1, place.new[j1:j2]))
     runs.sort(key=lambda run: (run[0], run[1], run[2]))
@@ -623,7 +726,8 @@ def _compiled(file: _File, placed: list[_Placed], total: int) -> Compiled:
             first, second = sorted((owners[-1], index))
             raise OverlappingEdits(
                 f"chunks {first + 1} and {second + 1} change the same lines (line {start + 1}); "
-                "a chunk without '-' or context lines adds at the end of the file",
+                "a chunk without '-' or context lines adds at the end of the file, or right "
+                "after its '@@ line'",
                 edit_index=second,
                 total_edits=total,
                 data={"edits": [first, second]},
