@@ -585,3 +585,11 @@ def test_a_patch_made_from_two_line_lists_turns_the_one_into_the_other(
     doc = Document("".join(line + "\n" for line in old))
     compiled = compile_update(doc, update(_diff_chunk(old, new)))
     assert compiled.plan.apply_to_text(doc.text) == "".join(line + "\n" for line in new)
+
+
+def test_a_deeper_indented_look_alike_before_the_exact_place_does_not_refuse() -> None:
+    text = "def f():\n    if x:\n        pass\n    pass\n"
+    doc = Document(text, name="f.py")
+    op = update("@@ def f():\n-    pass\n+    return\n", "f.py")
+    plan = compile_update(doc, op).plan
+    assert plan.apply_to_text(text) == "def f():\n    if x:\n        pass\n    return\n"

@@ -47,10 +47,12 @@ from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.listing import excerpt, listing
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import (
+    INDENT,
     LADDER,
     TYPOGRAPHIC,
     OnlyIgnored,
     Opcode,
+    Rung,
     SeekHit,
     Uncorrectable,
     correct,
@@ -345,9 +347,15 @@ class _File:
         ok = at >= cursor and self.lines[at:] == list(pattern)
         return at if ok else None
 
-    def seek(self, pattern: Sequence[str], cursor: int, before: int | None = None) -> list[SeekHit]:
+    def seek(
+        self,
+        pattern: Sequence[str],
+        cursor: int,
+        before: int | None = None,
+        ladder: Sequence[Rung] = LADDER[1:],
+    ) -> list[SeekHit]:
         """The places of ``pattern`` at or after ``cursor`` (and before line ``before``) on
-        the first tolerant rung that finds any."""
+        the first rung of ``ladder`` (the tolerant ones) that finds any."""
         if self._unit is None:
             self._unit = indent_unit(self.lines)
         end = None if before is None else before - 1 + len(pattern)
@@ -356,7 +364,7 @@ class _File:
             pattern,
             start=cursor,
             end=end,
-            ladder=LADDER[1:],
+            ladder=ladder,
             indent_unit=self._unit,
         )
 
@@ -520,7 +528,9 @@ def _seek_chunk(
         at = file.find(old, cursor)
         if at is not None:
             if not exact:
-                _refuse_loose_before(file, old, cursor, at, who, what="its lines are")
+                _refuse_loose_before(
+                    file, old, cursor, at, who, what="its lines are", ladder=_LOOK_ALIKE
+                )
             return _Placed(who.index, at, at + len(old), new, structure=_structure(chunk, old, new))
     if not exact:
         for old, new in tries:
@@ -544,15 +554,29 @@ def _seek_chunk(
     raise _not_found(file, chunk.old, cursor, who, what="its lines (context and removed)")
 
 
+# For a chunk's lines, the rungs whose places look like the exact text to a reader: a line at
+# another indentation (`pass`, `return None`) is another statement, not a copy of this one with
+# a slip. An `@@ def g(self):` line, though, is often written without the method's indentation,
+# so for it every tolerant rung counts.
+_LOOK_ALIKE = tuple(r for r in LADDER[1:] if INDENT not in r.tolerances)
+
+
 def _refuse_loose_before(
-    file: _File, pattern: Sequence[str], cursor: int, at: int, who: _Chunk, *, what: str
+    file: _File,
+    pattern: Sequence[str],
+    cursor: int,
+    at: int,
+    who: _Chunk,
+    *,
+    what: str,
+    ladder: Sequence[Rung] = LADDER[1:],
 ) -> None:
     """Refuse when ``pattern``, found exactly at line ``at``, also fits with a tolerance
     between the cursor and there: Codex would take the exact place, but the looser one comes
     first, and the model may have meant it. Each chunk looks at lines the others do not."""
     if at <= cursor:
         return
-    hits = file.seek(pattern, cursor, before=at)
+    hits = file.seek(pattern, cursor, before=at, ladder=ladder)
     if not hits:
         return
     where = [h.line + 1 for h in hits]
