@@ -593,3 +593,22 @@ def test_a_deeper_indented_look_alike_before_the_exact_place_does_not_refuse() -
     op = update("@@ def f():\n-    pass\n+    return\n", "f.py")
     plan = compile_update(doc, op).plan
     assert plan.apply_to_text(text) == "def f():\n    if x:\n        pass\n    return\n"
+
+
+def test_tolerant_searches_past_their_budget_refuse_instead_of_running_for_minutes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from editguard.core.formats import codex_patch
+
+    monkeypatch.setattr(codex_patch, "TOLERANCE_PASSES", 2)
+    monkeypatch.setattr(codex_patch, "TOLERANCE_LINES", 0)
+    text = "".join(f"def f{i}():  \n    x = {i}\n" for i in range(50))
+    body = "".join(f"@@ def f{i}():\n-    x = {i}\n+    x = -{i}\n" for i in range(50))
+    with pytest.raises(EditError) as err:
+        compile_update(Document(text, name="f.py"), update(body, "f.py"))
+    assert err.value.code == "NO_MATCH"
+    assert err.value.data["tolerance_spent"] is True
+    # The same chunks, few enough, all land with tolerance for the trailing spaces.
+    few = "".join(f"@@ def f{i}():\n-    x = {i}\n+    x = -{i}\n" for i in range(45, 50))
+    plan = compile_update(Document(text, name="f.py"), update(few, "f.py")).plan
+    assert "    x = -49\n" in plan.apply_to_text(text)

@@ -300,6 +300,12 @@ def add_file_text(op: AddFile) -> str:
 # -- the update of one file -----------------------------------------------------------------
 
 
+# How many times over its lines (plus a fixed allowance) one update may search a file with
+# tolerance: about 2 s at worst on a 10 MB file.
+TOLERANCE_PASSES = 50
+TOLERANCE_LINES = 1_000_000
+
+
 @dataclass(slots=True)
 class _File:
     """The document's lines as Codex splits them, and what the searches need, made once."""
@@ -311,12 +317,18 @@ class _File:
     _unit: int | None = None
     _tabs: bool | None = None
     _typographic: frozenset[str] | None = None
+    # Lines the tolerant searches may still look at: each search runs from the cursor to the
+    # end, so a patch of thousands of chunks that all need tolerance would cost chunks x file.
+    # Past this budget there is no tolerance (the chunk is not found, and the error says why).
+    budget: int = field(init=False)
+    spent: bool = False
 
     def __post_init__(self) -> None:
         text = self.doc.text
         self.lines = text.split(LF)
         if self.lines[-1] == "":
             self.lines.pop()
+        self.budget = TOLERANCE_PASSES * len(self.lines) + TOLERANCE_LINES
         self.starts = array("q", [0])
         offset = 0
         for line in self.lines:
@@ -359,6 +371,10 @@ class _File:
         if self._unit is None:
             self._unit = indent_unit(self.lines)
         end = None if before is None else before - 1 + len(pattern)
+        self.budget -= (len(self.lines) if end is None else min(end, len(self.lines))) - cursor
+        if self.budget < 0:
+            self.spent = True
+            return []
         return seek(
             self.lines,
             pattern,
@@ -683,6 +699,12 @@ def _not_found(
     )
     parts = [f"{who.name}: {what} not found in {who.path}{after}."]
     extra: dict[str, Any] = {}
+    if file.spent:
+        extra["tolerance_spent"] = True
+        parts.append(
+            f"So many chunks of this update needed tolerance (searching the file over "
+            f"{TOLERANCE_PASSES} times) that the rest are matched exactly only."
+        )
     earlier = file.find(pattern, 0) if cursor else None
     if earlier is not None and earlier < cursor:
         extra["found_before_cursor"] = earlier + 1
