@@ -308,3 +308,46 @@ def test_expected_versions_in_a_batch_accept_the_version_read_before_it(
         ]
     )
     assert (root / "a.txt").read_text() == "h2\n"
+
+
+def test_a_moved_file_can_be_edited_again_and_two_files_can_swap(ws: Workspace, root: Path) -> None:
+    (root / "a").write_text("A\n")
+    (root / "b").write_text("B\n")
+    ws.apply_patch(
+        "*** Begin Patch\n*** Update File: a\n*** Move to: c\n-A\n+A2\n"
+        "*** Update File: c\n-A2\n+A3\n*** End Patch"
+    )
+    assert (root / "c").read_text() == "A3\n"
+    assert not (root / "a").exists()
+    ws.apply_patch(
+        "*** Begin Patch\n*** Update File: b\n*** Move to: t\n-B\n+B1\n*** Update File: c\n"
+        "*** Move to: b\n-A3\n+A4\n*** Update File: t\n*** Move to: c\n-B1\n+B2\n*** End Patch"
+    )
+    assert ((root / "b").read_text(), (root / "c").read_text()) == ("A4\n", "B2\n")
+    ws.batch(
+        [
+            {
+                "tool": "apply_patch",
+                "arguments": {
+                    "patch": "*** Begin Patch\n*** Update File: b\n*** Move to: d\n-A4\n+A5\n*** End Patch"
+                },
+            },
+            {
+                "tool": "edit_file",
+                "arguments": {"path": "d", "edits": [{"old_text": "A5", "new_text": "A6"}]},
+            },
+        ]
+    )
+    assert (root / "d").read_text() == "A6\n"
+
+
+def test_two_moves_onto_one_path_are_refused(ws: Workspace, root: Path) -> None:
+    (root / "a").write_text("A\n")
+    (root / "c").write_text("C\n")
+    with pytest.raises(EditError) as info:
+        ws.apply_patch(
+            "*** Begin Patch\n*** Update File: a\n*** Move to: b\n-A\n+X\n"
+            "*** Update File: c\n*** Move to: b\n-C\n+Y\n*** End Patch"
+        )
+    assert (info.value.code, info.value.data["lines"]) == ("INVALID_PATCH", [2, 6])
+    assert ((root / "a").read_text(), (root / "c").read_text()) == ("A\n", "C\n")

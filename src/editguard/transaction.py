@@ -300,7 +300,7 @@ class Transaction:
             StaleVersion: without ``replace``, a destination exists (or two moves share one).
         """
         pairs = [(s, d) for s, d in pairs if s.real != d.real]
-        taken = []
+        taken: list[tuple[Document | None, bytes, int | None]] = []
         for source, destination in pairs:
             self._not_a_link(source, "moved")
             self._not_a_link(destination, "replaced by a move")
@@ -311,7 +311,8 @@ class Transaction:
                     path=source.display,
                 )
             content = src.content if src.content is not None else _bytes_of(self.ctx, src)
-            taken.append((src, content))
+            # What moves, taken before any source is staged away (a swap reads both first).
+            taken.append((src.document, content, src.mode))
         sources = {s.real for s, _ in pairs}
         targets: set[str] = set()
         for _, destination in pairs:
@@ -325,17 +326,16 @@ class Transaction:
                     suggestions=["Move the file somewhere free, or delete the existing one first."],
                 )
             targets.add(destination.real)
-        for src, _ in taken:
-            self.stage(src, None)
-        for (src, content), (_, destination) in zip(taken, pairs, strict=True):
+        for source, _ in pairs:
+            self.stage(self.file(source), None)
+        for (document, content, mode), (_, destination) in zip(taken, pairs, strict=True):
             dst = self.file(destination)
-            document = src.document
             if document is None:  # not text: its bytes as read
                 dst.document, dst.content, dst.binary = None, content, True
                 dst.version = content_version([content])
             else:
                 self.stage(dst, dataclasses.replace(document, name=destination.display), content)
-            dst.mode = src.mode
+            dst.mode = mode
 
     def set_executable(self, staged: StagedFile, executable: bool) -> None:
         """Set or clear the executable bits (a diff's mode change: git records no more), where

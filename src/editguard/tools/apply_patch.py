@@ -14,7 +14,7 @@ from editguard.core.formats.codex_patch import (
     parse_patch,
 )
 from editguard.core.formats.whole_text import compile_whole_text
-from editguard.errors import EditError, FileNotFound, error_context
+from editguard.errors import EditError, FileNotFound, InvalidPatch, error_context
 from editguard.fs.sandbox import Resolved
 from editguard.pipeline import Change, Context, Mode
 from editguard.tools._common import DRY_RUN_HELP, EXACT_HELP, MODE_HELP, Args, Validation
@@ -74,9 +74,31 @@ def run(ctx: Context, args: ApplyPatchArgs) -> PatchResult:
         # Inside a batch, a call that only checks stages nothing; on its own, the transaction
         # stages everything (later operations see earlier ones) and commits nothing.
         stage = owned or not checks_only
+        _one_move_per_destination(txn, ops)
         files = [_apply(txn, op, args, stage) for op in ops]
         written = txn.commit() if owned else stage
     return PatchResult(files=files, written=written, dry_run=args.dry_run, mode=args.mode)
+
+
+def _one_move_per_destination(txn: Transaction, ops: tuple[PatchOp, ...]) -> None:
+    """Refuse two moves onto one path: the second would silently drop the first file (Codex
+    overwrites; a destination that existed before the patch may still be replaced).
+
+    Raises:
+        InvalidPatch: naming the path and both operations' lines.
+    """
+    seen: dict[str, int] = {}
+    for op in ops:
+        if isinstance(op, UpdateFile) and op.move_to:
+            real = txn.ctx.sandbox.resolve(op.move_to).real
+            if real in seen:
+                raise InvalidPatch(
+                    f"two operations move a file onto {op.move_to} (patch lines {seen[real]} and "
+                    f"{op.line}); the second would drop the first",
+                    data={"line": op.line, "lines": [seen[real], op.line]},
+                    suggestions=["Move each file to its own path."],
+                )
+            seen[real] = op.line
 
 
 def _apply(txn: Transaction, op: PatchOp, args: ApplyPatchArgs, stage: bool) -> FileChange:
