@@ -324,14 +324,10 @@ def test_a_moved_file_can_be_edited_again_and_two_files_can_swap(ws: Workspace, 
         "*** Move to: b\n-A3\n+A4\n*** Update File: t\n*** Move to: c\n-B1\n+B2\n*** End Patch"
     )
     assert ((root / "b").read_text(), (root / "c").read_text()) == ("A4\n", "B2\n")
+    move = "*** Begin Patch\n*** Update File: b\n*** Move to: d\n-A4\n+A5\n*** End Patch"
     ws.batch(
         [
-            {
-                "tool": "apply_patch",
-                "arguments": {
-                    "patch": "*** Begin Patch\n*** Update File: b\n*** Move to: d\n-A4\n+A5\n*** End Patch"
-                },
-            },
+            {"tool": "apply_patch", "arguments": {"patch": move}},
             {
                 "tool": "edit_file",
                 "arguments": {"path": "d", "edits": [{"old_text": "A5", "new_text": "A6"}]},
