@@ -928,3 +928,22 @@ def test_only_git_rename_headers_make_a_rename(diff: str, rename: bool) -> None:
 def test_the_modes_git_writes_are_recorded_as_given(mode: int) -> None:
     (found,) = parse_diff(f"diff --git a/f b/f\nnew file mode {mode:06o}\n")
     assert (found.old_mode, found.new_mode) == (None, mode)
+
+
+@pytest.mark.parametrize(
+    "diff",
+    [
+        pytest.param("diff --git a/f b/g\nrename from f\n", id="from without to"),
+        pytest.param("diff --git a/f b/g\nrename to g\n", id="to without from"),
+        pytest.param(
+            "diff --git a/f b/g\nrename old f\n--- a/f\n+++ b/g\n@@ -1 +1 @@\n-x\n+y\n",
+            id="old without new, with hunks",
+        ),
+    ],
+)
+def test_an_incomplete_rename_is_refused(diff: str) -> None:
+    with pytest.raises(EditError) as info:
+        parse_diff(diff)
+    assert info.value.code == "INVALID_PATCH"
+    assert info.value.data["line"] == 1
+    assert "rename" in str(info.value)

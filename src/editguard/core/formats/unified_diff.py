@@ -255,7 +255,7 @@ class _Section:
     new_path: str | None = None
     git_old: str | None = None  # the paths of the "diff --git" line
     git_new: str | None = None
-    renamed: tuple[str | None, str | None] | None = None
+    renamed: tuple[str, str] | None = None
     headers: bool = False  # "---"/"+++" seen
     old_mode: int | None = None
     new_mode: int | None = None
@@ -474,11 +474,15 @@ class _Parser:
                     self.i += 1
                 return
             self.i += 1
-        if renamed[0] is not None or renamed[1] is not None:
-            section.renamed = (
-                renamed[0] if renamed[0] is not None else section.git_old,
-                renamed[1] if renamed[1] is not None else section.git_new,
+        if (renamed[0] is None) != (renamed[1] is None):
+            given, missing = ("from", "to") if renamed[1] is None else ("to", "from")
+            raise _invalid(
+                f"line {section.line}: this file's section has 'rename {given}' but no "
+                f"'rename {missing}'; a rename gives both names",
+                section.line,
             )
+        if renamed[0] is not None and renamed[1] is not None:
+            section.renamed = (renamed[0], renamed[1])
         if self._file_headers_at(self.i):
             self._file_headers()
 
