@@ -379,6 +379,18 @@ def test_a_crlf_diff_is_read_without_its_carriage_returns() -> None:
         pytest.param(
             "Binary files /dev/null and /dev/null differ\n", 1, id="no path, binary /dev/null"
         ),
+        pytest.param("diff --git \n", 1, id="diff --git without names"),
+        pytest.param("diff --git a/f\n--- a/f\n+++ b/f\n", 1, id="diff --git with one name"),
+        pytest.param(
+            '--- "a/f\\\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n', 1, id="unterminated quoted path"
+        ),
+        pytest.param('diff --git "a/f b/f\n', 1, id="unterminated quote on diff --git"),
+        pytest.param("--- \n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n", 1, id="empty old path"),
+        pytest.param("--- a/\n+++ b/\n@@ -1 +1 @@\n-a\n+b\n", 1, id="only the prefixes"),
+        pytest.param(
+            "diff --git a/f b/g\nrename from \nrename to g\n", 1, id="empty rename source"
+        ),
+        pytest.param('diff --git a/f b/f\n--- ""\n+++ b/f\n', 1, id="empty quoted path"),
     ],
 )
 def test_malformed_diffs_are_invalid_patch_at_their_line(diff: str, line: int) -> None:

@@ -173,8 +173,14 @@ def _invalid(message: str, line: int, **data: Any) -> InvalidPatch:
 
 def _unquote(value: str, line: int) -> str:
     """A path as git writes it: C-quoted (``"a/sp\\303\\251cial"``) or as is."""
-    if not (len(value) >= 2 and value.startswith('"') and value.endswith('"')):
+    if not value.startswith('"'):
         return value
+    if _closing_quote(value) != len(value) - 1:
+        raise _invalid(
+            f"line {line}: the quoted path {excerpt(value, 200)} does not end with its closing "
+            "quote",
+            line,
+        )
     out = bytearray()
     body = value[1:-1]
     i = 0
@@ -291,6 +297,12 @@ class _Section:
                 f"line {self.line}: this file's section names no file (both sides are /dev/null, "
                 "or it is both deleted and new, or its names cannot be read); give the path on "
                 "'--- a/path' or '+++ b/path'",
+                self.line,
+            )
+        if old == "" or new == "":
+            raise _invalid(
+                f"line {self.line}: this file's section has an empty file name; give the path "
+                "on '--- a/path' and '+++ b/path'",
                 self.line,
             )
         old_mode, new_mode = self.old_mode, self.new_mode
@@ -426,6 +438,12 @@ class _Parser:
                 first, _, second = rest.partition(" ")
         section.git_old = _unquote(first, self.i + 1)
         section.git_new = _unquote(second, self.i + 1)
+        if not section.git_old or not section.git_new:
+            raise _invalid(
+                f"line {self.i + 1}: 'diff --git' without two file names; write it as "
+                "'diff --git a/path b/path'",
+                self.i + 1,
+            )
 
     def _git_headers(self) -> None:
         section = self.section
