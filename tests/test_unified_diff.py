@@ -959,3 +959,75 @@ def test_an_incomplete_rename_is_refused(diff: str) -> None:
     assert info.value.code == "INVALID_PATCH"
     assert info.value.data["line"] == 1
     assert "rename" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("diff", "names"),
+    [
+        pytest.param(
+            "diff --git a/f b/g\nrename from f\nrename to h\n--- a/f\n+++ b/k\n"
+            "@@ -1 +1 @@\n-x\n+y\n",
+            ["h", "k"],
+            id="rename to vs +++",
+        ),
+        pytest.param(
+            "diff --git a/f b/g\nrename from f\nrename to h\n", ["h", "g"], id="rename vs git line"
+        ),
+        pytest.param(
+            "diff --git a/f b/g\nrename from e\nrename to g\n", ["e", "f"], id="rename from vs git"
+        ),
+        pytest.param(
+            "diff --git a/f b/f\n--- a/f\n+++ b/g\n@@ -1 +1 @@\n-x\n+y\n",
+            ["g", "f"],
+            id="+++ vs git line",
+        ),
+        pytest.param(
+            "diff --git a/f b/f\nnew file mode 100644\n--- /dev/null\n+++ b/g\n@@ -0,0 +1 @@\n+x\n",
+            ["g", "f"],
+            id="new file vs git line",
+        ),
+    ],
+)
+def test_a_git_section_whose_names_disagree_is_refused(diff: str, names: list[str]) -> None:
+    with pytest.raises(EditError) as info:
+        parse_diff(diff)
+    assert info.value.code == "INVALID_PATCH"
+    assert info.value.data["names"] == names
+    assert all(repr(name) in str(info.value) for name in names)
+
+
+@pytest.mark.parametrize(
+    ("diff", "old", "new"),
+    [
+        pytest.param(
+            "diff --git a/f b/g\nrename from f\nrename to g\n--- a/f\n+++ b/g\n", "f", "g", id="all"
+        ),
+        pytest.param(
+            "diff --git a/p b/q b/r\nrename from p b/q\nrename to r\n", "p b/q", "r", id="space"
+        ),
+        pytest.param(
+            "diff --git a/n b/n\nnew file mode 100644\n--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+x\n",
+            None,
+            "n",
+            id="new file",
+        ),
+        pytest.param(
+            "diff --git a/d b/d\ndeleted file mode 100644\n--- a/d\n+++ /dev/null\n"
+            "@@ -1 +0,0 @@\n-x\n",
+            "d",
+            None,
+            id="deleted file",
+        ),
+        pytest.param(
+            'diff --git "a/sp ace" "b/sp ace"\n--- "a/sp ace"\n+++ "b/sp ace"\n',
+            "sp ace",
+            "sp ace",
+            id="quoted",
+        ),
+    ],
+)
+def test_a_git_section_whose_names_agree_is_read(
+    diff: str, old: str | None, new: str | None
+) -> None:
+    (found,) = parse_diff(diff)
+    assert (found.old_path, found.new_path) == (old, new)

@@ -261,6 +261,7 @@ class _Section:
     new_path: str | None = None
     git_old: str | None = None  # the paths of the "diff --git" line
     git_new: str | None = None
+    git_rest: str = ""  # the "diff --git" line after its "diff --git "
     renamed: tuple[str, str] | None = None
     headers: bool = False  # "---"/"+++" seen
     old_mode: int | None = None
@@ -276,6 +277,8 @@ class _Section:
     header_crs: int = 0
 
     def finish(self) -> FileDiff:
+        if self.git:
+            self._check_names()
         old, new = self.old_path, self.new_path
         if not self.headers:
             old, new = self.git_old, self.git_new
@@ -323,6 +326,51 @@ class _Section:
             crlf,
             self.line,
             rename=self.renamed is not None,
+        )
+
+    def _check_names(self) -> None:
+        """Refuse a git section whose names disagree: its "diff --git" line, its "rename
+        from"/"rename to" lines and its "---"/"+++" lines (without a/ and b/) name one file
+        each side (a new or deleted file's "diff --git" line names it on both sides)."""
+        said: list[tuple[str, str | None, str | None]] = []  # (where, old, new)
+        if self.renamed is not None:
+            said.append(("'rename from'/'rename to'", *self.renamed))
+        if self.headers:
+            dashes = (_strip(self.old_path, "a/"), _strip(self.new_path, "b/"))
+            if dashes != (None, None):
+                said.append(("'---'/'+++'", *dashes))
+        if not said:
+            return
+        where, want_old, want_new = said[0]
+        for other, old, new in said[1:]:
+            for side, want, got in (("old", want_old, old), ("new", want_new, new)):
+                if want is not None and got is not None and want != got:
+                    raise self._conflict(side, (where, want), (other, got))
+            want_old = want_old if want_old is not None else old
+            want_new = want_new if want_new is not None else new
+        want_old = want_old if want_old is not None else want_new
+        want_new = want_new if want_new is not None else want_old
+        git = (_strip(self.git_old, "a/"), _strip(self.git_new, "b/"))
+        rest = self.git_rest
+        if git == (want_old, want_new) or rest in (
+            f"a/{want_old} b/{want_new}",
+            f"{want_old} {want_new}",
+        ):
+            return
+        side, want, got = (
+            ("old", want_old, git[0]) if git[0] != want_old else ("new", want_new, git[1])
+        )
+        raise self._conflict(side, (where, want), ("'diff --git'", got))
+
+    def _conflict(
+        self, side: str, first: tuple[str, str | None], second: tuple[str, str | None]
+    ) -> InvalidPatch:
+        return _invalid(
+            f"line {self.line}: this file's section names two different {side} files: "
+            f"{first[1]!r} on its {first[0]} line and {second[1]!r} on its {second[0]} line; "
+            "give one name on each side in every header",
+            self.line,
+            names=[first[1], second[1]],
         )
 
 
@@ -436,6 +484,7 @@ class _Parser:
                 second = "b/" + second
             else:
                 first, _, second = rest.partition(" ")
+        section.git_rest = rest
         section.git_old = _unquote(first, self.i + 1)
         section.git_new = _unquote(second, self.i + 1)
         if not section.git_old or not section.git_new:
