@@ -1031,3 +1031,63 @@ def test_a_git_section_whose_names_agree_is_read(
 ) -> None:
     (found,) = parse_diff(diff)
     assert (found.old_path, found.new_path) == (old, new)
+
+
+RENAME_A = "diff --git a/a.txt b/{0}\nsimilarity index 100%\nrename from a.txt\nrename to {0}\n"
+
+
+@pytest.mark.parametrize(
+    ("diff", "path", "twice"),
+    [
+        pytest.param(
+            RENAME_A.format("b.txt") + RENAME_A.format("c.txt"),
+            "a.txt",
+            "renamed or deleted",
+            id="renamed twice",
+        ),
+        pytest.param(
+            RENAME_A.format("b.txt") + "diff --git a/a.txt b/a.txt\ndeleted file mode 100644\n",
+            "a.txt",
+            "renamed or deleted",
+            id="renamed and deleted",
+        ),
+        pytest.param(
+            "diff --git a/a.txt b/a.txt\ndeleted file mode 100644\n" * 2,
+            "a.txt",
+            "renamed or deleted",
+            id="deleted twice",
+        ),
+        pytest.param(
+            "--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+x\n" * 2, "n", "created", id="created twice"
+        ),
+        pytest.param(
+            RENAME_A.format("b.txt")
+            + "diff --git a/c.txt b/b.txt\nrename from c.txt\nrename to b.txt\n",
+            "b.txt",
+            "created",
+            id="two renames to one name",
+        ),
+    ],
+)
+def test_a_file_moved_twice_in_one_diff_is_refused(diff: str, path: str, twice: str) -> None:
+    with pytest.raises(EditError) as info:
+        parse_diff(diff)
+    assert info.value.code == "INVALID_PATCH"
+    assert (info.value.data["path"], info.value.data["twice"]) == (path, twice)
+    assert info.value.data["sections"][0] == 1
+
+
+def test_a_diff_may_delete_a_file_and_create_it_or_swap_names() -> None:
+    retyped = (
+        "diff --git a/f b/f\ndeleted file mode 100644\n"
+        "diff --git a/f b/f\nnew file mode 100644\n--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+x\n"
+    )
+    assert [(fd.old_path, fd.new_path) for fd in parse_diff(retyped)] == [("f", None), (None, "f")]
+    chain = (
+        RENAME_A.format("b.txt")
+        + "diff --git a/c.txt b/a.txt\nrename from c.txt\nrename to a.txt\n"
+    )
+    assert [(fd.old_path, fd.new_path) for fd in parse_diff(chain)] == [
+        ("a.txt", "b.txt"),
+        ("c.txt", "a.txt"),
+    ]

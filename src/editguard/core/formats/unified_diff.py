@@ -418,6 +418,7 @@ class _Parser:
                 "'diff --git a/path b/path') before the hunks",
                 1,
             )
+        _check_moves(self.files)
         return tuple(self.files)
 
     def _start(self, section: _Section | None) -> None:
@@ -708,6 +709,34 @@ class _Parser:
         return Hunk(
             starts[0], starts[1], tuple(old), tuple(new), tuple(kinds), old_eof, new_eof, number
         )
+
+
+def _check_moves(files: Sequence[FileDiff]) -> None:
+    """Refuse a diff that renames or deletes one file twice (two renames of one source would
+    make a copy), or that creates one name twice (as a new file or a rename's target)."""
+    gone: dict[str, FileDiff] = {}  # renamed or deleted: the section that does it
+    made: dict[str, FileDiff] = {}  # created or renamed to
+    for fd in files:
+        moves: list[tuple[dict[str, FileDiff], str | None, str]] = []
+        if fd.rename or fd.new_path is None:
+            moves.append((gone, fd.old_path, "renames or deletes"))
+        if fd.rename or fd.old_path is None:
+            moves.append((made, fd.new_path, "creates or renames to"))
+        for seen, path, verb in moves:
+            if path is None:
+                continue
+            first = seen.get(path)
+            if first is not None:
+                raise _invalid(
+                    f"line {fd.line}: this file's section {verb} {path!r}, which the section at "
+                    f"line {first.line} already does; a diff moves, deletes or creates each file "
+                    "once",
+                    fd.line,
+                    path=path,
+                    sections=[first.line, fd.line],
+                    twice="renamed or deleted" if seen is gone else "created",
+                )
+            seen[path] = fd
 
 
 def new_file_text(diff: FileDiff) -> str:
