@@ -1091,3 +1091,57 @@ def test_a_diff_may_delete_a_file_and_create_it_or_swap_names() -> None:
         ("a.txt", "b.txt"),
         ("c.txt", "a.txt"),
     ]
+
+
+THOUSAND = [f"row {k}" for k in range(1000)]
+
+
+def _hunks(stated: list[int], context: str = "") -> str:
+    """Hunks changing every tenth line of THOUSAND, each stated at ``stated[h]`` (1-based)."""
+    out = ["--- a/f", "+++ b/f"]
+    for h, line in enumerate(stated):
+        k = h * 20
+        out += [
+            f"@@ -{line},2 +{line},2 @@",
+            f" {THOUSAND[k]}{context}",
+            f"-{THOUSAND[k + 1]}",
+            "+x",
+        ]
+    return "\n".join(out) + "\n"
+
+
+def test_hunks_searched_past_the_budget_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ud, "SEARCH_PASSES", 0)
+    monkeypatch.setattr(ud, "SEARCH_LINES", 5000)
+    before = "\n".join(THOUSAND) + "\n"
+    # A trailing space on each context line: every hunk needs a tolerant search of the file.
+    error = fails(before, _hunks([h * 20 + 1 for h in range(50)], context=" "))
+    assert error.code == "NO_MATCH"
+    assert error.data["search_spent"] is True
+    assert 1 < error.data["hunk"] < 10
+    assert "stated lines" in str(error)
+    # Hunks far from their stated lines (each stated past the end of the file) too.
+    error = fails(before, _hunks([2000 + 1000 * h for h in range(50)]))
+    assert (error.code, error.data["search_spent"]) == ("NO_MATCH", True)
+    # With the default budget they land.
+    monkeypatch.undo()
+    out, _ = apply(before, _hunks([h * 20 + 1 for h in range(50)], context=" "))
+    assert out.count(b"\nx\n") == 50
+
+
+def test_hunks_near_their_stated_lines_cost_only_the_distance(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(ud, "SEARCH_PASSES", 0)
+    monkeypatch.setattr(ud, "SEARCH_LINES", 2000)
+    monkeypatch.setattr(ud, "FIRST_WINDOW", 8)
+    before = "\n".join(THOUSAND) + "\n"
+    # Every other hunk 5 lines off (50 searches: 50 times the whole file would be 50,000 lines).
+    stated = [h * 20 + 1 + (5 if h % 2 else 0) for h in range(50)]
+    out, compiled = apply(before, _hunks(stated))
+    assert out.count(b"\nx\n") == 50
+    assert [e.offset for e in compiled.applied[:4]] == [0, -5, 5, -5]
+    # The nearest place still wins when a farther window would be needed to see the other one.
+    far = "\n".join([*THOUSAND[:100], "a", *THOUSAND[100:]]) + "\n"
+    out, compiled = apply(far, "--- a/f\n+++ b/f\n@@ -60 +60 @@\n-a\n+b\n")
+    assert compiled.applied[0].offset == 41

@@ -21,7 +21,10 @@ hunk before it, when its old lines are there; else at the nearest place after th
 where they are, searching outwards (two places equally near are refused); else on the first
 tolerant rung of :data:`~editguard.core.seek.LADDER` that finds them after the previous hunk,
 nearest first, with the new lines corrected as the old ones were. Only the runs of removed and
-added lines become replacements, so context lines keep their bytes and line endings.
+added lines become replacements, so context lines keep their bytes and line endings. The
+searches for hunks not at their stated line share a budget of :data:`SEARCH_PASSES` passes
+over the file plus :data:`SEARCH_LINES` lines; the exact one looks outwards in growing windows,
+so a place near the stated line costs only its distance.
 
 Pure: text in, plans out.
 """
@@ -71,6 +74,12 @@ MAX_DIFF_LINES = 2_000_000
 MAX_FILES = 10_000
 MAX_HUNKS = 100_000  # in one diff, all files together
 NEAR = 3  # lines shown on each side of the stated place when a hunk is not found
+# How many lines of the file (times over it, plus a fixed allowance) one compile_hunks may
+# search for hunks not at their stated line: each search covers up to the whole file, so
+# thousands of misplaced hunks would cost hunks x file. Past it such a hunk is not found.
+SEARCH_PASSES = 50
+SEARCH_LINES = 1_000_000
+FIRST_WINDOW = 256  # lines on each side of the stated line the exact search looks at first
 
 _DEV_NULL = "/dev/null"
 # The closing "@@" is optional (models drop it); after it, a section heading.
@@ -780,6 +789,10 @@ class _Placed:
 _LineRep = tuple[int, int, list[str]]  # lines [a, b) of the file become these lines
 
 
+class _Spent(Exception):
+    """The search budget of one compile_hunks is used up."""
+
+
 def compile_hunks(doc: Document, diff: FileDiff, *, exact: bool = False) -> Compiled:
     """Compile the hunks of one file's diff into a plan on ``doc`` (the file as read).
 
@@ -792,7 +805,8 @@ def compile_hunks(doc: Document, diff: FileDiff, *, exact: bool = False) -> Comp
     Raises:
         NoMatch: a hunk's old lines are nowhere after the previous hunk (with the file's lines
             at the stated place and the most similar region), or its tolerant match cannot be
-            carried over to its new lines.
+            carried over to its new lines, or the hunks before it used up the lines one
+            call may search for hunks not at their stated line (``search_spent``).
         AmbiguousMatch: two places are equally near (or a bare hunk fits at several).
         OverlappingEdits: a hunk fits only before the end of the hunk before it.
         EncodingError, InvalidRequest: a new line the file's encoding cannot store (or a NUL).
@@ -820,6 +834,16 @@ class _Placer:
         self._starts: list[int] = []
         self._rev: str | None = None
         self._keys: tuple[str, list[int]] | None = None  # every line's text, as _seek has it
+        # Lines the searches for hunks not at their stated line may still look at.
+        self.budget = SEARCH_PASSES * len(self.lines) + SEARCH_LINES
+        self.spent = False
+
+    def _charge(self, lines: int) -> None:
+        """Count ``lines`` searched against the budget; past it, stop searching."""
+        self.budget -= max(lines, 0)
+        if self.budget < 0:
+            self.spent = True
+            raise _Spent
 
     # -- the main loop ---------------------------------------------------------------------
 
@@ -851,17 +875,20 @@ class _Placer:
             return self._insertion(index, hunk, expected, low, placed)
         if expected is not None and self._exact_at(expected, old, low, at_eof=at_eof):
             return _Placed(index, expected, hunk.new, "exact", None, 0)
-        places = self._exact_places(old, low, n - len(old), expected, at_eof)
-        if places:
-            at = self._choose(index, hunk, places, expected, "exact")
-            return _Placed(index, at, hunk.new, "exact", None, self._offset(at, expected))
-        before = self._exact_places(old, 0, min(low - 1, n - len(old)), expected, at_eof)
-        if before:
-            raise self._overlap(index, hunk, before[0], placed)
-        if not self.exact:
-            loose = self._loose(index, hunk, expected, low, at_eof)
-            if loose is not None:
-                return loose
+        try:
+            places = self._exact_places(old, low, n - len(old), expected, at_eof)
+            if places:
+                at = self._choose(index, hunk, places, expected, "exact")
+                return _Placed(index, at, hunk.new, "exact", None, self._offset(at, expected))
+            before = self._exact_places(old, 0, min(low - 1, n - len(old)), expected, at_eof)
+            if before:
+                raise self._overlap(index, hunk, before[0], placed)
+            if not self.exact:
+                loose = self._loose(index, hunk, expected, low, at_eof)
+                if loose is not None:
+                    return loose
+        except _Spent:
+            pass
         raise self._not_found(index, hunk, expected)
 
     def _insertion(
@@ -896,6 +923,8 @@ class _Placer:
             return []
         if at_eof:  # a hunk with a no-newline marker ends where the file ends
             return [high] if self._exact_at(high, old, low, at_eof=True) else []
+        if self.spent:
+            raise _Spent
         text, starts = self._joined()
         needle = LF + LF.join(old) + LF
 
@@ -913,6 +942,7 @@ class _Placer:
             return None if at < 0 else bisect_left(starts, total - at - size + 1)
 
         if expected is None:
+            self._charge(high - low + 1 + len(old))
             found = []
             at = first(low, high)
             if at is not None:
@@ -921,9 +951,19 @@ class _Placer:
                 if nxt is not None:
                     found.append(nxt)
             return found
-        # The nearest place on each side of the expected one; both when equally near.
-        right = first(max(low, expected), high)
-        left = last(low, min(expected - 1, high))
+        # The nearest place on each side of the expected one; both when equally near. Searched
+        # in windows around it that grow fourfold, so that a place near it costs only the
+        # distance: once a window holds a place, no place outside it is nearer.
+        center = min(max(expected, low), high)
+        reach = FIRST_WINDOW
+        while True:
+            a, b = max(low, center - reach), min(high, center + reach)
+            self._charge(b - a + 1 + len(old))
+            right = first(max(low, expected), b)
+            left = last(a, min(expected - 1, high))
+            if left is not None or right is not None or (a == low and b == high):
+                break
+            reach *= 4
         if left is None or right is None:
             return [p for p in (left, right) if p is not None]
         if expected - left == right - expected:
@@ -1028,6 +1068,7 @@ class _Placer:
         high = len(lines) - len(old)
         if high < low:
             return []
+        self._charge(high - low + 1 + len(old))
         if self._keys is None:
             self._keys = _joined(
                 [x.strip() for x in LF.join(lines).translate(PUNCTUATION_MAP).split(LF)]
@@ -1052,6 +1093,7 @@ class _Placer:
         unit = indent_unit(lines[:5000])
         rank = {rung.name: k for k, rung in enumerate(LADDER)}
         best: list[SeekHit] = []
+        self._charge(len(candidates) * len(old))
         for at in sorted(candidates):
             hits = seek(
                 lines, old, start=at, end=at + len(old), ladder=LADDER[1:], indent_unit=unit
@@ -1231,6 +1273,14 @@ class _Placer:
         ):
             data["already_applied"] = True
             parts += ["", "The hunk's new lines are at the stated place: it looks already applied."]
+        if self.spent:
+            data["search_spent"] = True
+            parts += [
+                "",
+                f"So many hunks of this diff were not at their stated lines (searching the file "
+                f"over {SEARCH_PASSES} times) that the rest are looked for only at their stated "
+                "lines; give hunks the line numbers where their old lines are.",
+            ]
         detail = base.message.split(LF, 1)[1] if LF in base.message else ""
         return NoMatch(
             LF.join(parts) + (LF + detail if detail else ""),
