@@ -379,6 +379,18 @@ def test_a_crlf_diff_is_read_without_its_carriage_returns() -> None:
         pytest.param(
             "Binary files /dev/null and /dev/null differ\n", 1, id="no path, binary /dev/null"
         ),
+        pytest.param("diff --git \n", 1, id="diff --git without names"),
+        pytest.param("diff --git a/f\n--- a/f\n+++ b/f\n", 1, id="diff --git with one name"),
+        pytest.param(
+            '--- "a/f\\\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n', 1, id="unterminated quoted path"
+        ),
+        pytest.param('diff --git "a/f b/f\n', 1, id="unterminated quote on diff --git"),
+        pytest.param("--- \n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n", 1, id="empty old path"),
+        pytest.param("--- a/\n+++ b/\n@@ -1 +1 @@\n-a\n+b\n", 1, id="only the prefixes"),
+        pytest.param(
+            "diff --git a/f b/g\nrename from \nrename to g\n", 1, id="empty rename source"
+        ),
+        pytest.param('diff --git a/f b/f\n--- ""\n+++ b/f\n', 1, id="empty quoted path"),
     ],
 )
 def test_malformed_diffs_are_invalid_patch_at_their_line(diff: str, line: int) -> None:
@@ -928,3 +940,208 @@ def test_only_git_rename_headers_make_a_rename(diff: str, rename: bool) -> None:
 def test_the_modes_git_writes_are_recorded_as_given(mode: int) -> None:
     (found,) = parse_diff(f"diff --git a/f b/f\nnew file mode {mode:06o}\n")
     assert (found.old_mode, found.new_mode) == (None, mode)
+
+
+@pytest.mark.parametrize(
+    "diff",
+    [
+        pytest.param("diff --git a/f b/g\nrename from f\n", id="from without to"),
+        pytest.param("diff --git a/f b/g\nrename to g\n", id="to without from"),
+        pytest.param(
+            "diff --git a/f b/g\nrename old f\n--- a/f\n+++ b/g\n@@ -1 +1 @@\n-x\n+y\n",
+            id="old without new, with hunks",
+        ),
+    ],
+)
+def test_an_incomplete_rename_is_refused(diff: str) -> None:
+    with pytest.raises(EditError) as info:
+        parse_diff(diff)
+    assert info.value.code == "INVALID_PATCH"
+    assert info.value.data["line"] == 1
+    assert "rename" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("diff", "names"),
+    [
+        pytest.param(
+            "diff --git a/f b/g\nrename from f\nrename to h\n--- a/f\n+++ b/k\n"
+            "@@ -1 +1 @@\n-x\n+y\n",
+            ["h", "k"],
+            id="rename to vs +++",
+        ),
+        pytest.param(
+            "diff --git a/f b/g\nrename from f\nrename to h\n", ["h", "g"], id="rename vs git line"
+        ),
+        pytest.param(
+            "diff --git a/f b/g\nrename from e\nrename to g\n", ["e", "f"], id="rename from vs git"
+        ),
+        pytest.param(
+            "diff --git a/f b/f\n--- a/f\n+++ b/g\n@@ -1 +1 @@\n-x\n+y\n",
+            ["g", "f"],
+            id="+++ vs git line",
+        ),
+        pytest.param(
+            "diff --git a/f b/f\nnew file mode 100644\n--- /dev/null\n+++ b/g\n@@ -0,0 +1 @@\n+x\n",
+            ["g", "f"],
+            id="new file vs git line",
+        ),
+    ],
+)
+def test_a_git_section_whose_names_disagree_is_refused(diff: str, names: list[str]) -> None:
+    with pytest.raises(EditError) as info:
+        parse_diff(diff)
+    assert info.value.code == "INVALID_PATCH"
+    assert info.value.data["names"] == names
+    assert all(repr(name) in str(info.value) for name in names)
+
+
+@pytest.mark.parametrize(
+    ("diff", "old", "new"),
+    [
+        pytest.param(
+            "diff --git a/f b/g\nrename from f\nrename to g\n--- a/f\n+++ b/g\n", "f", "g", id="all"
+        ),
+        pytest.param(
+            "diff --git a/p b/q b/r\nrename from p b/q\nrename to r\n", "p b/q", "r", id="space"
+        ),
+        pytest.param(
+            "diff --git a/n b/n\nnew file mode 100644\n--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+x\n",
+            None,
+            "n",
+            id="new file",
+        ),
+        pytest.param(
+            "diff --git a/d b/d\ndeleted file mode 100644\n--- a/d\n+++ /dev/null\n"
+            "@@ -1 +0,0 @@\n-x\n",
+            "d",
+            None,
+            id="deleted file",
+        ),
+        pytest.param(
+            'diff --git "a/sp ace" "b/sp ace"\n--- "a/sp ace"\n+++ "b/sp ace"\n',
+            "sp ace",
+            "sp ace",
+            id="quoted",
+        ),
+    ],
+)
+def test_a_git_section_whose_names_agree_is_read(
+    diff: str, old: str | None, new: str | None
+) -> None:
+    (found,) = parse_diff(diff)
+    assert (found.old_path, found.new_path) == (old, new)
+
+
+RENAME_A = "diff --git a/a.txt b/{0}\nsimilarity index 100%\nrename from a.txt\nrename to {0}\n"
+
+
+@pytest.mark.parametrize(
+    ("diff", "path", "twice"),
+    [
+        pytest.param(
+            RENAME_A.format("b.txt") + RENAME_A.format("c.txt"),
+            "a.txt",
+            "renamed or deleted",
+            id="renamed twice",
+        ),
+        pytest.param(
+            RENAME_A.format("b.txt") + "diff --git a/a.txt b/a.txt\ndeleted file mode 100644\n",
+            "a.txt",
+            "renamed or deleted",
+            id="renamed and deleted",
+        ),
+        pytest.param(
+            "diff --git a/a.txt b/a.txt\ndeleted file mode 100644\n" * 2,
+            "a.txt",
+            "renamed or deleted",
+            id="deleted twice",
+        ),
+        pytest.param(
+            "--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+x\n" * 2, "n", "created", id="created twice"
+        ),
+        pytest.param(
+            RENAME_A.format("b.txt")
+            + "diff --git a/c.txt b/b.txt\nrename from c.txt\nrename to b.txt\n",
+            "b.txt",
+            "created",
+            id="two renames to one name",
+        ),
+    ],
+)
+def test_a_file_moved_twice_in_one_diff_is_refused(diff: str, path: str, twice: str) -> None:
+    with pytest.raises(EditError) as info:
+        parse_diff(diff)
+    assert info.value.code == "INVALID_PATCH"
+    assert (info.value.data["path"], info.value.data["twice"]) == (path, twice)
+    assert info.value.data["sections"][0] == 1
+
+
+def test_a_diff_may_delete_a_file_and_create_it_or_swap_names() -> None:
+    retyped = (
+        "diff --git a/f b/f\ndeleted file mode 100644\n"
+        "diff --git a/f b/f\nnew file mode 100644\n--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+x\n"
+    )
+    assert [(fd.old_path, fd.new_path) for fd in parse_diff(retyped)] == [("f", None), (None, "f")]
+    chain = (
+        RENAME_A.format("b.txt")
+        + "diff --git a/c.txt b/a.txt\nrename from c.txt\nrename to a.txt\n"
+    )
+    assert [(fd.old_path, fd.new_path) for fd in parse_diff(chain)] == [
+        ("a.txt", "b.txt"),
+        ("c.txt", "a.txt"),
+    ]
+
+
+THOUSAND = [f"row {k}" for k in range(1000)]
+
+
+def _hunks(stated: list[int], context: str = "") -> str:
+    """Hunks changing every tenth line of THOUSAND, each stated at ``stated[h]`` (1-based)."""
+    out = ["--- a/f", "+++ b/f"]
+    for h, line in enumerate(stated):
+        k = h * 20
+        out += [
+            f"@@ -{line},2 +{line},2 @@",
+            f" {THOUSAND[k]}{context}",
+            f"-{THOUSAND[k + 1]}",
+            "+x",
+        ]
+    return "\n".join(out) + "\n"
+
+
+def test_hunks_searched_past_the_budget_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ud, "SEARCH_PASSES", 0)
+    monkeypatch.setattr(ud, "SEARCH_LINES", 5000)
+    before = "\n".join(THOUSAND) + "\n"
+    # A trailing space on each context line: every hunk needs a tolerant search of the file.
+    error = fails(before, _hunks([h * 20 + 1 for h in range(50)], context=" "))
+    assert error.code == "NO_MATCH"
+    assert error.data["search_spent"] is True
+    assert 1 < error.data["hunk"] < 10
+    assert "stated lines" in str(error)
+    # Hunks far from their stated lines (each stated past the end of the file) too.
+    error = fails(before, _hunks([2000 + 1000 * h for h in range(50)]))
+    assert (error.code, error.data["search_spent"]) == ("NO_MATCH", True)
+    # With the default budget they land.
+    monkeypatch.undo()
+    out, _ = apply(before, _hunks([h * 20 + 1 for h in range(50)], context=" "))
+    assert out.count(b"\nx\n") == 50
+
+
+def test_hunks_near_their_stated_lines_cost_only_the_distance(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(ud, "SEARCH_PASSES", 0)
+    monkeypatch.setattr(ud, "SEARCH_LINES", 2000)
+    monkeypatch.setattr(ud, "FIRST_WINDOW", 8)
+    before = "\n".join(THOUSAND) + "\n"
+    # Every other hunk 5 lines off (50 searches: 50 times the whole file would be 50,000 lines).
+    stated = [h * 20 + 1 + (5 if h % 2 else 0) for h in range(50)]
+    out, compiled = apply(before, _hunks(stated))
+    assert out.count(b"\nx\n") == 50
+    assert [e.offset for e in compiled.applied[:4]] == [0, -5, 5, -5]
+    # The nearest place still wins when a farther window would be needed to see the other one.
+    far = "\n".join([*THOUSAND[:100], "a", *THOUSAND[100:]]) + "\n"
+    out, compiled = apply(far, "--- a/f\n+++ b/f\n@@ -60 +60 @@\n-a\n+b\n")
+    assert compiled.applied[0].offset == 41

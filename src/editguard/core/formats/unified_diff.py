@@ -21,7 +21,10 @@ hunk before it, when its old lines are there; else at the nearest place after th
 where they are, searching outwards (two places equally near are refused); else on the first
 tolerant rung of :data:`~editguard.core.seek.LADDER` that finds them after the previous hunk,
 nearest first, with the new lines corrected as the old ones were. Only the runs of removed and
-added lines become replacements, so context lines keep their bytes and line endings.
+added lines become replacements, so context lines keep their bytes and line endings. The
+searches for hunks not at their stated line share a budget of :data:`SEARCH_PASSES` passes
+over the file plus :data:`SEARCH_LINES` lines; the exact one looks outwards in growing windows,
+so a place near the stated line costs only its distance.
 
 Pure: text in, plans out.
 """
@@ -71,6 +74,12 @@ MAX_DIFF_LINES = 2_000_000
 MAX_FILES = 10_000
 MAX_HUNKS = 100_000  # in one diff, all files together
 NEAR = 3  # lines shown on each side of the stated place when a hunk is not found
+# How many lines of the file (times over it, plus a fixed allowance) one compile_hunks may
+# search for hunks not at their stated line: each search covers up to the whole file, so
+# thousands of misplaced hunks would cost hunks x file. Past it such a hunk is not found.
+SEARCH_PASSES = 50
+SEARCH_LINES = 1_000_000
+FIRST_WINDOW = 256  # lines on each side of the stated line the exact search looks at first
 
 _DEV_NULL = "/dev/null"
 # The closing "@@" is optional (models drop it); after it, a section heading.
@@ -173,8 +182,14 @@ def _invalid(message: str, line: int, **data: Any) -> InvalidPatch:
 
 def _unquote(value: str, line: int) -> str:
     """A path as git writes it: C-quoted (``"a/sp\\303\\251cial"``) or as is."""
-    if not (len(value) >= 2 and value.startswith('"') and value.endswith('"')):
+    if not value.startswith('"'):
         return value
+    if _closing_quote(value) != len(value) - 1:
+        raise _invalid(
+            f"line {line}: the quoted path {excerpt(value, 200)} does not end with its closing "
+            "quote",
+            line,
+        )
     out = bytearray()
     body = value[1:-1]
     i = 0
@@ -255,7 +270,8 @@ class _Section:
     new_path: str | None = None
     git_old: str | None = None  # the paths of the "diff --git" line
     git_new: str | None = None
-    renamed: tuple[str | None, str | None] | None = None
+    git_rest: str = ""  # the "diff --git" line after its "diff --git "
+    renamed: tuple[str, str] | None = None
     headers: bool = False  # "---"/"+++" seen
     old_mode: int | None = None
     new_mode: int | None = None
@@ -270,6 +286,8 @@ class _Section:
     header_crs: int = 0
 
     def finish(self) -> FileDiff:
+        if self.git:
+            self._check_names()
         old, new = self.old_path, self.new_path
         if not self.headers:
             old, new = self.git_old, self.git_new
@@ -293,6 +311,12 @@ class _Section:
                 "'--- a/path' or '+++ b/path'",
                 self.line,
             )
+        if old == "" or new == "":
+            raise _invalid(
+                f"line {self.line}: this file's section has an empty file name; give the path "
+                "on '--- a/path' and '+++ b/path'",
+                self.line,
+            )
         old_mode, new_mode = self.old_mode, self.new_mode
         if self.index_mode is not None:
             old_mode = self.index_mode if old_mode is None and old is not None else old_mode
@@ -311,6 +335,51 @@ class _Section:
             crlf,
             self.line,
             rename=self.renamed is not None,
+        )
+
+    def _check_names(self) -> None:
+        """Refuse a git section whose names disagree: its "diff --git" line, its "rename
+        from"/"rename to" lines and its "---"/"+++" lines (without a/ and b/) name one file
+        each side (a new or deleted file's "diff --git" line names it on both sides)."""
+        said: list[tuple[str, str | None, str | None]] = []  # (where, old, new)
+        if self.renamed is not None:
+            said.append(("'rename from'/'rename to'", *self.renamed))
+        if self.headers:
+            dashes = (_strip(self.old_path, "a/"), _strip(self.new_path, "b/"))
+            if dashes != (None, None):
+                said.append(("'---'/'+++'", *dashes))
+        if not said:
+            return
+        where, want_old, want_new = said[0]
+        for other, old, new in said[1:]:
+            for side, want, got in (("old", want_old, old), ("new", want_new, new)):
+                if want is not None and got is not None and want != got:
+                    raise self._conflict(side, (where, want), (other, got))
+            want_old = want_old if want_old is not None else old
+            want_new = want_new if want_new is not None else new
+        want_old = want_old if want_old is not None else want_new
+        want_new = want_new if want_new is not None else want_old
+        git = (_strip(self.git_old, "a/"), _strip(self.git_new, "b/"))
+        rest = self.git_rest
+        if git == (want_old, want_new) or rest in (
+            f"a/{want_old} b/{want_new}",
+            f"{want_old} {want_new}",
+        ):
+            return
+        side, want, got = (
+            ("old", want_old, git[0]) if git[0] != want_old else ("new", want_new, git[1])
+        )
+        raise self._conflict(side, (where, want), ("'diff --git'", got))
+
+    def _conflict(
+        self, side: str, first: tuple[str, str | None], second: tuple[str, str | None]
+    ) -> InvalidPatch:
+        return _invalid(
+            f"line {self.line}: this file's section names two different {side} files: "
+            f"{first[1]!r} on its {first[0]} line and {second[1]!r} on its {second[0]} line; "
+            "give one name on each side in every header",
+            self.line,
+            names=[first[1], second[1]],
         )
 
 
@@ -358,6 +427,7 @@ class _Parser:
                 "'diff --git a/path b/path') before the hunks",
                 1,
             )
+        _check_moves(self.files)
         return tuple(self.files)
 
     def _start(self, section: _Section | None) -> None:
@@ -424,8 +494,15 @@ class _Parser:
                 second = "b/" + second
             else:
                 first, _, second = rest.partition(" ")
+        section.git_rest = rest
         section.git_old = _unquote(first, self.i + 1)
         section.git_new = _unquote(second, self.i + 1)
+        if not section.git_old or not section.git_new:
+            raise _invalid(
+                f"line {self.i + 1}: 'diff --git' without two file names; write it as "
+                "'diff --git a/path b/path'",
+                self.i + 1,
+            )
 
     def _git_headers(self) -> None:
         section = self.section
@@ -474,11 +551,15 @@ class _Parser:
                     self.i += 1
                 return
             self.i += 1
-        if renamed[0] is not None or renamed[1] is not None:
-            section.renamed = (
-                renamed[0] if renamed[0] is not None else section.git_old,
-                renamed[1] if renamed[1] is not None else section.git_new,
+        if (renamed[0] is None) != (renamed[1] is None):
+            given, missing = ("from", "to") if renamed[1] is None else ("to", "from")
+            raise _invalid(
+                f"line {section.line}: this file's section has 'rename {given}' but no "
+                f"'rename {missing}'; a rename gives both names",
+                section.line,
             )
+        if renamed[0] is not None and renamed[1] is not None:
+            section.renamed = (renamed[0], renamed[1])
         if self._file_headers_at(self.i):
             self._file_headers()
 
@@ -639,6 +720,34 @@ class _Parser:
         )
 
 
+def _check_moves(files: Sequence[FileDiff]) -> None:
+    """Refuse a diff that renames or deletes one file twice (two renames of one source would
+    make a copy), or that creates one name twice (as a new file or a rename's target)."""
+    gone: dict[str, FileDiff] = {}  # renamed or deleted: the section that does it
+    made: dict[str, FileDiff] = {}  # created or renamed to
+    for fd in files:
+        moves: list[tuple[dict[str, FileDiff], str | None, str]] = []
+        if fd.rename or fd.new_path is None:
+            moves.append((gone, fd.old_path, "renames or deletes"))
+        if fd.rename or fd.old_path is None:
+            moves.append((made, fd.new_path, "creates or renames to"))
+        for seen, path, verb in moves:
+            if path is None:
+                continue
+            first = seen.get(path)
+            if first is not None:
+                raise _invalid(
+                    f"line {fd.line}: this file's section {verb} {path!r}, which the section at "
+                    f"line {first.line} already does; a diff moves, deletes or creates each file "
+                    "once",
+                    fd.line,
+                    path=path,
+                    sections=[first.line, fd.line],
+                    twice="renamed or deleted" if seen is gone else "created",
+                )
+            seen[path] = fd
+
+
 def new_file_text(diff: FileDiff) -> str:
     """The text (``\\n`` breaks) of a file the diff creates: its added lines, ending with a
     line break unless the diff says ``\\ No newline at end of file``.
@@ -680,6 +789,10 @@ class _Placed:
 _LineRep = tuple[int, int, list[str]]  # lines [a, b) of the file become these lines
 
 
+class _Spent(Exception):
+    """The search budget of one compile_hunks is used up."""
+
+
 def compile_hunks(doc: Document, diff: FileDiff, *, exact: bool = False) -> Compiled:
     """Compile the hunks of one file's diff into a plan on ``doc`` (the file as read).
 
@@ -692,7 +805,8 @@ def compile_hunks(doc: Document, diff: FileDiff, *, exact: bool = False) -> Comp
     Raises:
         NoMatch: a hunk's old lines are nowhere after the previous hunk (with the file's lines
             at the stated place and the most similar region), or its tolerant match cannot be
-            carried over to its new lines.
+            carried over to its new lines, or the hunks before it used up the lines one
+            call may search for hunks not at their stated line (``search_spent``).
         AmbiguousMatch: two places are equally near (or a bare hunk fits at several).
         OverlappingEdits: a hunk fits only before the end of the hunk before it.
         EncodingError, InvalidRequest: a new line the file's encoding cannot store (or a NUL).
@@ -720,6 +834,16 @@ class _Placer:
         self._starts: list[int] = []
         self._rev: str | None = None
         self._keys: tuple[str, list[int]] | None = None  # every line's text, as _seek has it
+        # Lines the searches for hunks not at their stated line may still look at.
+        self.budget = SEARCH_PASSES * len(self.lines) + SEARCH_LINES
+        self.spent = False
+
+    def _charge(self, lines: int) -> None:
+        """Count ``lines`` searched against the budget; past it, stop searching."""
+        self.budget -= max(lines, 0)
+        if self.budget < 0:
+            self.spent = True
+            raise _Spent
 
     # -- the main loop ---------------------------------------------------------------------
 
@@ -751,17 +875,20 @@ class _Placer:
             return self._insertion(index, hunk, expected, low, placed)
         if expected is not None and self._exact_at(expected, old, low, at_eof=at_eof):
             return _Placed(index, expected, hunk.new, "exact", None, 0)
-        places = self._exact_places(old, low, n - len(old), expected, at_eof)
-        if places:
-            at = self._choose(index, hunk, places, expected, "exact")
-            return _Placed(index, at, hunk.new, "exact", None, self._offset(at, expected))
-        before = self._exact_places(old, 0, min(low - 1, n - len(old)), expected, at_eof)
-        if before:
-            raise self._overlap(index, hunk, before[0], placed)
-        if not self.exact:
-            loose = self._loose(index, hunk, expected, low, at_eof)
-            if loose is not None:
-                return loose
+        try:
+            places = self._exact_places(old, low, n - len(old), expected, at_eof)
+            if places:
+                at = self._choose(index, hunk, places, expected, "exact")
+                return _Placed(index, at, hunk.new, "exact", None, self._offset(at, expected))
+            before = self._exact_places(old, 0, min(low - 1, n - len(old)), expected, at_eof)
+            if before:
+                raise self._overlap(index, hunk, before[0], placed)
+            if not self.exact:
+                loose = self._loose(index, hunk, expected, low, at_eof)
+                if loose is not None:
+                    return loose
+        except _Spent:
+            pass
         raise self._not_found(index, hunk, expected)
 
     def _insertion(
@@ -796,6 +923,8 @@ class _Placer:
             return []
         if at_eof:  # a hunk with a no-newline marker ends where the file ends
             return [high] if self._exact_at(high, old, low, at_eof=True) else []
+        if self.spent:
+            raise _Spent
         text, starts = self._joined()
         needle = LF + LF.join(old) + LF
 
@@ -813,6 +942,7 @@ class _Placer:
             return None if at < 0 else bisect_left(starts, total - at - size + 1)
 
         if expected is None:
+            self._charge(high - low + 1 + len(old))
             found = []
             at = first(low, high)
             if at is not None:
@@ -821,9 +951,19 @@ class _Placer:
                 if nxt is not None:
                     found.append(nxt)
             return found
-        # The nearest place on each side of the expected one; both when equally near.
-        right = first(max(low, expected), high)
-        left = last(low, min(expected - 1, high))
+        # The nearest place on each side of the expected one; both when equally near. Searched
+        # in windows around it that grow fourfold, so that a place near it costs only the
+        # distance: once a window holds a place, no place outside it is nearer.
+        center = min(max(expected, low), high)
+        reach = FIRST_WINDOW
+        while True:
+            a, b = max(low, center - reach), min(high, center + reach)
+            self._charge(b - a + 1 + len(old))
+            right = first(max(low, expected), b)
+            left = last(a, min(expected - 1, high))
+            if left is not None or right is not None or (a == low and b == high):
+                break
+            reach *= 4
         if left is None or right is None:
             return [p for p in (left, right) if p is not None]
         if expected - left == right - expected:
@@ -928,6 +1068,7 @@ class _Placer:
         high = len(lines) - len(old)
         if high < low:
             return []
+        self._charge(high - low + 1 + len(old))
         if self._keys is None:
             self._keys = _joined(
                 [x.strip() for x in LF.join(lines).translate(PUNCTUATION_MAP).split(LF)]
@@ -952,6 +1093,7 @@ class _Placer:
         unit = indent_unit(lines[:5000])
         rank = {rung.name: k for k, rung in enumerate(LADDER)}
         best: list[SeekHit] = []
+        self._charge(len(candidates) * len(old))
         for at in sorted(candidates):
             hits = seek(
                 lines, old, start=at, end=at + len(old), ladder=LADDER[1:], indent_unit=unit
@@ -1131,6 +1273,14 @@ class _Placer:
         ):
             data["already_applied"] = True
             parts += ["", "The hunk's new lines are at the stated place: it looks already applied."]
+        if self.spent:
+            data["search_spent"] = True
+            parts += [
+                "",
+                f"So many hunks of this diff were not at their stated lines (searching the file "
+                f"over {SEARCH_PASSES} times) that the rest are looked for only at their stated "
+                "lines; give hunks the line numbers where their old lines are.",
+            ]
         detail = base.message.split(LF, 1)[1] if LF in base.message else ""
         return NoMatch(
             LF.join(parts) + (LF + detail if detail else ""),
