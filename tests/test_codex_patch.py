@@ -235,6 +235,32 @@ UPDATES: dict[str, tuple[bytes, str, bytes]] = {
         b"a\nB\nC\n",
     ),
     "lines added after a last line without a break": (b"a", "@@\n+b\n", b"a\nb\n"),
+    "without a final break, a replaced last line then an addition (one break between)": (
+        b"a\nb",
+        "@@\n-b\n+B\n@@\n+c\n",
+        b"a\nB\nc\n",
+    ),
+    "without a final break, two additions at the end (one break between)": (
+        b"a\nb",
+        "@@\n+c\n@@\n+d\n",
+        b"a\nb\nc\nd\n",
+    ),
+    "without a final break, one chunk replacing the last line and adding": (
+        b"a\nb",
+        "@@\n-b\n+B\n+c\n",
+        b"a\nB\nc\n",
+    ),
+    "without a final break, a deleted last line then an addition": (
+        b"a\nb",
+        "@@\n-b\n@@\n+c\n",
+        b"a\nc\n",
+    ),
+    "without a final break, CRLF: a replaced last line then an addition": (
+        b"a\r\nb",
+        "@@\n-b\n+B\n@@\n+c\n",
+        b"a\r\nB\r\nc\r\n",
+    ),
+    "without a final break, CRLF: an addition only": (b"a\r\nb", "@@\n+c\n", b"a\r\nb\r\nc\r\n"),
     "a pure addition goes at the end of the file (016)": (
         b"line1\nline2\n",
         "@@\n+added 1\n+added 2\n",

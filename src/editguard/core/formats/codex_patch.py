@@ -761,10 +761,13 @@ def _compiled(file: _File, placed: list[_Placed], total: int) -> Compiled:
     for start, stop, index, _, new in runs:
         a, b = file.span(start, stop)
         body = "".join(line + LF for line in new)
-        if start == len(lines) and unterminated:
-            # Lines added after a last line without a break: that line gets one, and so does
-            # the new last line (Codex ends every file it writes with one).
-            body = LF + body
+        if stop == len(lines) and unterminated:
+            if start == len(lines):
+                # Lines added after a last line without a break: that line gets one, and so
+                # does the new last line (Codex ends every file it writes with one).
+                body = LF + body
+            # Only the first run at the end: after it the text ends with a break.
+            unterminated = False
         with error_context(edit_index=index, total_edits=total):
             doc.check_writable(body, f"chunks[{index}]")
         replacement = Replacement(a, b, body, bytes([usual]) * body.count(LF))
