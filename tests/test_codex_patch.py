@@ -235,6 +235,32 @@ UPDATES: dict[str, tuple[bytes, str, bytes]] = {
         b"a\nB\nC\n",
     ),
     "lines added after a last line without a break": (b"a", "@@\n+b\n", b"a\nb\n"),
+    "without a final break, a replaced last line then an addition (one break between)": (
+        b"a\nb",
+        "@@\n-b\n+B\n@@\n+c\n",
+        b"a\nB\nc\n",
+    ),
+    "without a final break, two additions at the end (one break between)": (
+        b"a\nb",
+        "@@\n+c\n@@\n+d\n",
+        b"a\nb\nc\nd\n",
+    ),
+    "without a final break, one chunk replacing the last line and adding": (
+        b"a\nb",
+        "@@\n-b\n+B\n+c\n",
+        b"a\nB\nc\n",
+    ),
+    "without a final break, a deleted last line then an addition": (
+        b"a\nb",
+        "@@\n-b\n@@\n+c\n",
+        b"a\nc\n",
+    ),
+    "without a final break, CRLF: a replaced last line then an addition": (
+        b"a\r\nb",
+        "@@\n-b\n+B\n@@\n+c\n",
+        b"a\r\nB\r\nc\r\n",
+    ),
+    "without a final break, CRLF: an addition only": (b"a\r\nb", "@@\n+c\n", b"a\r\nb\r\nc\r\n"),
     "a pure addition goes at the end of the file (016)": (
         b"line1\nline2\n",
         "@@\n+added 1\n+added 2\n",
@@ -252,6 +278,31 @@ UPDATES: dict[str, tuple[bytes, str, bytes]] = {
     ),
     "a pure addition goes before a final empty line": (b"a\n\n", "@@\n+b\n", b"a\nb\n\n"),
     "a pure addition to an empty file": (b"", "@@\n+a\n", b"a\n"),
+    "an append comes after another chunk's lines that end at the end (Codex)": (
+        b"x\ny\n",
+        "@@\n+appended\n@@\n y\n+after y\n",
+        b"x\ny\nafter y\nappended\n",
+    ),
+    "an append after a chunk whose lines end at the end, in chunk order": (
+        b"x\ny\n",
+        "@@\n y\n+after y\n@@\n+appended\n",
+        b"x\ny\nafter y\nappended\n",
+    ),
+    "an append comes after a pure addition right after its @@ line at the end": (
+        b"x\ny\n",
+        "@@\n+c\n@@ y\n+d\n",
+        b"x\ny\nd\nc\n",
+    ),
+    "an append comes before a chunk that starts at the final empty line (Codex)": (
+        b"a\n\n",
+        "@@\n+X\n@@\n-\n+z\n",
+        b"a\nX\nz\n",
+    ),
+    "an append before a final empty line after a chunk that ends there": (
+        b"a\nb\n\n",
+        "@@\n-a\n+A\n@@\n+X\n@@\n b\n",
+        b"A\nb\nX\n\n",
+    ),
     "the end-of-file marker picks the last of two identical blocks": (
         b"x\ny\nx\ny\n",
         "@@\n x\n-y\n+Y\n*** End of File\n",
@@ -487,6 +538,26 @@ def test_an_addition_inside_another_chunks_lines_is_refused() -> None:
     with pytest.raises(EditError) as err:
         applied_bytes(b"a\nb\n\n", "@@\n+x\n@@\n-b\n-\n+c\n")
     assert err.value.code == "OVERLAPPING_EDITS"
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["@@\n b\n \n+a\n@@\n+X\n", "@@\n+X\n@@\n b\n \n+a\n"],
+    ids=["append after", "append before"],
+)
+def test_an_append_inside_another_chunks_context_lines_is_refused(body: str) -> None:
+    # The append lands before the final empty line, between the chunk's ' b' and ' ': written
+    # there it would split them (Codex replaces the chunk's lines after inserting it: lost).
+    with pytest.raises(EditError) as err:
+        applied_bytes(b"a\nb\n\n", body)
+    assert err.value.code == "OVERLAPPING_EDITS"
+    assert err.value.data["edits"] == [0, 1]
+
+
+def test_an_append_reports_its_line_after_another_chunks_lines_at_the_end() -> None:
+    doc = decode(b"x\ny\n")
+    compiled = compile_update(doc, update("@@\n+appended\n@@\n y\n+after y\n"))
+    assert [edit.lines for edit in compiled.applied] == [(4,), (2,)]
 
 
 def test_a_big_file_with_many_chunks_compiles_without_rescanning_per_chunk() -> None:

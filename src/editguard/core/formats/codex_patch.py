@@ -413,6 +413,26 @@ class _Placed:
     match: str = "exact"
     note: str | None = None
     structure: tuple[Opcode, ...] | None = None
+    append: bool = False  # a pure addition at the end of the file, wherever the cursor is
+
+
+# A chunk's runs, in the order they are written: by place; at one place, the lines of a chunk
+# that ends there, then a pure addition after its @@ line, then an addition at the end of the
+# file, then the lines of a chunk that starts there (each kind in chunk order). Codex applies
+# its replacements from the last start to the first, so a chunk that ends at the end of the file
+# keeps its lines together before an appended one, and an append comes before a chunk that
+# starts there.
+_RunKey = tuple[int, int, int, int]  # start, stop, rank, chunk
+
+
+def _key(place: _Placed, start: int, stop: int) -> _RunKey:
+    if place.append:
+        rank = 2
+    elif place.start < start:
+        rank = 0
+    else:
+        rank = 1 if place.start == place.stop else 3
+    return start, stop, rank, place.index
 
 
 @dataclass(frozen=True, slots=True)
@@ -468,7 +488,8 @@ def compile_update(doc: Document, op: UpdateFile, *, exact: bool = False) -> Com
             else:
                 # At the end of the file, before a final empty line (Codex).
                 end = len(file.lines) - (1 if file.lines and file.lines[-1] == "" else 0)
-            placed.append(_Placed(index, end, end, chunk.new, note=context_note))
+            append = chunk.context is None or chunk.end_of_file
+            placed.append(_Placed(index, end, end, chunk.new, note=context_note, append=append))
             continue
         place = _seek_chunk(file, chunk, cursor, who, exact=exact)
         if context_note and place.note is None:
@@ -749,22 +770,27 @@ def _compiled(file: _File, placed: list[_Placed], total: int) -> Compiled:
     usual = code_of(doc.newline)
     text = doc.text
     unterminated = bool(lines) and not text.endswith(LF)
-    runs: list[tuple[int, int, int, int, tuple[str, ...]]] = []  # start, stop, order, chunk, new
+    _refuse_append_inside(placed, total)
+    runs: list[tuple[_RunKey, tuple[str, ...]]] = []
     for place in placed:
         found = lines[place.start : place.stop]
         for tag, i1, i2, j1, j2 in line_opcodes(found, place.new, place.structure):
             if tag != "equal":
-                runs.append((place.start + i1, place.start + i2, place.index, j1, place.new[j1:j2]))
-    runs.sort(key=lambda run: (run[0], run[1], run[2]))
+                key = _key(place, place.start + i1, place.start + i2)
+                runs.append((key, place.new[j1:j2]))
+    runs.sort(key=lambda run: run[0])
     replacements: list[Replacement] = []
     owners: list[int] = []
-    for start, stop, index, _, new in runs:
+    for (start, stop, _, index), new in runs:
         a, b = file.span(start, stop)
         body = "".join(line + LF for line in new)
-        if start == len(lines) and unterminated:
-            # Lines added after a last line without a break: that line gets one, and so does
-            # the new last line (Codex ends every file it writes with one).
-            body = LF + body
+        if stop == len(lines) and unterminated:
+            if start == len(lines):
+                # Lines added after a last line without a break: that line gets one, and so
+                # does the new last line (Codex ends every file it writes with one).
+                body = LF + body
+            # Only the first run at the end: after it the text ends with a break.
+            unterminated = False
         with error_context(edit_index=index, total_edits=total):
             doc.check_writable(body, f"chunks[{index}]")
         replacement = Replacement(a, b, body, bytes([usual]) * body.count(LF))
@@ -783,18 +809,40 @@ def _compiled(file: _File, placed: list[_Placed], total: int) -> Compiled:
     return Compiled(Plan(tuple(replacements)), _applied(placed, runs))
 
 
+def _refuse_append_inside(placed: list[_Placed], total: int) -> None:
+    """Refuse an addition at the end of the file (before a final empty line) that falls
+    strictly inside another chunk's old lines: written there it would split that chunk's lines,
+    and Codex, which replaces that chunk's lines after inserting it, loses it."""
+    appends = [place for place in placed if place.append]
+    if not appends:
+        return
+    end = appends[0].start  # every append has the same place
+    for place in placed:
+        if place.start < end < place.stop:
+            first, second = sorted((appends[0].index, place.index))
+            raise OverlappingEdits(
+                f"chunk {appends[0].index + 1} adds lines at the end of the file, before its "
+                f"final empty line (line {end + 1}), which is inside the lines of chunk "
+                f"{place.index + 1}; add those lines in chunk {place.index + 1} itself, or "
+                "after an '@@ line' that names the line they follow",
+                edit_index=second,
+                total_edits=total,
+                data={"edits": [first, second]},
+            )
+
+
 def _applied(
-    placed: list[_Placed], runs: list[tuple[int, int, int, int, tuple[str, ...]]]
+    placed: list[_Placed], runs: list[tuple[_RunKey, tuple[str, ...]]]
 ) -> tuple[AppliedEdit, ...]:
     """Each chunk's new lines start where its old ones did, moved by the lines that the runs
-    before it (other chunks' runs, which never straddle its start) added or removed."""
-    keys = [(start, index) for start, _, index, _, _ in runs]
+    written before it (other chunks' runs, which never straddle its start) added or removed."""
+    keys = [key for key, _ in runs]
     shifts = [0]
-    for start, stop, _, _, new in runs:
+    for (start, stop, _, _), new in runs:
         shifts.append(shifts[-1] + len(new) - (stop - start))
     out: list[AppliedEdit] = []
     for place in placed:
-        shift = shifts[bisect_left(keys, (place.start, place.index))]
+        shift = shifts[bisect_left(keys, _key(place, place.start, place.start))]
         out.append(AppliedEdit(place.index, 1, (place.start + shift + 1,), place.match, place.note))
     return tuple(out)
 
