@@ -347,3 +347,14 @@ def test_two_moves_onto_one_path_are_refused(ws: Workspace, root: Path) -> None:
         )
     assert (info.value.code, info.value.data["lines"]) == ("INVALID_PATCH", [2, 6])
     assert ((root / "a").read_text(), (root / "c").read_text()) == ("A\n", "C\n")
+
+
+def test_a_carriage_return_inside_a_patch_line_is_refused(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    with pytest.raises(EditError) as info:
+        ws.apply_patch("*** Begin Patch\n*** Update File: a.txt\n-a\n+x\ry\n*** End Patch")
+    assert (info.value.code, info.value.data["line"]) == ("INVALID_PATCH", 4)
+    with pytest.raises(EditError) as info:
+        ws.apply_diff("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+x\ry\n")
+    assert (info.value.code, info.value.data["line"]) == ("INVALID_PATCH", 5)
+    assert (root / "a.txt").read_bytes() == b"a\n"

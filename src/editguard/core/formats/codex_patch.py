@@ -37,7 +37,7 @@ import math
 import re
 from array import array
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -169,6 +169,7 @@ def parse_patch(text: str) -> tuple[PatchOp, ...]:
             ``data["line"]`` is the 1-based patch line at fault.
     """
     lines = [line.removesuffix("\r") for line in text.split(LF)]
+    _no_inner_cr(lines, _invalid)
     filled = [i for i, line in enumerate(lines) if line.strip()]
     if not filled:
         raise _invalid("the patch is empty; it must start with '*** Begin Patch'", 1)
@@ -191,6 +192,18 @@ def parse_patch(text: str) -> tuple[PatchOp, ...]:
     if not ops:
         raise _invalid("the patch holds no hunk, so it changes nothing", last + 1)
     return tuple(ops)
+
+
+def _no_inner_cr(lines: list[str], invalid: Callable[[str, int], InvalidPatch]) -> None:
+    """Refuse a carriage return inside a line: the file would get a line break there that the
+    patch does not show (a CR is a line break to editguard, as to most editors)."""
+    for number, line in enumerate(lines, 1):
+        if "\r" in line:
+            raise invalid(
+                f"line {number} of the patch holds a carriage return (\\r) inside it; each "
+                "line of a patch is one line of the file",
+                number,
+            )
 
 
 def _path(rest: str, at: int) -> str:

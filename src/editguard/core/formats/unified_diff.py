@@ -166,6 +166,14 @@ def parse_diff(text: str) -> tuple[FileDiff, ...]:
         )
     crs = [line.endswith("\r") for line in raw]
     lines = [line[:-1] if cr else line for line, cr in zip(raw, crs, strict=True)]
+    for number, line in enumerate(lines, 1):
+        if "\r" in line:
+            # The file would get a line break there that the diff does not show.
+            raise _invalid(
+                f"line {number} of the diff holds a carriage return (\\r) inside it; each line "
+                "of a diff is one line of the file",
+                number,
+            )
     return _Parser(lines, crs).run()
 
 
