@@ -15,7 +15,7 @@ from editguard.core.formats import AppliedEdit
 from editguard.core.plan import Plan, Replacement
 from editguard.errors import EditError
 from editguard.pipeline import DIFF_LINES, Context, Mode, check_version
-from editguard.tools._common import Validation
+from editguard.tools._common import DRY_RUN_HELP, EXACT_HELP, MODE_HELP, Args, Validation
 from editguard.transaction import Transaction
 
 Action = Literal["added", "updated", "deleted", "moved"]
@@ -37,6 +37,15 @@ EXPECTED_VERSIONS_HELP = (
     "Optional: the version read_file returned for each file, by path; a file that changed "
     "since makes the call fail with STALE_VERSION and write nothing."
 )
+
+
+class PatchArgs(Args):
+    """What apply_patch and apply_diff take besides the patch itself."""
+
+    dry_run: bool = Field(False, description=DRY_RUN_HELP)
+    mode: Mode = Field("strict", description=MODE_HELP)
+    exact: bool = Field(False, description=EXACT_HELP)
+    expected_versions: dict[str, str] | None = Field(None, description=EXPECTED_VERSIONS_HELP)
 
 
 def check_expected(txn: Transaction, expected: dict[str, str] | None) -> None:

@@ -8,12 +8,12 @@ from editguard.core.formats.unified_diff import FileDiff, compile_hunks, new_fil
 from editguard.core.formats.whole_text import compile_whole_text
 from editguard.errors import EditError, InvalidPatch, NoMatch, StaleVersion, error_context
 from editguard.fs.sandbox import Resolved
-from editguard.pipeline import Change, Context, Mode
-from editguard.tools._common import DRY_RUN_HELP, EXACT_HELP, MODE_HELP, Args, Validation
+from editguard.pipeline import Change, Context
+from editguard.tools._common import Validation
 from editguard.tools._files import (
-    EXPECTED_VERSIONS_HELP,
     FileChange,
     HunkResult,
+    PatchArgs,
     PatchResult,
     check_expected,
     locate_error,
@@ -24,17 +24,13 @@ from editguard.tools._tool import Tool
 from editguard.transaction import Transaction
 
 
-class ApplyDiffArgs(Args):
+class ApplyDiffArgs(PatchArgs):
     """Arguments of apply_diff."""
 
     diff: str = Field(
         description="The diff: diff -u or git diff output, one file or many ('---'/'+++' "
         "headers, '@@' hunks)."
     )
-    dry_run: bool = Field(False, description=DRY_RUN_HELP)
-    mode: Mode = Field("strict", description=MODE_HELP)
-    exact: bool = Field(False, description=EXACT_HELP)
-    expected_versions: dict[str, str] | None = Field(None, description=EXPECTED_VERSIONS_HELP)
 
 
 def paths(args: ApplyDiffArgs) -> list[str]:

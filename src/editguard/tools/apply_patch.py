@@ -16,12 +16,12 @@ from editguard.core.formats.codex_patch import (
 from editguard.core.formats.whole_text import compile_whole_text
 from editguard.errors import EditError, FileNotFound, InvalidPatch, error_context
 from editguard.fs.sandbox import Resolved
-from editguard.pipeline import Change, Context, Mode
-from editguard.tools._common import DRY_RUN_HELP, EXACT_HELP, MODE_HELP, Args, Validation
+from editguard.pipeline import Change, Context
+from editguard.tools._common import Validation
 from editguard.tools._files import (
-    EXPECTED_VERSIONS_HELP,
     FileChange,
     HunkResult,
+    PatchArgs,
     PatchResult,
     check_expected,
     locate_error,
@@ -33,7 +33,7 @@ from editguard.tools._tool import Tool
 from editguard.transaction import Transaction
 
 
-class ApplyPatchArgs(Args):
+class ApplyPatchArgs(PatchArgs):
     """Arguments of apply_patch."""
 
     patch: str = Field(
@@ -41,10 +41,6 @@ class ApplyPatchArgs(Args):
             "The patch, from '*** Begin Patch' to '*** End Patch' (a heredoc around it is fine)."
         )
     )
-    dry_run: bool = Field(False, description=DRY_RUN_HELP)
-    mode: Mode = Field("strict", description=MODE_HELP)
-    exact: bool = Field(False, description=EXACT_HELP)
-    expected_versions: dict[str, str] | None = Field(None, description=EXPECTED_VERSIONS_HELP)
 
 
 def paths(args: ApplyPatchArgs) -> list[str]:
