@@ -276,3 +276,15 @@ def test_a_section_that_cannot_be_applied_is_an_invalid_patch(
         ws.apply_diff(diff)
     assert info.value.code == "INVALID_PATCH"
     assert stat.S_IMODE((root / "x").stat().st_mode) == 0o644
+
+
+def test_a_binary_file_can_be_renamed_by_a_git_diff(ws: Workspace, root: Path) -> None:
+    (root / "logo.png").write_bytes(b"\x89PNG\x00\x01")
+    diff = (
+        "diff --git a/logo.png b/img/logo.png\nsimilarity index 100%\nrename from logo.png\n"
+        "rename to img/logo.png\n"
+    )
+    result = ws.apply_diff(diff)
+    assert (result.files[0].action, result.files[0].moved_from) == ("moved", "logo.png")
+    assert (root / "img/logo.png").read_bytes() == b"\x89PNG\x00\x01"
+    assert not (root / "logo.png").exists()

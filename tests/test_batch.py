@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 import pytest
@@ -217,3 +218,21 @@ def test_a_validation_failure_in_a_later_call_refuses_all(ws: Workspace, root: P
         1,
     )
     assert (root / "b.txt").read_text() == "b\n"
+
+
+def test_a_path_deleted_and_made_again_gets_a_new_files_mode(ws: Workspace, root: Path) -> None:
+    script = root / "x.sh"
+    script.write_text("old\n")
+    script.chmod(0o4750)
+    ws.batch(
+        [
+            {
+                "tool": "apply_patch",
+                "arguments": {"patch": "*** Begin Patch\n*** Delete File: x.sh\n*** End Patch"},
+            },
+            {"tool": "write_file", "arguments": {"path": "x.sh", "content": "new\n"}},
+        ]
+    )
+    (root / "fresh.sh").write_text("new\n")  # what one call at a time gives
+    assert script.read_text() == "new\n"
+    assert stat.S_IMODE(script.stat().st_mode) == stat.S_IMODE((root / "fresh.sh").stat().st_mode)

@@ -14,13 +14,14 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from editguard import EditError
+from editguard import EditError, FileLocks, Workspace
 from editguard.fs import journal
 from editguard.fs.journal import Journal
 
@@ -571,3 +572,136 @@ def test_every_folder_a_commit_creates_is_durable_before_its_commit_point(
     # The last fsync is the committed record's; every folder that gained an entry comes before.
     for folder in (root, root / "a", root / "a" / "b", root / "a" / "b" / "c"):
         assert folder.stat().st_ino in synced[:-1], folder
+
+
+# -- Recovery trusts only what this user alone could have written -------------------------
+
+
+def _planted(journals: Path, name: str, steps: object, written: object = None) -> Path:
+    journals.mkdir(mode=0o700, exist_ok=True)
+    records = [{"v": 1, "steps": steps}]
+    if written is not None:
+        records.append({"written": written})
+    path = journals / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    path.chmod(0o600)
+    return path
+
+
+def _delete_step(root: Path, name: str) -> dict[str, object]:
+    return {
+        "kind": "write",
+        "folder": str(root),
+        "made": [],
+        "name": name,
+        "existed": False,
+        "new": ".editguard-00000001.new",
+        "backup": ".editguard-00000001.bak",
+    }
+
+
+def test_recovery_ignores_a_journal_folder_that_others_may_write(tmp_path: Path) -> None:
+    root, journals = tmp_path / "root", tmp_path / "shared"
+    root.mkdir()
+    keep = root / "keep.txt"
+    keep.write_text("precious\n")
+    st = keep.stat()
+    _planted(journals, "0-evil.journal", [_delete_step(root, "keep.txt")], [[st.st_dev, st.st_ino]])
+    journals.chmod(0o777)
+    Workspace([root], journal=journals)
+    assert keep.read_text() == "precious\n"
+    assert (journals / "0-evil.journal").exists()
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        [5],
+        5,
+        [{"kind": "write"}],
+        [{**_delete_step(Path("/tmp"), "x"), "made": 5}],
+        [{**_delete_step(Path("/tmp"), "../out/a.txt")}],
+        [{**_delete_step(Path("/tmp"), "x"), "folder": "/tmp/\u0000x"}],
+        [{**_delete_step(Path("/tmp"), "x"), "new": "../../etc/passwd"}],
+    ],
+    ids=[
+        "step_not_object",
+        "steps_not_list",
+        "missing_fields",
+        "made_not_list",
+        "dotdot_name",
+        "nul_in_folder",
+        "foreign_new_name",
+    ],
+)
+def test_a_damaged_journal_is_kept_and_never_stops_a_start(tmp_path: Path, steps: object) -> None:
+    root, journals = tmp_path / "root", tmp_path / "journal"
+    root.mkdir()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out/a.txt").write_text("outside\n")
+    journal = _planted(journals, "0-bad.journal", steps, [["x", "y"]])
+    ws = Workspace([root], journal=journals)  # must not raise
+    ws.write_file("a.txt", "still works\n")
+    assert journal.exists()
+    assert (tmp_path / "out/a.txt").read_text() == "outside\n"
+
+
+def test_a_journal_whose_intent_cannot_be_read_never_stops_a_start(tmp_path: Path) -> None:
+    # An unreadable first record is a torn intent: the commit never touched a file, so the
+    # journal goes (nested 200,000 deep, it used to raise RecursionError out of Workspace()).
+    root, journals = tmp_path / "root", tmp_path / "journal"
+    root.mkdir()
+    (root / "a.txt").write_text("a\n")
+    journals.mkdir(mode=0o700)
+    (journals / "0-deep.journal").write_text("[" * 200_000 + "\n")
+    Workspace([root], journal=journals)
+    assert list(journals.iterdir()) == []
+    assert (root / "a.txt").read_text() == "a\n"
+
+
+def test_recovery_waits_for_the_files_lock_and_keeps_the_journal_when_busy(
+    tmp_path: Path,
+) -> None:
+    root, journals = tmp_path / "root", tmp_path / "journal"
+    old = TWENTY.setup(root)
+    TWENTY.setup(tmp_path / "count")
+    total = count_calls(_commit_in(tmp_path / "count", tmp_path / "cj", TWENTY))
+    assert in_child(_commit_in(root, journals, TWENTY), kill_at=total // 2)
+    locks = FileLocks(str(tmp_path / "locks"), timeout=0.2)
+    held, release = threading.Event(), threading.Event()
+    target = os.path.realpath(root / "src/mod0.py")
+
+    def hold() -> None:
+        with locks.hold(target, "src/mod0.py"):
+            held.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    held.wait(10)
+    try:
+        assert Journal(str(journals)).recover(locks) == []
+        assert [p.name for p in journals.iterdir()]  # kept for later
+    finally:
+        release.set()
+        thread.join()
+    assert len(Journal(str(journals)).recover(locks)) == 1
+    assert outcome(root, old, Tree.of(root)) in ("old", "new")
+    assert leftovers(root, journals) == []
+
+
+def test_a_single_file_edit_recovers_a_dead_commit_before_it_reads(
+    tmp_path: Path, twenty: Tree
+) -> None:
+    root, journals = tmp_path / "root", tmp_path / "journal"
+    old = TWENTY.setup(root)
+    ws = workspace(root, journals)  # a long-lived server, started before the crash
+    TWENTY.setup(tmp_path / "count")
+    total = count_calls(_commit_in(tmp_path / "count", tmp_path / "cj", TWENTY))
+    assert in_child(_commit_in(root, journals, TWENTY), kill_at=total - 3)
+    ws.edit_file("old/stays.txt", [{"old_text": "stays", "new_text": "STAYS"}])
+    assert leftovers(root, journals) == []
+    now, before, after = Tree.of(root).contents(), old.contents(), twenty.contents()
+    for tree in (now, before, after):
+        tree.pop("old/stays.txt")
+    assert now in (before, after)

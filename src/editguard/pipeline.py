@@ -234,6 +234,11 @@ def run_edit(
             create=create,
         )
     writes = not dry_run and mode != "verify_only"
+    if writes:
+        # A multi-file commit that died since this process started may have left this file
+        # half done: recovery puts it back before the edit reads it (a directory listing
+        # when there is nothing to recover).
+        ctx.journal.recover(ctx.locks)
     with (
         _writer(ctx, where, writes),
         error_context(path=where.display),

@@ -94,6 +94,10 @@ class Transaction:
     def __init__(self, ctx: Context, *, dry_run: bool = False) -> None:
         self.ctx = dataclasses.replace(ctx, transaction=self)
         enough_descriptors(4 * MAX_FILES + 64)
+        if not dry_run:
+            # A commit that died since this process started may name files this one reads:
+            # put them back first (before this transaction holds any lock).
+            ctx.journal.recover(ctx.locks)
         self.dry_run = dry_run
         self.files: dict[str, StagedFile] = {}
         self._locked: set[str] = set()
@@ -190,7 +194,7 @@ class Transaction:
             return staged, Document("", name=display)
         if staged.binary:
             raise BinaryFile(
-                f"{display} is not a text file; it can only be deleted or replaced whole",
+                f"{display} is not a text file; it can only be deleted or moved",
                 path=display,
             )
         check_version(display, expected_version, staged.read_version, staged.version)
@@ -238,6 +242,9 @@ class Transaction:
         if document is None:
             staged.document, staged.version, staged.content = None, None, None
             staged.binary = False
+            # A file made again at this path is a new file: it gets a new file's mode, not
+            # the deleted one's (which may have been setuid).
+            staged.mode = 0o666 & ~UMASK if staged.read_version is not None else None
             return
         if content is None:
             content = b"".join(capped(self.ctx, staged.where, render(document, Plan())))

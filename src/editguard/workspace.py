@@ -108,7 +108,7 @@ class Workspace:
             exact=exact,
             journal=journal,
         )
-        journal.recover()
+        journal.recover(self.context.locks)
 
     @property
     def roots(self) -> tuple[str, ...]:

@@ -53,6 +53,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -63,6 +64,7 @@ from typing import Any, Literal
 from editguard.errors import EditError, PermissionDenied, StaleVersion, WriteFailed
 from editguard.fs import atomic
 from editguard.fs.location import Location, is_link
+from editguard.fs.lock import FileLocks
 from editguard.fs.oserror import os_error
 
 ENV = "EDITGUARD_JOURNAL"
@@ -161,16 +163,40 @@ class _Planned:
         }
 
     @classmethod
-    def of(cls, data: dict[str, Any]) -> _Planned:
-        return cls(
-            str(data["kind"]),
-            str(data["folder"]),
-            [str(x) for x in data["made"]],
-            str(data["name"]),
-            bool(data["existed"]),
-            str(data["new"]),
-            str(data["backup"]),
-        )
+    def of(cls, data: object) -> _Planned:
+        """A step as a journal records it, checked: a journal is read back from disk, and
+        what it names is acted on.
+
+        Raises:
+            ValueError: a field is missing, of the wrong type, or names anything but one entry
+                of its folder (``..``, a ``/``, a NUL).
+        """
+        if not isinstance(data, dict):
+            raise TypeError("a step is not an object")
+        kind, folder, made = data.get("kind"), data.get("folder"), data.get("made")
+        if kind not in ("write", "delete") or not isinstance(data.get("existed"), bool):
+            raise ValueError("a step's kind or existed is wrong")
+        if not isinstance(folder, str) or "\x00" in folder or not os.path.isabs(folder):
+            raise ValueError("a step's folder is not an absolute path")
+        if os.path.normpath(folder) != folder and folder != "//":
+            raise ValueError("a step's folder is not a normal path")
+        if not isinstance(made, list):
+            raise TypeError("a step's made is not a list")
+        names = [_entry(x) for x in made]
+        new, backup = _entry(data.get("new")), _entry(data.get("backup"))
+        if not (_OURS.fullmatch(new) and _OURS.fullmatch(backup)):
+            raise ValueError("a step's new text or backup is not named as editguard names them")
+        return cls(kind, folder, names, _entry(data.get("name")), data["existed"], new, backup)
+
+
+_OURS = re.compile(r"\.editguard-[0-9a-f]{8}\.(new|bak)")
+
+
+def _entry(value: object) -> str:
+    """``value`` if it names one entry of a folder, else ValueError."""
+    if not isinstance(value, str) or value in ("", ".", "..") or "/" in value or "\x00" in value:
+        raise ValueError(f"{value!r} is not one name in a folder")
+    return value
 
 
 class Journal:
@@ -193,7 +219,6 @@ class Journal:
             return
         folder = self._ready()
         try:
-            self.recover()
             fd, path = self._create(folder)
         except BaseException:
             os.close(folder)
@@ -286,11 +311,13 @@ class Journal:
 
     # -- recovery -------------------------------------------------------------------------
 
-    def recover(self) -> list[str]:
+    def recover(self, locks: FileLocks | None = None) -> list[str]:
         """Finish every dead commit: roll back the uncommitted, clean up the committed.
 
-        Returns the names of the journals recovered. A journal that cannot be recovered now is
-        kept for the next time.
+        Only a folder and journals that this user owns and nobody else may write are trusted;
+        a journal that cannot be read or names anything odd is kept, untouched, and so is one
+        whose files' ``locks`` another writer holds. Never raises: a journal that cannot be
+        recovered now is kept for the next time. Returns the names of the journals recovered.
         """
         try:
             folder = os.open(self.folder, _DIR)
@@ -298,9 +325,16 @@ class Journal:
             return []  # no journal folder yet: nothing ever to recover
         done: list[str] = []
         try:
+            if not _trusted(os.fstat(folder), 0o077):
+                return []
             with os.scandir(folder) as entries:
                 names = sorted(e.name for e in entries if e.name.endswith(_SUFFIX))
-            done.extend(name for name in names if _recover_one(folder, name))
+            for name in names:
+                try:
+                    if _recover_one(folder, name, locks):
+                        done.append(name)
+                except (OSError, EditError):
+                    continue  # kept for the next recovery
         finally:
             os.close(folder)
         return done
@@ -622,7 +656,7 @@ def _records(fd: int) -> list[dict[str, Any]]:
     for line in data.split(b"\n"):
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             break  # a torn last record: it was never fsynced, so it never counted
         if isinstance(record, dict):
             out.append(record)
@@ -643,18 +677,25 @@ def _open_path(path: str) -> int:
     return fd
 
 
-def _recover_one(folder: int, name: str) -> bool:
+def _trusted(st: os.stat_result, others: int) -> bool:
+    """Whether this user owns ``st`` and nobody else has the ``others`` bits on it."""
+    return st.st_uid == os.getuid() and not st.st_mode & others
+
+
+def _recover_one(folder: int, name: str, locks: FileLocks | None) -> bool:
     """Recover one journal unless its commit is alive; ``True`` when it is gone."""
     try:
-        fd = os.open(name, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+        fd = os.open(name, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder)
     except OSError:
         return False
     try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or not _trusted(st, 0o022):
+            return False  # not ours to act on
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             return False  # its commit is running
-        st = os.fstat(fd)
         if _inode(folder, name) != (st.st_dev, st.st_ino):
             # Its commit ended (and removed it) between our open and our lock: the files may
             # have changed since, even by another commit, so the journal must not be replayed.
@@ -663,22 +704,50 @@ def _recover_one(folder: int, name: str) -> bool:
         if not records or "steps" not in records[0]:
             os.unlink(name, dir_fd=folder)  # nothing was done before the intent was durable
             return True
-        planned = [_Planned.of(s) for s in records[0]["steps"]]
-        committed = any(r.get("committed") for r in records)
-        written = next((r["written"] for r in records if "written" in r), None)
-        if written is not None:
-            for plan, inode in zip(planned, written, strict=False):
-                plan.inode = (int(inode[0]), int(inode[1])) if inode and inode[1] else None
         try:
+            planned, committed = _read_plan(records)
+        except (ValueError, TypeError, KeyError, RecursionError):
+            return False  # unreadable: kept, untouched, for a person to look at
+        with _holding(locks, planned):
             _recover_steps(planned, committed)
-        except OSError:
-            return False  # left for the next recovery
         os.unlink(name, dir_fd=folder)
         with contextlib.suppress(OSError):
             os.fsync(folder)
         return True
     finally:
         os.close(fd)
+
+
+def _read_plan(records: list[dict[str, Any]]) -> tuple[list[_Planned], bool]:
+    steps = records[0]["steps"]
+    if not isinstance(steps, list):
+        raise TypeError("steps is not a list")
+    planned = [_Planned.of(s) for s in steps]
+    committed = any(r.get("committed") is True for r in records)
+    written = next((r["written"] for r in records if "written" in r), None)
+    if written is not None:
+        if not isinstance(written, list):
+            raise ValueError("written is not a list")
+        for plan, inode in zip(planned, written, strict=False):
+            if not (isinstance(inode, list) and len(inode) == 2):
+                raise ValueError("an inode is not a pair")
+            dev, ino = int(inode[0]), int(inode[1])
+            plan.inode = (dev, ino) if ino else None
+    return planned, committed
+
+
+@contextlib.contextmanager
+def _holding(locks: FileLocks | None, planned: list[_Planned]) -> Iterator[None]:
+    """Hold the writers' locks of a journal's files (sorted, as every writer takes them), so
+    that no edit lands on a file while recovery puts it back."""
+    if locks is None:
+        yield
+        return
+    paths = sorted({os.path.join(p.folder, *p.made, p.name) for p in planned})
+    with contextlib.ExitStack() as stack:
+        for path in paths:
+            stack.enter_context(locks.hold(path, path))
+        yield
 
 
 def _recover_steps(planned: list[_Planned], committed: bool) -> None:

@@ -6,7 +6,14 @@ from pydantic import Field
 
 from editguard.core.formats.unified_diff import FileDiff, compile_hunks, new_file_text, parse_diff
 from editguard.core.formats.whole_text import compile_whole_text
-from editguard.errors import EditError, InvalidPatch, NoMatch, StaleVersion, error_context
+from editguard.errors import (
+    EditError,
+    FileNotFound,
+    InvalidPatch,
+    NoMatch,
+    StaleVersion,
+    error_context,
+)
 from editguard.fs.sandbox import Resolved
 from editguard.pipeline import Change, Context
 from editguard.tools._common import Validation
@@ -173,6 +180,8 @@ def _update(
     txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool, where: Resolved
 ) -> tuple[FileChange, tuple[Resolved, Resolved] | None]:
     ctx = txn.ctx
+    if not fd.hunks:  # a rename, a mode change or an empty file's deletion: the bytes stay
+        return _unchanged_text(txn, fd, stage, where)
     exact = args.exact or ctx.exact
     out = txn.run_edit(
         where,
@@ -216,14 +225,51 @@ def _update(
         hunks=hunks,
         validation=Validation.of(out.report),
     )
-    if not fd.rename:
+    return _moved(txn, fd, where, change)
+
+
+def _moved(
+    txn: Transaction, fd: FileDiff, where: Resolved, change: FileChange
+) -> tuple[FileChange, tuple[Resolved, Resolved] | None]:
+    """The change as a move, and the move to stage, when the section is a git rename."""
+    if not fd.rename or fd.new_path is None:
         return change, None
-    destination = ctx.sandbox.resolve(fd.new_path)
+    destination = txn.ctx.sandbox.resolve(fd.new_path)
     if destination.real == where.real:
         return change, None
     change.action, change.moved_from = "moved", where.display
     change.path = destination.display
     return change, (where, destination)
+
+
+def _unchanged_text(
+    txn: Transaction, fd: FileDiff, stage: bool, where: Resolved
+) -> tuple[FileChange, tuple[Resolved, Resolved] | None]:
+    """A section without hunks: the file's bytes stay (any file, text or not)."""
+    staged = txn.file(where)
+    if not staged.exists:
+        raise FileNotFound(f"{where.display} does not exist", path=where.display)
+    previous = staged.version
+    if fd.new_path is None:
+        if staged.document is None or staged.document.text:
+            raise NoMatch(
+                f"the diff deletes {where.display} without a hunk, but the file is not empty; "
+                "nothing was written",
+                path=where.display,
+                suggestions=["Make the diff with the file's lines as '-' lines."],
+            )
+        if stage:
+            txn.delete(where)
+        gone = FileChange(
+            path=where.display, action="deleted", diff="", version=None, previous_version=previous
+        )
+        return gone, None
+    if stage and fd.new_mode is not None and fd.new_mode != fd.old_mode:
+        txn.set_executable(staged, bool(fd.new_mode & 0o111))
+    kept = FileChange(
+        path=where.display, action="updated", diff="", version=previous, previous_version=previous
+    )
+    return _moved(txn, fd, where, kept)
 
 
 TOOL = Tool(
