@@ -157,6 +157,7 @@ def test_a_moved_file_keeps_its_mode_and_takes_the_update(ws: Workspace, root: P
     assert moved.read_text() == "echo two\n"
     assert stat.S_IMODE(moved.stat().st_mode) == 0o755
     assert (result.files[0].action, result.files[0].moved_from) == ("moved", "run.sh")
+    assert result.files[0].diff.startswith("--- a/run.sh\n+++ b/bin/run.sh\n@@")
 
 
 def test_a_binary_file_can_be_deleted(ws: Workspace, root: Path) -> None:

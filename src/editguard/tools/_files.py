@@ -123,6 +123,14 @@ def whole_diff(old: str, new: str, display: str) -> str:
     return render_diff(old, plan, display, max_lines=DIFF_LINES)
 
 
+def moved(change: FileChange, old: str, new: str) -> None:
+    """Mark ``change`` as a move from ``old`` to ``new``; its diff's new side names ``new``."""
+    change.action, change.moved_from, change.path = "moved", old, new
+    if change.diff.startswith(f"--- a/{old}\n+++ b/{old}\n"):
+        head = len(f"--- a/{old}\n+++ b/{old}\n")
+        change.diff = f"--- a/{old}\n+++ b/{new}\n" + change.diff[head:]
+
+
 def text_of(doc: Document | None) -> str:
     """A staged document's text; empty for none."""
     return doc.text if doc is not None else ""

@@ -24,6 +24,7 @@ from editguard.tools._files import (
     PatchResult,
     check_expected,
     locate_error,
+    moved,
     transaction,
     whole_diff,
 )
@@ -225,10 +226,10 @@ def _update(
         hunks=hunks,
         validation=Validation.of(out.report),
     )
-    return _moved(txn, fd, where, change)
+    return _as_move(txn, fd, where, change)
 
 
-def _moved(
+def _as_move(
     txn: Transaction, fd: FileDiff, where: Resolved, change: FileChange
 ) -> tuple[FileChange, tuple[Resolved, Resolved] | None]:
     """The change as a move, and the move to stage, when the section is a git rename."""
@@ -237,8 +238,7 @@ def _moved(
     destination = txn.ctx.sandbox.resolve(fd.new_path)
     if destination.real == where.real:
         return change, None
-    change.action, change.moved_from = "moved", where.display
-    change.path = destination.display
+    moved(change, where.display, destination.display)
     return change, (where, destination)
 
 
@@ -269,7 +269,7 @@ def _unchanged_text(
     kept = FileChange(
         path=where.display, action="updated", diff="", version=previous, previous_version=previous
     )
-    return _moved(txn, fd, where, kept)
+    return _as_move(txn, fd, where, kept)
 
 
 TOOL = Tool(

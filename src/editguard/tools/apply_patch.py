@@ -25,6 +25,7 @@ from editguard.tools._files import (
     PatchResult,
     check_expected,
     locate_error,
+    moved,
     text_of,
     transaction,
     whole_diff,
@@ -160,8 +161,7 @@ def _operation(
         if destination.real != where.real:
             if stage:
                 txn.move(where, destination)
-            change.action, change.moved_from = "moved", display
-            change.path = destination.display
+            moved(change, display, destination.display)
     return change
 
 
