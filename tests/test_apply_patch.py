@@ -359,3 +359,13 @@ def test_a_carriage_return_inside_a_patch_line_is_refused(ws: Workspace, root: P
         ws.apply_diff("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+x\ry\n")
     assert (info.value.code, info.value.data["line"]) == ("INVALID_PATCH", 5)
     assert (root / "a.txt").read_bytes() == b"a\n"
+
+
+def test_a_move_keeps_the_permission_bits_but_not_setuid(ws: Workspace, root: Path) -> None:
+    tool = root / "tool"
+    tool.write_text("x\n")
+    tool.chmod(0o4755)
+    ws.apply_patch(
+        "*** Begin Patch\n*** Update File: tool\n*** Move to: moved\n-x\n+y\n*** End Patch"
+    )
+    assert stat.S_IMODE((root / "moved").stat().st_mode) == 0o755

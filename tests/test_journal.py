@@ -11,10 +11,12 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -91,7 +93,7 @@ def test_a_refused_system_call_at_any_step_leaves_every_file_as_it_was(
             assert err.path in scenario.paths, where
         assert Tree.of(root) == old, where
         assert leftovers(root, journals) == [], where
-        assert Journal(str(journals)).recover() == []
+        assert Journal(str(journals)).recover().recovered == []
         assert Tree.of(root) == old, where
         faults.failed = 0
 
@@ -114,9 +116,9 @@ def test_a_fault_that_persists_through_the_rollback_is_finished_by_recovery(
         assert "step" in caught.value.data, where
         pending = caught.value.data.get("recovery") == "pending"
         assert pending == bool(leftovers(root, journals)), where
-        assert Journal(str(journals)).recover() == [], where  # the fault is still there
+        assert Journal(str(journals)).recover().recovered == [], where  # the fault is still there
         faults.off()
-        assert len(Journal(str(journals)).recover()) == pending, where
+        assert len(Journal(str(journals)).recover().recovered) == pending, where
         assert Tree.of(root) == old, where
         assert leftovers(root, journals) == [], where
 
@@ -357,7 +359,7 @@ def test_recovery_leaves_a_journal_whose_commit_is_alive(twenty: Tree, tmp_path:
         assert os.read(paused[0], 1) == b"p"
         during = Tree.of(root)
         assert outcome(root, old, twenty) == "mixed"  # steps half done
-        assert Journal(str(journals)).recover() == []
+        assert Journal(str(journals)).recover().recovered == []
         workspace(root, journals)  # a Workspace starting meanwhile recovers too
         assert Tree.of(root) == during
         assert [p.name for p in journals.iterdir() if p.name.endswith(".journal")]
@@ -366,7 +368,7 @@ def test_recovery_leaves_a_journal_whose_commit_is_alive(twenty: Tree, tmp_path:
                 sys.executable,
                 "-c",
                 "from editguard.fs.journal import Journal; import sys; "
-                "print(Journal(sys.argv[1]).recover())",
+                "print(Journal(sys.argv[1]).recover().recovered)",
                 str(journals),
             ],
             capture_output=True,
@@ -393,11 +395,11 @@ def test_a_held_journal_is_skipped_and_recovered_once_released(tmp_path: Path) -
     fd = os.open(held, os.O_RDWR)
     fcntl.flock(fd, fcntl.LOCK_EX)
     try:
-        assert not in_child(lambda: _expect(Journal(str(journals)).recover(), []))
+        assert not in_child(lambda: _expect(Journal(str(journals)).recover().recovered, []))
         assert held.exists()
     finally:
         os.close(fd)
-    assert Journal(str(journals)).recover() == [held.name]
+    assert Journal(str(journals)).recover().recovered == [held.name]
     assert not held.exists()
 
 
@@ -547,7 +549,7 @@ def test_a_recovery_that_opened_a_journal_its_commit_then_finished_leaves_it_be(
         real(fd, operation)
 
     monkeypatch.setattr(fcntl, "flock", flock)
-    assert Journal(str(journals)).recover() == []
+    assert Journal(str(journals)).recover().recovered == []
     monkeypatch.undo()
     assert finished
     assert outcome(root, old, twenty) == "new"
@@ -680,12 +682,12 @@ def test_recovery_waits_for_the_files_lock_and_keeps_the_journal_when_busy(
     thread.start()
     held.wait(10)
     try:
-        assert Journal(str(journals)).recover(locks) == []
+        assert Journal(str(journals)).recover(locks).recovered == []
         assert [p.name for p in journals.iterdir()]  # kept for later
     finally:
         release.set()
         thread.join()
-    assert len(Journal(str(journals)).recover(locks)) == 1
+    assert len(Journal(str(journals)).recover(locks).recovered) == 1
     assert outcome(root, old, Tree.of(root)) in ("old", "new")
     assert leftovers(root, journals) == []
 
@@ -705,3 +707,91 @@ def test_a_single_file_edit_recovers_a_dead_commit_before_it_reads(
     for tree in (now, before, after):
         tree.pop("old/stays.txt")
     assert now in (before, after)
+
+
+def test_a_step_recorded_as_undone_is_never_judged_again(tmp_path: Path) -> None:
+    # After a partial rollback the step's file is gone; a new file may get its inode number.
+    root, journals = tmp_path / "root", tmp_path / "journal"
+    root.mkdir()
+    mine = root / "F"
+    mine.write_text("the user's own file\n")
+    st = mine.stat()
+    path = _planted(
+        journals, "0-partly.journal", [_delete_step(root, "F")], [[st.st_dev, st.st_ino]]
+    )
+    with path.open("a") as journal_file:
+        journal_file.write(json.dumps({"undone": 0}) + "\n")
+    assert Journal(str(journals)).recover().recovered == ["0-partly.journal"]
+    assert mine.read_text() == "the user's own file\n"
+
+
+def test_an_edit_that_waited_for_a_dying_commits_lock_reads_the_recovered_file(
+    tmp_path: Path,
+) -> None:
+    root, journals = tmp_path / "root", tmp_path / "journal"
+    old = BATCH.setup(root)
+    ws = workspace(root, journals)  # a long-lived server
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child: commit, and die mid-way while holding the locks
+        calls = 0
+
+        def dying(real: Callable[..., Any]) -> Callable[..., Any]:
+            def call(*args: Any, **kwargs: Any) -> Any:
+                nonlocal calls
+                calls += 1
+                if calls == 20:
+                    time.sleep(1.0)
+                    os.kill(os.getpid(), signal.SIGKILL)
+                return real(*args, **kwargs)
+
+            return call
+
+        for name in CALLS:
+            setattr(journal.SYSTEM, name, dying(getattr(journal._System, name)))
+        try:
+            BATCH.commit(workspace(root, journals))
+        finally:
+            os._exit(0)
+    time.sleep(0.4)  # the child holds every lock of its batch by now
+    try:
+        ws.edit_file("plain.txt", [{"old_text": "plain line 5:", "new_text": "EDITED 5:"}])
+    finally:
+        os.waitpid(pid, 0)
+    text = (root / "plain.txt").read_text()
+    assert "EDITED 5:" in text
+    assert text.replace("EDITED 5:", "plain line 5:").encode() == old.files["plain.txt"][0]
+    assert leftovers(root, journals) == []
+
+
+def test_recovery_does_not_wait_out_a_writer_that_holds_a_dead_commits_file(
+    tmp_path: Path,
+) -> None:
+    root, journals = tmp_path / "root", tmp_path / "journal"
+    TWENTY.setup(root)
+    TWENTY.setup(tmp_path / "count")
+    total = count_calls(_commit_in(tmp_path / "count", tmp_path / "cj", TWENTY))
+    assert in_child(_commit_in(root, journals, TWENTY), kill_at=total // 2)
+    locks = FileLocks(str(tmp_path / "locks"), timeout=600)
+    target = os.path.realpath(root / "src/mod0.py")
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with locks.hold(target, "src/mod0.py"):
+            held.set()
+            release.wait(60)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(10)
+    outcome_box: list[object] = []
+    recovering = threading.Thread(
+        target=lambda: outcome_box.append(Journal(str(journals)).recover(locks))
+    )
+    recovering.start()
+    recovering.join(30)  # a wait of the lock set's 600 s would still be running
+    release.set()
+    holder.join()
+    assert not recovering.is_alive()
+    (result,) = outcome_box
+    assert isinstance(result, journal.Recovery)
+    assert target in result.blocked

@@ -24,7 +24,7 @@ from editguard.core.diff import render_diff
 from editguard.core.document import Document, content_version, decode_stream
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.plan import Plan, render
-from editguard.errors import FileNotFound, FileTooLarge, StaleVersion, error_context
+from editguard.errors import FileBusy, FileNotFound, FileTooLarge, StaleVersion, error_context
 from editguard.fs.atomic import FileReader, write_atomic
 from editguard.fs.journal import Journal
 from editguard.fs.location import Location, locate
@@ -234,16 +234,13 @@ def run_edit(
             create=create,
         )
     writes = not dry_run and mode != "verify_only"
-    if writes:
-        # A multi-file commit that died since this process started may have left this file
-        # half done: recovery puts it back before the edit reads it (a directory listing
-        # when there is nothing to recover).
-        ctx.journal.recover(ctx.locks)
     with (
         _writer(ctx, where, writes),
         error_context(path=where.display),
         locate(ctx.sandbox, where, create=create) as location,
     ):
+        if writes:
+            recovered(ctx, frozenset({where.real}))
         before, version = _load_or_new(ctx, location, expected_version, create)
         change, modifies, report = build_change(ctx, where, before, build, mode)
         plan = change.plan
@@ -265,6 +262,28 @@ def run_edit(
             written = True
             _warm(ctx, where, before.text, plan)
     return Outcome(where, before, change, version, new_version, creates, modifies, written, report)
+
+
+def recovered(ctx: Context, held: frozenset[str]) -> None:
+    """Finish any multi-file commit that died since this process started, now that the
+    caller holds the locks of ``held`` (a commit holds all its files' locks while it runs, so
+    a journal naming one of them is dead): the caller must not read a half-done file. A
+    directory listing when there is nothing to recover.
+
+    Raises:
+        FileBusy: a dead commit that names one of ``held`` cannot be finished now (another
+            writer holds one of its other files).
+    """
+    blocked = ctx.journal.recover(ctx.locks, held).blocked & held
+    if blocked:
+        name = min(blocked)
+        raise FileBusy(
+            f"{name} is part of a change of several files that was interrupted and cannot be "
+            "finished now (another writer holds one of its files); nothing was written",
+            path=name,
+            data={"recovery": "pending"},
+            suggestions=["Try again in a moment."],
+        )
 
 
 def build_change(

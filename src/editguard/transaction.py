@@ -51,6 +51,7 @@ from editguard.pipeline import (
     capped,
     check_version,
     load_with_mode,
+    recovered,
     warm,
 )
 
@@ -94,10 +95,7 @@ class Transaction:
     def __init__(self, ctx: Context, *, dry_run: bool = False) -> None:
         self.ctx = dataclasses.replace(ctx, transaction=self)
         enough_descriptors(4 * MAX_FILES + 64)
-        if not dry_run:
-            # A commit that died since this process started may name files this one reads:
-            # put them back first (before this transaction holds any lock).
-            ctx.journal.recover(ctx.locks)
+
         self.dry_run = dry_run
         self.files: dict[str, StagedFile] = {}
         self._locked: set[str] = set()
@@ -130,14 +128,21 @@ class Transaction:
         """
         resolved = {w.real: w for w in wheres}
         self._check_count(len(set(resolved) | set(self.files) | self._locked))
-        for real in sorted(resolved):
-            self._lock(resolved[real])
+        fresh = [real for real in sorted(resolved) if real not in self._locked]
+        for real in fresh:
+            self._lock(resolved[real], recover=False)
+        if fresh and not self.dry_run:
+            recovered(self.ctx, frozenset(self._locked))
 
-    def _lock(self, where: Resolved) -> None:
+    def _lock(self, where: Resolved, *, recover: bool = True) -> None:
+        """Lock one file; then (unless told not to) finish a dead commit that names it, so
+        that what is read is never half done."""
         if self.dry_run or where.real in self._locked:
             return
         self._stack.enter_context(self.ctx.locks.hold(where.real, where.display))
         self._locked.add(where.real)
+        if recover:
+            recovered(self.ctx, frozenset(self._locked))
 
     def file(self, where: Resolved) -> StagedFile:
         """The staged file at ``where``, read from disk the first time (locked first).
@@ -342,7 +347,9 @@ class Transaction:
                 dst.version = content_version([content])
             else:
                 self.stage(dst, dataclasses.replace(document, name=destination.display), content)
-            dst.mode = mode
+            # The permission bits move with the file; setuid, setgid and sticky do not (the
+            # moved file may get another owner).
+            dst.mode = None if mode is None else mode & 0o777
 
     def set_executable(self, staged: StagedFile, executable: bool) -> None:
         """Set or clear the executable bits (a diff's mode change: git records no more), where

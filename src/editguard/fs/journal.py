@@ -58,7 +58,8 @@ import secrets
 import shutil
 import stat
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any, Literal
 
 from editguard.errors import EditError, PermissionDenied, StaleVersion, WriteFailed
@@ -311,33 +312,46 @@ class Journal:
 
     # -- recovery -------------------------------------------------------------------------
 
-    def recover(self, locks: FileLocks | None = None) -> list[str]:
+    def recover(
+        self, locks: FileLocks | None = None, held: frozenset[str] = frozenset()
+    ) -> Recovery:
         """Finish every dead commit: roll back the uncommitted, clean up the committed.
 
         Only a folder and journals that this user owns and nobody else may write are trusted;
-        a journal that cannot be read or names anything odd is kept, untouched, and so is one
-        whose files' ``locks`` another writer holds. Never raises: a journal that cannot be
-        recovered now is kept for the next time. Returns the names of the journals recovered.
+        a journal that cannot be read or names anything odd is kept, untouched. With
+        ``locks``, recovery holds the writers' locks of a journal's files while it restores
+        them, waiting only briefly (a journal whose files another writer holds is kept, and
+        its files are reported ``blocked``); ``held`` are files whose locks the caller holds
+        itself. Never raises: a journal that cannot be recovered now is kept for the next time.
         """
+        result = Recovery()
         try:
             folder = os.open(self.folder, _DIR)
         except OSError:
-            return []  # no journal folder yet: nothing ever to recover
-        done: list[str] = []
+            return result  # no journal folder yet: nothing ever to recover
         try:
             if not _trusted(os.fstat(folder), 0o077):
-                return []
+                return result
             with os.scandir(folder) as entries:
                 names = sorted(e.name for e in entries if e.name.endswith(_SUFFIX))
             for name in names:
-                try:
-                    if _recover_one(folder, name, locks):
-                        done.append(name)
-                except (OSError, EditError):
-                    continue  # kept for the next recovery
+                _recover_one(folder, name, locks, held, result)
         finally:
             os.close(folder)
-        return done
+        return result
+
+
+@dataclasses.dataclass(slots=True)
+class Recovery:
+    """What one recovery did: the journals it finished, and the files named by dead journals
+    it had to keep (their commit is neither rolled back nor finished yet)."""
+
+    recovered: list[str] = dataclasses.field(default_factory=list)
+    blocked: set[str] = dataclasses.field(default_factory=set)
+
+
+# How long recovery waits for a file's lock before it keeps the journal for later.
+RECOVERY_WAIT = 0.2
 
 
 class _Commit:
@@ -494,6 +508,8 @@ class _Commit:
                 _roll_back(
                     self.folders[index], self.planned[index], self.steps[index].location.name
                 )
+                with contextlib.suppress(OSError):  # best effort: recovery checks inodes too
+                    _mark_undone(self.fd, index)
                 for parent, name in reversed(self.made[index]):
                     with contextlib.suppress(OSError):
                         os.rmdir(name, dir_fd=parent)
@@ -682,43 +698,63 @@ def _trusted(st: os.stat_result, others: int) -> bool:
     return st.st_uid == os.getuid() and not st.st_mode & others
 
 
-def _recover_one(folder: int, name: str, locks: FileLocks | None) -> bool:
-    """Recover one journal unless its commit is alive; ``True`` when it is gone."""
+def _recover_one(
+    folder: int, name: str, locks: FileLocks | None, held: frozenset[str], result: Recovery
+) -> None:
+    """Recover one journal unless its commit is alive (see :meth:`Journal.recover`)."""
     try:
         fd = os.open(name, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder)
     except OSError:
-        return False
+        return
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or not _trusted(st, 0o022):
-            return False  # not ours to act on
+            return  # not ours to act on
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            return False  # its commit is running
+            return  # its commit is running
         if _inode(folder, name) != (st.st_dev, st.st_ino):
             # Its commit ended (and removed it) between our open and our lock: the files may
             # have changed since, even by another commit, so the journal must not be replayed.
-            return False
+            return
         records = _records(fd)
         if not records or "steps" not in records[0]:
             os.unlink(name, dir_fd=folder)  # nothing was done before the intent was durable
-            return True
+            result.recovered.append(name)
+            return
         try:
-            planned, committed = _read_plan(records)
+            planned, committed, undone = _read_plan(records)
         except (ValueError, TypeError, KeyError, RecursionError):
-            return False  # unreadable: kept, untouched, for a person to look at
-        with _holding(locks, planned):
-            _recover_steps(planned, committed)
-        os.unlink(name, dir_fd=folder)
+            return  # unreadable: kept, untouched, for a person to look at
+        paths = {_path_of(p) for p in planned}
+        try:
+            with _holding(locks, paths - held):
+                _recover_steps(planned, committed, undone, lambda i: _mark_undone(fd, i))
+            os.unlink(name, dir_fd=folder)
+        except (OSError, EditError):
+            result.blocked |= paths  # kept for the next recovery
+            return
         with contextlib.suppress(OSError):
             os.fsync(folder)
-        return True
+        result.recovered.append(name)
     finally:
         os.close(fd)
 
 
-def _read_plan(records: list[dict[str, Any]]) -> tuple[list[_Planned], bool]:
+def _path_of(plan: _Planned) -> str:
+    return os.path.join(plan.folder, *plan.made, plan.name)
+
+
+def _mark_undone(fd: int, index: int) -> None:
+    """Record that step ``index`` is rolled back, before anything else is: a step undone once
+    is never judged again (its file's inode may since belong to a new file)."""
+    data = (json.dumps({"undone": index}) + "\n").encode()
+    os.write(fd, data)
+    os.fsync(fd)
+
+
+def _read_plan(records: list[dict[str, Any]]) -> tuple[list[_Planned], bool, set[int]]:
     steps = records[0]["steps"]
     if not isinstance(steps, list):
         raise TypeError("steps is not a list")
@@ -733,25 +769,37 @@ def _read_plan(records: list[dict[str, Any]]) -> tuple[list[_Planned], bool]:
                 raise ValueError("an inode is not a pair")
             dev, ino = int(inode[0]), int(inode[1])
             plan.inode = (dev, ino) if ino else None
-    return planned, committed
+    undone = {r["undone"] for r in records if isinstance(r.get("undone"), int)}
+    return planned, committed, undone
 
 
 @contextlib.contextmanager
-def _holding(locks: FileLocks | None, planned: list[_Planned]) -> Iterator[None]:
+def _holding(locks: FileLocks | None, paths: set[str]) -> Iterator[None]:
     """Hold the writers' locks of a journal's files (sorted, as every writer takes them), so
-    that no edit lands on a file while recovery puts it back."""
+    that no edit lands on a file while recovery puts it back; wait only briefly for each.
+
+    Raises:
+        FileBusy: another writer holds one of them.
+    """
     if locks is None:
         yield
         return
-    paths = sorted({os.path.join(p.folder, *p.made, p.name) for p in planned})
     with contextlib.ExitStack() as stack:
-        for path in paths:
-            stack.enter_context(locks.hold(path, path))
+        for path in sorted(paths):
+            stack.enter_context(locks.hold(path, path, timeout=RECOVERY_WAIT))
         yield
 
 
-def _recover_steps(planned: list[_Planned], committed: bool) -> None:
-    for plan in reversed(planned):
+def _recover_steps(
+    planned: list[_Planned],
+    committed: bool,
+    undone: AbstractSet[int] = frozenset(),
+    mark: Callable[[int], None] | None = None,
+) -> None:
+    for index in reversed(range(len(planned))):
+        plan = planned[index]
+        if index in undone:
+            continue
         try:
             base = _open_path(plan.folder)
         except FileNotFoundError:
@@ -770,6 +818,8 @@ def _recover_steps(planned: list[_Planned], committed: bool) -> None:
                     os.close(fd)
             if not committed:
                 _remove_made(base, plan.made)
+                if mark is not None:
+                    mark(index)
         finally:
             os.close(base)
 

@@ -44,21 +44,23 @@ class FileLocks:
         self._threads: dict[str, threading.Lock] = {}
 
     @contextmanager
-    def hold(self, real_path: str, display: str) -> Iterator[None]:
-        """Hold the lock of ``real_path`` for the duration of the ``with`` block.
+    def hold(self, real_path: str, display: str, timeout: float | None = None) -> Iterator[None]:
+        """Hold the lock of ``real_path`` for the duration of the ``with`` block, waiting at
+        most ``timeout`` seconds (default: this lock set's timeout).
 
         Raises:
             FileBusy: another writer held it for longer than the timeout.
         """
+        wait = self.timeout if timeout is None else timeout
         key = hashlib.blake2b(real_path.encode("utf-8", "surrogateescape"), digest_size=16)
         name = key.hexdigest()
         with self._guard:
             thread_lock = self._threads.setdefault(name, threading.Lock())
-        if not thread_lock.acquire(timeout=self.timeout):
+        if not thread_lock.acquire(timeout=wait):
             raise self._busy(display)
         try:
             self._check_folder()
-            lock = FileLock(os.path.join(self.folder, name + ".lock"), timeout=self.timeout)
+            lock = FileLock(os.path.join(self.folder, name + ".lock"), timeout=wait)
             try:
                 lock.acquire()
             except Timeout:
