@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import itertools
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -372,6 +373,23 @@ def line_numbers(text: str, positions: Iterable[int]) -> list[int]:
         line += text.count(LF, last, pos)
         last = pos
         out.append(line)
+    return out
+
+
+def line_offsets(lines: Sequence[str], wanted: set[int]) -> dict[int, int]:
+    """The offset, in the lines joined with ``\\n``, where each wanted line starts (index
+    ``len(lines)``: the end), in one pass up to the last one wanted."""
+    out: dict[int, int] = {}
+    if not wanted:
+        return out
+    top = max(wanted)
+    position = 0
+    for k, line in enumerate(itertools.chain(lines, [""])):
+        if k in wanted:
+            out[k] = position
+        if k >= top:
+            break
+        position += len(line) + 1
     return out
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from editguard.core.diagnosis import CountMismatch, mismatch_error, uncorrectable_error
-from editguard.core.document import LF
+from editguard.core.document import LF, line_offsets
 from editguard.core.match import find_separate
 from editguard.core.seek import (
     INDENT,
@@ -133,7 +133,7 @@ def tolerant_places(
         inline = _inline_places(text, pattern[0], rung)
         if len(inline) != len(hits):
             return Refusal(rung, expected, inline)
-    offsets = _line_offsets(lines, {h.line for h in hits})
+    offsets = line_offsets(lines, {h.line for h in hits})
     spans = []
     for hit in hits:
         start = offsets[hit.line] + hit.column
@@ -182,20 +182,6 @@ def _inline_places(text: str, line: str, rung: str) -> tuple[int, ...]:
     if not needle.strip():
         return ()
     return tuple(find_separate(hay, needle, limit=MAX_INLINE))
-
-
-def _line_offsets(lines: list[str], wanted: set[int]) -> dict[int, int]:
-    """The offset in the joined text of each wanted line."""
-    out: dict[int, int] = {}
-    offset = 0
-    top = max(wanted)
-    for index, line in enumerate(lines):
-        if index in wanted:
-            out[index] = offset
-        if index >= top:
-            break
-        offset += len(line) + 1
-    return out
 
 
 __all__ = ["Place", "Refusal", "SeekHit", "Tolerant", "tolerant_places"]

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from editguard.core.diagnosis import CountMismatch, mismatch_error, uncorrectable_error
-from editguard.core.document import LF, Document
+from editguard.core.document import LF, Document, line_offsets
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.listing import excerpt, listing
 from editguard.core.plan import Plan, Replacement
@@ -1173,7 +1173,7 @@ class _Placer:
         text = self.doc.text
         n = len(self.lines)
         wanted = {a for a, _b, _ in reps} | {b for _a, b, _ in reps}
-        offsets = _offsets(self.lines, wanted)
+        offsets = line_offsets(self.lines, wanted)
         out = []
         for a, b, new in reps:
             if b == n and not (self.final and desired):
@@ -1338,22 +1338,6 @@ def _runs(hunk: Hunk, spot: _Placed) -> list[_LineRep]:
             i += 1
         else:
             j += 1
-    return out
-
-
-def _offsets(lines: Sequence[str], wanted: set[int]) -> dict[int, int]:
-    """The offset in the text of the start of each wanted line (``len(lines)``: the end)."""
-    out: dict[int, int] = {}
-    if not wanted:
-        return out
-    top = max(wanted)
-    position = 0
-    for k, line in enumerate(itertools.chain(lines, [""])):
-        if k in wanted:
-            out[k] = position
-        if k >= top:
-            break
-        position += len(line) + 1
     return out
 
 
