@@ -43,8 +43,12 @@ class ApplyDiffArgs(PatchArgs):
 
 def paths(args: ApplyDiffArgs) -> list[str]:
     """Every path the diff names (to lock them all before anything is read)."""
+    return _paths(parse_diff(args.diff))
+
+
+def _paths(diffs: tuple[FileDiff, ...]) -> list[str]:
     out: list[str] = []
-    for fd in parse_diff(args.diff):
+    for fd in diffs:
         out += [p for p in (fd.old_path, fd.new_path) if p is not None]
     return out
 
@@ -68,7 +72,7 @@ def run(ctx: Context, args: ApplyDiffArgs) -> PatchResult:
     checks_only = args.dry_run or args.mode == "verify_only"
     with transaction(ctx, checks_only) as (txn, owned):
         if owned:
-            txn.lock([*paths(args), *(args.expected_versions or {})])
+            txn.lock([*_paths(diffs), *(args.expected_versions or {})])
         check_expected(txn, args.expected_versions)
         stage = owned or not checks_only
         files: list[FileChange] = []

@@ -46,8 +46,12 @@ class ApplyPatchArgs(PatchArgs):
 
 def paths(args: ApplyPatchArgs) -> list[str]:
     """Every path the patch names (to lock them all before anything is read)."""
+    return _paths(parse_patch(args.patch))
+
+
+def _paths(ops: tuple[PatchOp, ...]) -> list[str]:
     out: list[str] = []
-    for op in parse_patch(args.patch):
+    for op in ops:
         out.append(op.path)
         if isinstance(op, UpdateFile) and op.move_to:
             out.append(op.move_to)
@@ -66,7 +70,7 @@ def run(ctx: Context, args: ApplyPatchArgs) -> PatchResult:
     checks_only = args.dry_run or args.mode == "verify_only"
     with transaction(ctx, checks_only) as (txn, owned):
         if owned:
-            txn.lock([*paths(args), *(args.expected_versions or {})])
+            txn.lock([*_paths(ops), *(args.expected_versions or {})])
         check_expected(txn, args.expected_versions)
         # Inside a batch, a call that only checks stages nothing; on its own, the transaction
         # stages everything (later operations see earlier ones) and commits nothing.
