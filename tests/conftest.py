@@ -29,10 +29,12 @@ class Snapshot:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Keep the journal of multi-file changes out of the user's state folder while testing
-    (subprocesses inherit it); a test of the default location sets its own."""
+    """Keep the journal of multi-file changes and the history out of the user's state folder
+    while testing (subprocesses inherit them); a test of the default location sets its own."""
     if "EDITGUARD_JOURNAL" not in os.environ:
         os.environ["EDITGUARD_JOURNAL"] = tempfile.mkdtemp(prefix="editguard-test-journal-")
+    if "EDITGUARD_HISTORY" not in os.environ:
+        os.environ["EDITGUARD_HISTORY"] = tempfile.mkdtemp(prefix="editguard-test-history-")
 
 
 @pytest.fixture

@@ -28,6 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("editguard.symbols",),
     ("editguard.validate",),
     ("editguard.prewarm",),
+    ("editguard.history",),
     ("editguard.pipeline",),
     ("editguard.transaction",),
     ("editguard.tools",),

@@ -15,6 +15,7 @@ from editguard.errors import (
     AmbiguousMatch,
     AmbiguousSymbol,
     BinaryFile,
+    ChangeNotFound,
     ChunkMismatch,
     EditError,
     EncodingError,
@@ -41,6 +42,7 @@ from editguard.errors import (
 )
 from editguard.fs.journal import Journal
 from editguard.fs.lock import FileLocks
+from editguard.history import History
 from editguard.pipeline import Mode
 from editguard.tools._common import FindingModel, Validation
 from editguard.tools._files import FileChange, HunkResult, PatchResult
@@ -48,9 +50,11 @@ from editguard.tools.batch import BatchCall, BatchResult
 from editguard.tools.edit_file import AppliedEdit, EditFileResult, EditOperation
 from editguard.tools.edit_lines import LineEditOp
 from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
+from editguard.tools.history import ChangedFile, ChangeModel, HistoryResult
 from editguard.tools.list_symbols import ListSymbolsResult, SymbolModel
 from editguard.tools.read_file import ReadFileResult
 from editguard.tools.safe_edit import LineEdit, SafeEditResult, SearchReplaceOp
+from editguard.tools.undo import UndoResult
 from editguard.tools.write_file import WriteFileResult
 from editguard.validate import Linter
 from editguard.workspace import Workspace
@@ -64,6 +68,9 @@ __all__ = [
     "BatchCall",
     "BatchResult",
     "BinaryFile",
+    "ChangeModel",
+    "ChangeNotFound",
+    "ChangedFile",
     "ChunkMismatch",
     "ChunkModel",
     "EditError",
@@ -77,6 +84,8 @@ __all__ = [
     "FileNotFound",
     "FileTooLarge",
     "FindingModel",
+    "History",
+    "HistoryResult",
     "HunkResult",
     "InternalError",
     "InvalidPatch",
@@ -105,6 +114,7 @@ __all__ = [
     "SymbolModel",
     "SymbolNotFound",
     "TooManyEdits",
+    "UndoResult",
     "Validation",
     "ValidationFailed",
     "Workspace",

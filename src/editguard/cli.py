@@ -4,6 +4,7 @@ editguard call TOOL '{"path": ...}'     exit 0 ok, 1 the tool reported an error,
 editguard call TOOL --args-file F       (or - for standard input)
 editguard tools                         every tool's name, description and JSON Schema
 editguard serve [ROOT ...]              the MCP server on stdio (--http [HOST:]PORT for HTTP)
+editguard history [PATH]                the changes editguard made, newest first (--change ID)
 """
 
 from __future__ import annotations
@@ -56,6 +57,29 @@ def build_parser() -> argparse.ArgumentParser:
         "else ~/.local/state/editguard/journal); a crashed change is restored from it at start",
     )
     checks.add_argument(
+        "--history",
+        metavar="DIR",
+        help="the folder of the history of changes (default: $EDITGUARD_HISTORY, else "
+        "~/.local/state/editguard/history; one database per set of roots)",
+    )
+    checks.add_argument(
+        "--no-history", action="store_true", help="record no history (undo has nothing to undo)"
+    )
+    checks.add_argument(
+        "--history-entries",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="keep at most N changes in the history (default: 10,000; the oldest go first)",
+    )
+    checks.add_argument(
+        "--history-bytes",
+        type=int,
+        default=256 * 1024 * 1024,
+        metavar="N",
+        help="keep at most N bytes of stored changes (default: 256 MiB)",
+    )
+    checks.add_argument(
         "--exact",
         action="store_true",
         help="turn the match ladder off: old texts must be in the file exactly",
@@ -101,6 +125,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     sub.add_parser("tools", help="print every tool's name, description and JSON Schema as JSON")
+
+    log = sub.add_parser(
+        "history",
+        parents=[checks],
+        help="print the changes editguard made, newest first",
+        description="Print the changes editguard made in these roots, newest first (coloured "
+        "in a terminal); --change ID prints one change with its diff.",
+    )
+    log.add_argument("path", nargs="?", metavar="PATH", help="only the changes of this file")
+    log.add_argument(
+        "--root",
+        action="append",
+        metavar="DIR",
+        dest="roots",
+        help="an allowed folder (repeatable; default: the current directory)",
+    )
+    log.add_argument("-n", "--limit", type=int, default=20, help="how many (default: 20)")
+    log.add_argument("--change", type=int, metavar="ID", help="one change, with its diff")
+    log.add_argument("--json", action="store_true", help="print JSON")
 
     serve = sub.add_parser(
         "serve",
@@ -177,6 +220,8 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         if args.command == "serve":
             return _serve(args)
+        if args.command == "history":
+            return _history(args, sys.stdout)
         return _call(args, sys.stdout)
     except _Usage as exc:
         print(f"editguard: {exc}", file=sys.stderr)
@@ -187,26 +232,13 @@ def _serve(args: argparse.Namespace) -> int:
     import logging  # noqa: PLC0415
     import os  # noqa: PLC0415
 
-    from editguard.workspace import Workspace  # noqa: PLC0415
-
     # stdout belongs to the protocol on stdio: every log line goes to stderr.
     logging.basicConfig(
         stream=sys.stderr,
         level=args.log_level,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    try:
-        workspace = Workspace(
-            args.roots or ["."],
-            linters=_linters(args),
-            max_file_bytes=_limit(args.max_file_bytes, "--max-file-bytes"),
-            max_argument_bytes=_limit(args.max_argument_bytes, "--max-argument-bytes"),
-            max_request_bytes=_limit(args.max_request_bytes, "--max-request-bytes"),
-            exact=args.exact,
-            journal=args.journal,
-        )
-    except ValueError as exc:
-        raise _Usage(str(exc)) from None
+    workspace = _workspace(args, prewarm=True)
     from editguard.mcp_server import (  # noqa: PLC0415 - the SDK loads only to serve
         TOKEN_ENV,
         EditguardServer,
@@ -231,6 +263,88 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise _Usage(str(exc)) from None
     return EXIT_OK
+
+
+def _workspace(args: argparse.Namespace, *, prewarm: bool) -> Any:
+    """The Workspace the command line describes.
+
+    Raises:
+        _Usage: a bad limit, linter or root.
+    """
+    from editguard.workspace import Workspace  # noqa: PLC0415
+
+    try:
+        return Workspace(
+            args.roots or ["."],
+            linters=_linters(args),
+            prewarm=prewarm,
+            max_file_bytes=_limit(args.max_file_bytes, "--max-file-bytes"),
+            max_argument_bytes=_limit(args.max_argument_bytes, "--max-argument-bytes"),
+            max_request_bytes=_limit(args.max_request_bytes, "--max-request-bytes"),
+            exact=args.exact,
+            journal=args.journal,
+            history=False if args.no_history else args.history,
+            history_entries=_limit(args.history_entries, "--history-entries"),
+            history_bytes=_limit(args.history_bytes, "--history-bytes"),
+        )
+    except ValueError as exc:
+        raise _Usage(str(exc)) from None
+
+
+def _history(args: argparse.Namespace, out: TextIO) -> int:
+    from editguard.errors import EditError  # noqa: PLC0415
+    from editguard.tools import tool_named  # noqa: PLC0415
+
+    workspace = _workspace(args, prewarm=False)
+    arguments: dict[str, Any] = {"limit": _limit(args.limit, "--limit")}
+    if args.path is not None:
+        arguments["path"] = args.path
+    if args.change is not None:
+        arguments["change_id"] = args.change
+    human = out.isatty() and not args.json
+    answer = tool_named("history").run_safely(workspace.context, arguments)
+    if isinstance(answer, EditError):
+        _print_error(out, answer.to_dict(), human)
+        return EXIT_TOOL_ERROR
+    result = answer.model_dump(mode="json")
+    if not human:
+        json.dump(result, out, indent=2, ensure_ascii=False)
+        out.write("\n")
+        return EXIT_OK
+    out.write(format_history(result["changes"], colour=True))
+    return EXIT_OK
+
+
+_ACTIONS = {"created": "A", "updated": "M", "deleted": "D", "moved": "R"}
+
+
+def format_history(changes: list[dict[str, Any]], *, colour: bool) -> str:
+    """A readable log of ``history`` results: one header line per change, one line per file,
+    and each diff when the change is shown in full."""
+
+    def paint(code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if colour else text
+
+    if not changes:
+        return "no changes recorded\n"
+    lines: list[str] = []
+    for change in changes:
+        ident = paint("33", f"change {change['id']}")
+        head = f"{ident}  {change['time']}  {change['tool']}"
+        if change.get("undoes"):
+            head += f"  (undoes {', '.join(map(str, change['undoes']))})"
+        if change.get("undone_by"):
+            head += "  " + paint("2", f"[undone by {change['undone_by']}]")
+        lines.append(head)
+        for f in change["files"]:
+            name = f["path"] if not f.get("moved_from") else f"{f['moved_from']} -> {f['path']}"
+            counts = paint("32", f"+{f['added']}") + " " + paint("31", f"-{f['removed']}")
+            lines.append(f"    {_ACTIONS.get(f['action'], '?')} {name}  {counts}")
+        diffs = [f["diff"] for f in change["files"] if f.get("diff")]
+        text = "".join(diffs)
+        if text:
+            lines.append((colour_diff(text) if colour else text).rstrip("\n"))
+    return "\n".join(lines) + "\n"
 
 
 def _limit(value: int, flag: str) -> int:
@@ -322,7 +436,6 @@ def _read_arguments(args: argparse.Namespace) -> dict[str, Any]:
 def _call(args: argparse.Namespace, out: TextIO) -> int:
     from editguard.errors import EditError  # noqa: PLC0415
     from editguard.tools import tool_named  # noqa: PLC0415
-    from editguard.workspace import Workspace  # noqa: PLC0415
 
     try:
         tool = tool_named(args.tool)
@@ -337,20 +450,8 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
     except EditError as exc:
         _print_error(out, exc.to_dict(), human)
         return EXIT_TOOL_ERROR
-    try:
-        # One call, then the process ends: nothing to parse ahead for.
-        workspace = Workspace(
-            args.roots or ["."],
-            linters=_linters(args),
-            prewarm=False,
-            max_file_bytes=_limit(args.max_file_bytes, "--max-file-bytes"),
-            max_argument_bytes=_limit(args.max_argument_bytes, "--max-argument-bytes"),
-            max_request_bytes=_limit(args.max_request_bytes, "--max-request-bytes"),
-            exact=args.exact,
-            journal=args.journal,
-        )
-    except ValueError as exc:
-        raise _Usage(str(exc)) from None
+    # One call, then the process ends: nothing to parse ahead for.
+    workspace = _workspace(args, prewarm=False)
     answer = tool.run_safely(workspace.context, arguments)
     if isinstance(answer, EditError):
         _print_error(out, answer.to_dict(), human)

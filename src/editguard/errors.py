@@ -217,6 +217,13 @@ class InvalidPatch(EditError):
     code = "INVALID_PATCH"
 
 
+class ChangeNotFound(EditError):
+    """No recorded change matches (history, undo): an unknown id, nothing recorded for the
+    file, or the history is turned off."""
+
+    code = "CHANGE_NOT_FOUND"
+
+
 class InternalError(EditError):
     """A bug in editguard; the file was left as it was. Please report it."""
 

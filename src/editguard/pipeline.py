@@ -20,16 +20,25 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Generic, Literal, Protocol, TypeVar
 
 from editguard import prewarm
+from editguard.core.delta import Splice
 from editguard.core.diff import render_diff
-from editguard.core.document import Document, content_version, decode_stream
+from editguard.core.document import Document, content_version, decode_stream, encode_document
 from editguard.core.formats import AppliedEdit, Compiled
-from editguard.core.plan import Plan, render
-from editguard.errors import FileBusy, FileNotFound, FileTooLarge, StaleVersion, error_context
+from editguard.core.plan import Plan, render, render_tracked
+from editguard.errors import (
+    EditError,
+    FileBusy,
+    FileNotFound,
+    FileTooLarge,
+    StaleVersion,
+    error_context,
+)
 from editguard.fs.atomic import FileReader, write_atomic
 from editguard.fs.journal import Journal
 from editguard.fs.location import Location, locate
 from editguard.fs.lock import FileLocks
 from editguard.fs.sandbox import Resolved, Sandbox
+from editguard.history import History, records
 from editguard.languages import language_of
 from editguard.validate import Finding, Linter, Report, validate
 
@@ -80,6 +89,8 @@ class Context:
     # Inside batch, apply_patch and apply_diff: the transaction that stages every change, so
     # that run_edit writes nothing and the transaction commits all files at once.
     transaction: Staging | None = None
+    history: History | None = None  # where committed changes are recorded (None: nowhere)
+    tool: str = ""  # the tool that is running, as history records it
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -129,6 +140,7 @@ class Outcome(Generic[C]):
     would_modify: bool
     written: bool
     report: Report
+    diff_text: str | None = None  # the diff, once rendered (for the history)
 
     @property
     def created(self) -> bool:
@@ -137,6 +149,8 @@ class Outcome(Generic[C]):
 
     def diff(self) -> str:
         """The unified diff of the change."""
+        if self.diff_text is not None:
+            return self.diff_text
         return render_diff(
             self.before.text, self.change.plan, self.where.display, max_lines=DIFF_LINES
         )
@@ -241,11 +255,12 @@ def run_edit(
     ):
         if writes:
             recovered(ctx, frozenset({where.real}))
-        before, version = _load_or_new(ctx, location, expected_version, create)
+        before, version, file_mode = _load_or_new(ctx, location, expected_version, create)
         change, modifies, report = build_change(ctx, where, before, build, mode)
         plan = change.plan
         creates = version is None
         modifies = modifies or creates
+        diff = None
         if not modifies:
             assert version is not None  # a file to create always modifies
             new_version, written = version, False
@@ -253,15 +268,68 @@ def run_edit(
             new_version = content_version(capped(ctx, where, render(before, plan)))
             written = False
         else:
+            history = ctx.history
+            splices: list[Splice] = []
+            if history is not None:
+                history.ready()  # a history that cannot be used refuses before the write
             new_version = write_atomic(
                 location,
-                capped(ctx, where, render(before, plan)),
+                capped(ctx, where, render_tracked(before, plan, splices)),
                 display=where.display,
                 base_version=version,
             )
             written = True
+            if history is not None:
+                diff = render_diff(before.text, plan, where.display, max_lines=DIFF_LINES)
+                change = _record(
+                    ctx,
+                    history,
+                    where,
+                    before,
+                    change,
+                    diff,
+                    splices,
+                    (version, file_mode),
+                    new_version,
+                )
             _warm(ctx, where, before.text, plan)
-    return Outcome(where, before, change, version, new_version, creates, modifies, written, report)
+    return Outcome(
+        where, before, change, version, new_version, creates, modifies, written, report, diff
+    )
+
+
+def _record(
+    ctx: Context,
+    history: History,
+    where: Resolved,
+    before: Document,
+    change: C,
+    diff: str,
+    splices: list[Splice],
+    old: tuple[str | None, int | None],
+    new_version: str,
+) -> C:
+    """Record a single file's change in the history (the file is written and still locked);
+    a history that fails now only adds a warning: the change itself is done."""
+    created = old[0] is None
+    entry = records.record(
+        path=where.display,
+        real=where.real,
+        action="created" if created else "updated",
+        before=old,
+        after=(new_version, None if created else old[1]),
+        diff=diff,
+        restore_data=None
+        if created
+        else records.restore(len(before.text), lambda: encode_document(before), [tuple(splices)]),
+    )
+    try:
+        history.record(ctx.tool or "edit", [entry])
+    except EditError as exc:
+        return dataclasses.replace(
+            change, warnings=(*change.warnings, f"this change is not in the history: {exc}")
+        )
+    return change
 
 
 def recovered(ctx: Context, held: frozenset[str]) -> None:
@@ -344,15 +412,17 @@ def _too_large(ctx: Context, display: str, size: int) -> FileTooLarge:
 
 def _load_or_new(
     ctx: Context, location: Location, expected_version: str | None, create: bool
-) -> tuple[Document, str | None]:
+) -> tuple[Document, str | None, int | None]:
     where = location.where
-    if not create:
-        return load(ctx, location, expected_version)
     try:
-        return load(ctx, location, expected_version)
+        doc, version, mode = load_with_mode(ctx, location)
     except FileNotFound:
+        if not create:
+            raise
         check_version(where.display, expected_version, None)
-        return Document("", name=where.display), None
+        return Document("", name=where.display), None, None
+    check_version(where.display, expected_version, version)
+    return doc, version, mode
 
 
 def _writer(ctx: Context, where: Resolved, writes: bool) -> AbstractContextManager[None]:

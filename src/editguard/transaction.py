@@ -28,10 +28,12 @@ import os.path
 from collections.abc import Callable, Iterable
 from types import TracebackType
 
-from editguard.core.document import Document, content_version
-from editguard.core.plan import Plan, applied, render
+from editguard.core.delta import WHOLE, Layer, Splice, between
+from editguard.core.document import Document, content_version, decode
+from editguard.core.plan import Plan, applied, render, render_tracked
 from editguard.errors import (
     BinaryFile,
+    EditError,
     FileNotFound,
     NotAFile,
     StaleVersion,
@@ -42,6 +44,8 @@ from editguard.fs.atomic import UMASK, FileReader
 from editguard.fs.journal import Step, enough_descriptors
 from editguard.fs.location import Location, locate
 from editguard.fs.sandbox import Resolved, names_a_link
+from editguard.history import FileRecord, records
+from editguard.history.store import Action
 from editguard.pipeline import (
     C,
     Context,
@@ -79,6 +83,13 @@ class StagedFile:
     mode: int | None
     content: bytes | None = None  # the staged bytes, once a change staged them
     binary: bool = False
+    # For the history: the text as read, and the deltas of each change staged since (oldest
+    # first) that take the staged bytes back to what was read (``None``: not known, so the
+    # old bytes are kept whole).
+    original: Document | None = None
+    layers: list[Layer] | None = dataclasses.field(default_factory=list)
+    origin: StagedFile | None = None  # a moved file: the file whose content this continues
+    moved_to: StagedFile | None = None  # a file moved away: where its content went
 
     @property
     def exists(self) -> bool:
@@ -97,6 +108,9 @@ class Transaction:
         enough_descriptors(4 * MAX_FILES + 64)
 
         self.dry_run = dry_run
+        self.undoes: list[int] = []  # the history entries this transaction takes back
+        self.warnings: list[str] = []  # the history could not record the change
+        self.change_id: int | None = None  # the history entry of the commit
         self.files: dict[str, StagedFile] = {}
         self._locked: set[str] = set()
         self._stack = contextlib.ExitStack()
@@ -230,10 +244,13 @@ class Transaction:
             stages = modifies and not (dry_run or mode == "verify_only")
             new_version = version
             if modifies:
-                content = b"".join(capped(self.ctx, where, render(before, change.plan)))
+                splices: list[Splice] = []
+                content = b"".join(
+                    capped(self.ctx, where, render_tracked(before, change.plan, splices))
+                )
                 new_version = content_version([content])
                 if stages:
-                    self.stage(staged, applied(before, change.plan), content)
+                    self.stage(staged, applied(before, change.plan), content, tuple(splices))
             assert new_version is not None
         written = stages and not self.dry_run
         return Outcome(
@@ -241,18 +258,28 @@ class Transaction:
         )
 
     def stage(
-        self, staged: StagedFile, document: Document | None, content: bytes | None = None
+        self,
+        staged: StagedFile,
+        document: Document | None,
+        content: bytes | None = None,
+        layer: Layer | None = None,
     ) -> None:
-        """Stage a new state: ``document`` (with its bytes, if known), or ``None`` to delete."""
+        """Stage a new state: ``document`` (with its bytes, if known, and the delta from the
+        staged bytes before, if known), or ``None`` to delete."""
         if document is None:
             staged.document, staged.version, staged.content = None, None, None
             staged.binary = False
+            staged.layers, staged.origin = None, None  # what was read is gone, whole
             # A file made again at this path is a new file: it gets a new file's mode, not
             # the deleted one's (which may have been setuid).
             staged.mode = 0o666 & ~UMASK if staged.read_version is not None else None
             return
         if content is None:
             content = b"".join(capped(self.ctx, staged.where, render(document, Plan())))
+        if staged.layers is not None and staged.exists and layer is not None:
+            staged.layers.append(layer)
+        else:
+            staged.layers = None
         staged.document, staged.content = document, content
         staged.version = content_version([content])
         staged.binary = False
@@ -312,7 +339,7 @@ class Transaction:
             StaleVersion: without ``replace``, a destination exists (or two moves share one).
         """
         pairs = [(s, d) for s, d in pairs if s.real != d.real]
-        taken: list[tuple[Document | None, bytes, int | None]] = []
+        taken: list[tuple[Document | None, bytes, int | None, StagedFile]] = []
         for source, destination in pairs:
             self._not_a_link(source, "moved")
             self._not_a_link(destination, "replaced by a move")
@@ -322,9 +349,9 @@ class Transaction:
                     f"{source.display} does not exist, so it cannot be moved",
                     path=source.display,
                 )
-            content = src.content if src.content is not None else _bytes_of(self.ctx, src)
+            content = src.content if src.content is not None else bytes_of(self.ctx, src)
             # What moves, taken before any source is staged away (a swap reads both first).
-            taken.append((src.document, content, src.mode))
+            taken.append((src.document, content, src.mode, src))
         sources = {s.real for s, _ in pairs}
         targets: set[str] = set()
         for _, destination in pairs:
@@ -338,18 +365,54 @@ class Transaction:
                     suggestions=["Move the file somewhere free, or delete the existing one first."],
                 )
             targets.add(destination.real)
+        # Where each moved content came from, for the history, before the sources are staged away.
+        lineage = [
+            (src.origin or src, None if src.layers is None else list(src.layers))
+            for *_, src in taken
+        ]
         for source, _ in pairs:
             self.stage(self.file(source), None)
-        for (document, content, mode), (_, destination) in zip(taken, pairs, strict=True):
+        for (document, content, mode, _), (_, destination), (origin, layers) in zip(
+            taken, pairs, lineage, strict=True
+        ):
             dst = self.file(destination)
             if document is None:  # not text: its bytes as read
                 dst.document, dst.content, dst.binary = None, content, True
                 dst.version = content_version([content])
             else:
                 self.stage(dst, dataclasses.replace(document, name=destination.display), content)
+            dst.layers, dst.origin = layers, origin
+            origin.moved_to = dst
             # The permission bits move with the file; setuid, setgid and sticky do not (the
             # moved file may get another owner).
             dst.mode = None if mode is None else mode & 0o777
+
+    def put(self, staged: StagedFile, content: bytes, mode: int | None) -> None:
+        """Stage ``content`` as the file's bytes (an undo's restore), with permission bits
+        ``mode`` where they differ from the file's now (special bits are never set)."""
+        layer = None
+        if staged.exists:
+            now = staged.content if staged.content is not None else bytes_of(self.ctx, staged)
+            layer = between(now, content)
+        try:
+            document: Document | None = dataclasses.replace(
+                decode(content), name=staged.where.display
+            )
+        except BinaryFile:
+            document = None
+        if document is not None:
+            self.stage(staged, document, content, layer)
+        else:
+            if staged.layers is not None and staged.exists and layer is not None:
+                staged.layers.append(layer)
+            else:
+                staged.layers = None
+            staged.document, staged.content, staged.binary = None, content, True
+            staged.version = content_version([content])
+        if mode is not None and mode != staged.read_mode:
+            staged.mode = mode & 0o777
+        elif staged.mode is None:
+            staged.mode = staged.read_mode
 
     def set_executable(self, staged: StagedFile, executable: bool) -> None:
         """Set or clear the executable bits (a diff's mode change: git records no more), where
@@ -379,7 +442,7 @@ class Transaction:
                 continue
             content = staged.content
             if content is None:  # a mode change alone: the bytes as read
-                content = _bytes_of(self.ctx, staged)
+                content = bytes_of(self.ctx, staged)
             out.append(Step("write", staged.location, staged.read_version, content, staged.mode))
         return out
 
@@ -399,20 +462,107 @@ class Transaction:
                 folder = os.path.dirname(folder)
 
     def commit(self) -> bool:
-        """Write every staged change at once (nothing for a dry run); ``True`` if it wrote.
+        """Write every staged change at once (nothing for a dry run) and record it in the
+        history; ``True`` if it wrote.
 
         Raises:
             EditError: the journal's refusals (STALE_VERSION, PERMISSION_DENIED, WRITE_FAILED),
-                naming the file; nothing was written.
+                naming the file, and a history that cannot be used; nothing was written.
         """
         steps = self.steps()
         if self.dry_run or not steps:
             return False
+        history = self.ctx.history
+        entries: list[FileRecord] = []
+        if history is not None:
+            history.ready()
+            entries = self._records()  # reads what is replaced, before it is
         self.ctx.journal.commit(steps)
+        if history is not None:
+            try:
+                self.change_id = history.record(self.ctx.tool or "batch", entries, self.undoes)
+            except EditError as exc:
+                self.warnings.append(f"this change is not in the history: {exc}")
         for staged in self.files.values():
             if staged.document is not None and staged.content is not None:
                 warm(self.ctx, staged.where, staged.document.text)
         return True
+
+    def _records(self) -> list[FileRecord]:
+        """The history's record of each path whose state changes (see
+        :class:`~editguard.history.FileRecord`)."""
+        out = []
+        for staged in self.files.values():
+            before = (staged.read_version, staged.read_mode)
+            after = (staged.version, staged.mode if staged.exists else None)
+            if before == after and staged.origin is None:
+                continue
+            out.append(self._record(staged, before, after))
+        return out
+
+    def _record(
+        self,
+        staged: StagedFile,
+        before: tuple[str | None, int | None],
+        after: tuple[str | None, int | None],
+    ) -> FileRecord:
+        where = staged.where
+        origin, moved_to = staged.origin, staged.moved_to
+        action: Action = (
+            "created" if before[0] is None else "deleted" if after[0] is None else "updated"
+        )
+        moved = None
+        if origin is not None:
+            action, moved = "moved", origin.where.display
+        elif moved_to is not None and after[0] is None:
+            action, moved = "moved", moved_to.where.display
+        # The file that holds what this path held (its deltas lead back to it).
+        holder: StagedFile | None = (
+            moved_to if moved_to is not None and moved_to.origin is staged else staged
+        )
+        if holder is staged and staged.origin is not None:
+            holder = None  # this path now holds another file's content; its own is replaced
+        restore = None
+        if before[0] is not None:
+            layers = holder.layers if holder is not None and holder.exists else None
+            chars = len(staged.original.text) if staged.original is not None else None
+            restore = records.restore(chars, lambda: bytes_of(self.ctx, staged), layers)
+        if staged.binary or (staged.read_version is not None and staged.original is None):
+            diff = ""
+        elif moved_to is not None and after[0] is None:
+            diff = ""  # shown on the move's new path
+        else:
+            first = origin.original if origin is not None else staged.original
+            old_text = first.text if first is not None else ""
+            head = origin.where.display if origin is not None else where.display
+            diff = records.text_diff(old_text, text_of_staged(staged), where.display)
+            if origin is not None:
+                diff = _renamed(diff, head, where.display)
+        base = holder.where.real if holder is not None and holder is not staged else None
+        return records.record(
+            path=where.display,
+            real=where.real,
+            action=action,
+            before=before,
+            after=after,
+            diff=diff,
+            restore_data=restore,
+            base=base if restore is not None and restore[:1] != WHOLE else None,
+            moved=moved,
+        )
+
+
+def text_of_staged(staged: StagedFile) -> str:
+    """The staged text (empty for a file that will not exist)."""
+    return staged.document.text if staged.document is not None else ""
+
+
+def _renamed(diff: str, old: str, new: str) -> str:
+    """A diff's header naming the path it came from."""
+    head = f"--- a/{new}\n+++ b/{new}\n"
+    if diff.startswith(head):
+        return f"--- a/{old}\n+++ b/{new}\n" + diff[len(head) :]
+    return diff
 
 
 def _read(ctx: Context, where: Resolved, location: Location) -> StagedFile:
@@ -425,8 +575,10 @@ def _read(ctx: Context, where: Resolved, location: Location) -> StagedFile:
         return StagedFile(where, location, None, None, None, None, None)
     except BinaryFile:
         version, mode = _raw(ctx, where, location)
-        return StagedFile(where, location, version, mode, None, version, mode, binary=True)
-    return StagedFile(where, location, version, mode, doc, version, mode)
+        return StagedFile(
+            where, location, version, mode, None, version, mode, binary=True, layers=None
+        )
+    return StagedFile(where, location, version, mode, doc, version, mode, original=doc)
 
 
 def _raw(ctx: Context, where: Resolved, location: Location) -> tuple[str, int]:
@@ -442,7 +594,7 @@ def _raw(ctx: Context, where: Resolved, location: Location) -> tuple[str, int]:
     return reader.version, reader.stat.st_mode & 0o7777
 
 
-def _bytes_of(ctx: Context, staged: StagedFile) -> bytes:
+def bytes_of(ctx: Context, staged: StagedFile) -> bytes:
     reader = FileReader(staged.location, staged.where.display, ctx.max_file_bytes)
     try:
         reader.head()

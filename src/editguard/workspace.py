@@ -16,6 +16,8 @@ from editguard.core.formats.search_replace import SearchReplace
 from editguard.fs.journal import Journal
 from editguard.fs.lock import SHARED, FileLocks
 from editguard.fs.sandbox import Sandbox
+from editguard.history import History
+from editguard.history.store import DEFAULT_BYTES, DEFAULT_ENTRIES
 from editguard.pipeline import Context, Mode
 from editguard.tools import (
     apply_diff,
@@ -24,9 +26,11 @@ from editguard.tools import (
     edit_file,
     edit_lines,
     edit_symbol,
+    history,
     list_symbols,
     read_file,
     safe_edit,
+    undo,
     write_file,
 )
 from editguard.tools._files import PatchResult
@@ -34,9 +38,11 @@ from editguard.tools.batch import BatchCall, BatchResult
 from editguard.tools.edit_file import EditFileResult, EditOperation
 from editguard.tools.edit_lines import LineEditOp
 from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
+from editguard.tools.history import HistoryResult
 from editguard.tools.list_symbols import ListSymbolsResult
 from editguard.tools.read_file import ReadFileResult
 from editguard.tools.safe_edit import LineEdit, SafeEditResult, SearchReplaceOp
+from editguard.tools.undo import UndoResult
 from editguard.tools.write_file import WriteFileResult
 from editguard.validate import Linter
 from editguard.validate.linters import linter_named
@@ -72,6 +78,12 @@ class Workspace:
             exactly (by default, one that differs only in trailing whitespace, typographic
             punctuation, a pasted line-number prefix or a uniform indentation shift is found
             too, and the same correction is applied to its new text).
+        history: where the history of changes is kept: a folder (default:
+            ``$EDITGUARD_HISTORY``, else ``~/.local/state/editguard/history``; one database per
+            set of roots), a :class:`~editguard.history.History`, or ``False`` to record
+            nothing (``undo`` and ``history`` then answer CHANGE_NOT_FOUND).
+        history_entries, history_bytes: how much the history keeps (the oldest entries go
+            first).
         journal: the folder of the journal that changes of several files commit through
             (default: ``$EDITGUARD_JOURNAL``, else ``~/.local/state/editguard/journal``). A
             change that a crash interrupted is finished or rolled back from it when a
@@ -92,11 +104,20 @@ class Workspace:
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
         exact: bool = False,
         journal: str | os.PathLike[str] | Journal | None = None,
+        history: str | os.PathLike[str] | History | bool | None = None,
+        history_entries: int = DEFAULT_ENTRIES,
+        history_bytes: int = DEFAULT_BYTES,
     ) -> None:
         if not isinstance(journal, Journal):
             journal = Journal(os.fspath(journal) if journal is not None else None)
+        sandbox = Sandbox(roots)
+        if not isinstance(history, History) and history is not False:
+            folder = None if history is None or history is True else os.fspath(history)
+            history = History(
+                sandbox.roots, folder, max_entries=history_entries, max_bytes=history_bytes
+            )
         self.context = Context(
-            sandbox=Sandbox(roots),
+            sandbox=sandbox,
             locks=locks or SHARED,
             linters=tuple(linter_named(x) if isinstance(x, str) else x for x in linters),
             max_file_bytes=max_file_bytes,
@@ -107,6 +128,7 @@ class Workspace:
             max_request_bytes=max_request_bytes,
             exact=exact,
             journal=journal,
+            history=history or None,
         )
         journal.recover(self.context.locks)
 
@@ -130,6 +152,9 @@ class Workspace:
             max_request_bytes=ctx.max_request_bytes,
             exact=ctx.exact,
             journal=ctx.journal,
+            history=False if ctx.history is None else ctx.history.folder,
+            history_entries=ctx.history.max_entries if ctx.history else DEFAULT_ENTRIES,
+            history_bytes=ctx.history.max_bytes if ctx.history else DEFAULT_BYTES,
         )
 
     def read_file(
@@ -303,6 +328,36 @@ class Workspace:
         if expected_versions is not None:
             expected_versions = dict(expected_versions)
         return apply_diff.TOOL.call(self.context, _given(locals()))
+
+    def history(
+        self, path: str | None = None, *, limit: int = 10, change_id: int | None = None
+    ) -> HistoryResult:
+        """The changes editguard made in these roots, newest first (see the ``history`` tool);
+        with ``change_id``, that change with each file's diff.
+
+        Raises:
+            EditError: CHANGE_NOT_FOUND (an unknown id, or the history is off), OUTSIDE_ROOT.
+        """
+        return history.TOOL.call(self.context, _given(locals()))
+
+    def undo(
+        self,
+        change_id: int | None = None,
+        *,
+        path: str | None = None,
+        steps: int = 1,
+        dry_run: bool = False,
+        force: bool = False,
+    ) -> UndoResult:
+        """Put the files of a recorded change back as they were before it, as one transaction
+        (see the ``undo`` tool): ``change_id``, else the latest ``steps`` changes (of ``path``
+        only, when given).
+
+        Raises:
+            EditError: CHANGE_NOT_FOUND, STALE_VERSION (a file changed since, unless
+                ``force``), FILE_BUSY and the file errors; nothing was written.
+        """
+        return undo.TOOL.call(self.context, _given(locals()))
 
     def batch(
         self, calls: Sequence[BatchCall | Mapping[str, Any]], *, dry_run: bool = False

@@ -335,11 +335,20 @@ def encode_pieces(doc: Document, pieces: Iterable[tuple[str, bytes | None]]) -> 
     if doc.bom:
         yield doc.bom
     for text, codes in pieces:
-        if codes is not None or len(text) <= _CHUNK:
-            yield _encode(doc, restore_endings(text, codes, doc.newline))
-            continue
-        for start in range(0, len(text), _CHUNK):
-            yield _encode(doc, restore_endings(text[start : start + _CHUNK], None, doc.newline))
+        yield from encode_text(doc, text, codes)
+
+
+def encode_text(doc: Document, text: str, codes: bytes | None) -> Iterator[bytes]:
+    """One normalized piece in the file's encoding and line endings (no BOM), in chunks.
+
+    Raises:
+        EncodingError: the piece holds a character the file's encoding cannot store.
+    """
+    if codes is not None or len(text) <= _CHUNK:
+        yield _encode(doc, restore_endings(text, codes, doc.newline))
+        return
+    for start in range(0, len(text), _CHUNK):
+        yield _encode(doc, restore_endings(text[start : start + _CHUNK], None, doc.newline))
 
 
 def _encode(doc: Document, text: str) -> bytes:

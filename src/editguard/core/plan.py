@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from editguard.core.document import LF, Document, code_of, encode_pieces
+from editguard.core.delta import Splice
+from editguard.core.document import LF, Document, code_of, encode_pieces, encode_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +108,28 @@ def render(doc: Document, plan: Plan) -> Iterator[bytes]:
     return encode_pieces(doc, _pieces(doc, plan))
 
 
+def render_tracked(doc: Document, plan: Plan, splices: list[Splice]) -> Iterator[bytes]:
+    """:func:`render`, noting in ``splices`` (as the chunks are taken) each span of the new
+    bytes that differs from the old, with the old bytes it replaced: what takes the change
+    back (:func:`editguard.core.delta.take_back`), at a cost that grows with the change."""
+    pos = 0
+    if doc.bom:
+        yield doc.bom
+        pos = len(doc.bom)
+    for text, codes, old in _spans(doc, plan):
+        if old is None:
+            for chunk in encode_text(doc, text, codes):
+                pos += len(chunk)
+                yield chunk
+            continue
+        new = b"".join(encode_text(doc, text, codes))
+        was = b"".join(encode_text(doc, *old))
+        if new != was:
+            splices.append(Splice(pos, len(new), was))
+        pos += len(new)
+        yield new
+
+
 def applied(doc: Document, plan: Plan) -> Document:
     """``doc`` with ``plan`` applied, as a Document (same encoding, BOM and name; each line
     break keeps the ending :func:`render` would write), for a caller that edits it again."""
@@ -129,24 +152,37 @@ def applied(doc: Document, plan: Plan) -> Document:
 
 
 def _pieces(doc: Document, plan: Plan) -> Iterator[tuple[str, bytes | None]]:
+    for text, codes, _ in _spans(doc, plan):
+        yield text, codes
+
+
+def _spans(
+    doc: Document, plan: Plan
+) -> Iterator[tuple[str, bytes | None, tuple[str, bytes | None] | None]]:
+    """The new text's pieces ``(text, codes, old)`` in order: ``old`` is ``None`` for an
+    untouched piece, and the replaced text with its line-ending codes for a new one."""
     text, codes = doc.text, doc.line_endings
     pos = 0
     brk = 0  # index of the next line break at or after pos (mixed files only)
     for r in plan.replacements:
-        yield from _untouched(text, codes, pos, r.start, brk)
+        for piece, piece_codes in _untouched(text, codes, pos, r.start, brk):
+            yield piece, piece_codes, None
         new_codes = r.codes
+        old_codes = None
         if codes is not None:
             first = brk + text.count(LF, pos, r.start)
             brk = first + text.count(LF, r.start, r.end)
+            old_codes = codes[first:brk]
             if new_codes is None:
                 # Mixed endings: the replaced breaks keep their endings by position; extra
                 # breaks take the usual one.
                 wanted = r.text.count(LF)
                 kept = codes[first : min(brk, first + wanted)]
                 new_codes = kept + bytes([code_of(doc.newline)]) * (wanted - len(kept))
-        yield r.text, new_codes
+        yield r.text, new_codes, (text[r.start : r.end], old_codes)
         pos = r.end
-    yield from _untouched(text, codes, pos, len(text), brk)
+    for piece, piece_codes in _untouched(text, codes, pos, len(text), brk):
+        yield piece, piece_codes, None
 
 
 def _untouched(

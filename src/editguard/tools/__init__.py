@@ -12,9 +12,11 @@ from editguard.tools import (
     edit_file,
     edit_lines,
     edit_symbol,
+    history,
     list_symbols,
     read_file,
     safe_edit,
+    undo,
     write_file,
 )
 from editguard.tools._tool import Tool
@@ -30,6 +32,8 @@ TOOLS: tuple[Tool[Any, Any], ...] = (
     apply_patch.TOOL,
     apply_diff.TOOL,
     batch.TOOL,
+    history.TOOL,
+    undo.TOOL,
 )
 
 

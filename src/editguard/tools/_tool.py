@@ -6,6 +6,7 @@ once and every front end shows the same name, schema and behaviour.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -87,6 +88,8 @@ class Tool(Generic[A, R]):
             EditError: any error of the tool, with its code.
         """
         check_sizes(arguments, ctx.max_argument_bytes, ctx.max_request_bytes)
+        if ctx.tool != self.name and ctx.transaction is None:
+            ctx = dataclasses.replace(ctx, tool=self.name)  # as the history records it
         return self.run(ctx, self.parse(arguments))
 
     def run_safely(self, ctx: Context, arguments: Mapping[str, Any]) -> R | EditError:

@@ -1,0 +1,81 @@
+"""What a history record holds for one path, built from what the writer already knows.
+
+The bytes before a change are kept whole when the file is small (up to :data:`WHOLE_LIMIT`
+characters of text), deleted or not text; otherwise only the spans the change replaced are kept
+(:mod:`editguard.core.delta`), so a one-line edit of a 100 MB file costs about one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from editguard.core.delta import Layer, common_ends, pack_layers, pack_whole
+from editguard.core.diff import render_diff
+from editguard.core.plan import Plan, Replacement
+from editguard.history.store import Action, FileRecord
+
+WHOLE_LIMIT = 64 * 1024
+DIFF_LINES = 2000  # as a result's diff
+
+
+def text_diff(old: str, new: str, display: str, plan: Plan | None = None) -> str:
+    """The diff from ``old`` to ``new`` (through ``plan`` when it is known, else through the
+    one span between their common start and end)."""
+    if plan is None:
+        head, tail = common_ends(old, new)
+        plan = Plan((Replacement(head, len(old) - tail, new[head : len(new) - tail]),))
+    return render_diff(old, plan, display, max_lines=DIFF_LINES)
+
+
+def counts(diff: str) -> tuple[int, int]:
+    """Lines added and removed, as the diff shows them."""
+    added = removed = 0
+    for line in diff.splitlines()[2:]:
+        if line.startswith("+"):
+            added += 1
+        elif line.startswith("-"):
+            removed += 1
+    return added, removed
+
+
+def restore(
+    old_chars: int | None,
+    old_bytes: Callable[[], bytes],
+    layers: Sequence[Layer] | None,
+) -> bytes:
+    """The restore data of a path that existed before: its whole bytes (small, not text,
+    or deleted: ``layers`` is ``None``), or the layers that take the change back."""
+    if layers is None or old_chars is None or old_chars <= WHOLE_LIMIT:
+        return pack_whole(old_bytes())
+    return pack_layers(layers)
+
+
+def record(
+    *,
+    path: str,
+    real: str,
+    action: Action,
+    before: tuple[str | None, int | None],
+    after: tuple[str | None, int | None],
+    diff: str,
+    restore_data: bytes | None,
+    base: str | None = None,
+    moved: str | None = None,
+) -> FileRecord:
+    """A record, with its line counts taken from ``diff``."""
+    added, removed = counts(diff)
+    return FileRecord(
+        path=path,
+        real=real,
+        action=action,
+        before_version=before[0],
+        after_version=after[0],
+        before_mode=before[1],
+        after_mode=after[1],
+        added=added,
+        removed=removed,
+        diff=diff,
+        restore=restore_data,
+        base=base,
+        moved=moved,
+    )

@@ -1,0 +1,479 @@
+"""The durable record of every change editguard commits: one SQLite database per set of roots.
+
+Each change (one tool call that wrote: an edit, a batch, a patch, an undo) is one entry: an id,
+the time, the tool, and one record per path it touched, with what is needed to take it back
+(:mod:`editguard.core.delta`). The database lives outside the project, in the user's state
+folder (``$EDITGUARD_HISTORY``, else ``$XDG_STATE_HOME/editguard/history``, else
+``~/.local/state/editguard/history``), owner-only, in WAL mode so that several servers and
+command-line calls on the same roots share it safely. Retention keeps at most ``max_entries``
+entries and ``max_bytes`` of stored changes; the oldest go first.
+
+An entry is recorded while the writer still holds its files' locks, so the entries of one file
+are in the order its changes were made.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import hashlib
+import os
+import stat
+import threading
+import time
+import zlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Literal
+
+from editguard.errors import EditError, PermissionDenied, WriteFailed
+
+if TYPE_CHECKING:
+    import sqlite3
+
+ENV = "EDITGUARD_HISTORY"
+DEFAULT_ENTRIES = 10_000
+DEFAULT_BYTES = 256 * 1024 * 1024
+BUSY_TIMEOUT = 30.0  # seconds another process may hold the database's write lock
+
+Action = Literal["created", "updated", "deleted", "moved"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value);
+CREATE TABLE IF NOT EXISTS changes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    time REAL NOT NULL,
+    tool TEXT NOT NULL,
+    undoes TEXT NOT NULL DEFAULT '',
+    undone_by INTEGER,
+    bytes INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS files (
+    change INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    path BLOB NOT NULL,
+    real BLOB NOT NULL,
+    action TEXT NOT NULL,
+    moved BLOB,
+    base BLOB,
+    before_version TEXT,
+    after_version TEXT,
+    before_mode INTEGER,
+    after_mode INTEGER,
+    added INTEGER NOT NULL,
+    removed INTEGER NOT NULL,
+    diff BLOB NOT NULL,
+    restore BLOB,
+    PRIMARY KEY (change, seq)
+);
+CREATE INDEX IF NOT EXISTS files_real ON files (real, change);
+"""
+
+
+def default_folder() -> str:
+    """Where histories live unless told otherwise: ``$EDITGUARD_HISTORY``, else
+    ``$XDG_STATE_HOME/editguard/history``, else ``~/.local/state/editguard/history``."""
+    given = os.environ.get(ENV)
+    if given:
+        return os.path.abspath(given)
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
+    return os.path.join(os.path.abspath(state), "editguard", "history")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FileRecord:
+    """What one change did to one path.
+
+    Attributes:
+        path: as messages show it (relative to its root).
+        real: the resolved path, which identifies the file.
+        action: ``created``, ``updated``, ``deleted``, or ``moved`` (on the move's both ends:
+            ``moved`` names the other end; the old path's record has no ``after_version``).
+        before_version, after_version: the file's version before and after (``None``: absent).
+        before_mode, after_mode: its permission bits before and after (``None``: absent, or
+            not known for a file this change created).
+        added, removed: lines, as the diff counts them.
+        diff: the unified diff of the change (capped like a result's).
+        restore: how to get the bytes before back (:func:`editguard.core.delta.unpack`):
+            the whole old bytes, or the deltas to take back from ``base``'s bytes after the
+            change; ``None`` when the file did not exist before.
+        base: the real path whose bytes after the change ``restore`` applies to (the move's
+            new path for a moved file); ``None``: this path itself.
+    """
+
+    path: str
+    real: str
+    action: Action
+    before_version: str | None
+    after_version: str | None
+    before_mode: int | None
+    after_mode: int | None
+    added: int
+    removed: int
+    diff: str
+    restore: bytes | None = None
+    base: str | None = None
+    moved: str | None = None
+
+    @property
+    def size(self) -> int:
+        """What the record costs in the database, roughly."""
+        return len(self.diff) + len(self.restore or b"") + len(self.path) + len(self.real) + 64
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Entry:
+    """One recorded change."""
+
+    id: int
+    time: float
+    tool: str
+    files: tuple[FileRecord, ...]
+    undoes: tuple[int, ...] = ()
+    undone_by: int | None = None
+
+
+class History:
+    """The history of the changes made inside one set of roots.
+
+    Args:
+        roots: the allowed folders (resolved); they pick the database.
+        folder: where databases live (default: :func:`default_folder`).
+        max_entries, max_bytes: retention; the oldest entries go first.
+
+    The database is opened on first use; one connection serves the process's threads in turn.
+    """
+
+    def __init__(
+        self,
+        roots: Sequence[str],
+        folder: str | None = None,
+        *,
+        max_entries: int = DEFAULT_ENTRIES,
+        max_bytes: int = DEFAULT_BYTES,
+    ) -> None:
+        if max_entries < 1 or max_bytes < 1:
+            raise ValueError("history retention must keep at least one entry and one byte")
+        self.roots = tuple(sorted(roots))
+        self.folder = os.path.abspath(folder) if folder is not None else default_folder()
+        key = hashlib.sha256("\0".join(self.roots).encode("utf-8", "surrogateescape"))
+        self.path = os.path.join(self.folder, f"{key.hexdigest()[:24]}.sqlite3")
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._db: sqlite3.Connection | None = None
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        return f"History({self.path!r})"
+
+    # -- opening -------------------------------------------------------------------------
+
+    def ready(self) -> None:
+        """Open the database now, so that a history that cannot be used refuses a change
+        before anything is written.
+
+        Raises:
+            PermissionDenied, WriteFailed: naming the database, with how to move or turn off
+                the history.
+        """
+        with self._lock:
+            self._connection()
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is not None:
+            return self._db
+        import sqlite3  # noqa: PLC0415 - only a process that writes or asks needs it
+
+        self._check_folder()
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise self._unusable(f"it cannot be opened ({exc.strerror})", exc) from None
+        try:
+            st = os.fstat(fd)
+        finally:
+            os.close(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+            raise self._unusable(
+                f"it is not a file that only this user can use (mode {stat.S_IMODE(st.st_mode):o})"
+            )
+        try:
+            db = sqlite3.connect(
+                self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+            )
+            db.execute("PRAGMA journal_mode=WAL")
+            # In WAL mode, NORMAL never corrupts; a power cut may lose the last entries.
+            db.execute("PRAGMA synchronous=NORMAL")
+            with _write(db):
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute(
+                    "INSERT OR IGNORE INTO meta VALUES ('roots', ?), ('entries', 0), ('bytes', 0)",
+                    ("\n".join(self.roots).encode("utf-8", "surrogateescape"),),
+                )
+        except sqlite3.Error as exc:
+            raise self._unusable(f"the database cannot be used ({exc})") from None
+        self._db = db
+        return db
+
+    def _check_folder(self) -> None:
+        try:
+            os.makedirs(self.folder, mode=0o700, exist_ok=True)
+            st = os.stat(self.folder)
+        except OSError as exc:
+            raise self._unusable(f"its folder cannot be created ({exc.strerror})", exc) from None
+        if st.st_uid != os.getuid() or st.st_mode & 0o077:
+            raise self._unusable(
+                f"its folder {self.folder} is not this user's alone "
+                f"(owner {st.st_uid}, mode {stat.S_IMODE(st.st_mode):o})"
+            )
+
+    def _unusable(self, why: str, exc: OSError | None = None) -> EditError:
+        cls = (
+            PermissionDenied
+            if exc is None or exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
+            else WriteFailed
+        )
+        return cls(
+            f"the history database {self.path} cannot be used: {why}; nothing was written",
+            data={"history": self.path},
+            suggestions=[
+                f"Give editguard a folder it owns for its history: set {ENV}, or pass --history "
+                "DIR (history= in Python); or turn the history off with --no-history."
+            ],
+        )
+
+    def close(self) -> None:
+        """Close the database (it is opened again when needed)."""
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    # -- writing -------------------------------------------------------------------------
+
+    def record(self, tool: str, files: Sequence[FileRecord], undoes: Sequence[int] = ()) -> int:
+        """Record one change; returns its id. Entries past the retention limits go.
+
+        Raises:
+            WriteFailed: the database refused (disk full, locked past the timeout).
+        """
+        size = sum(f.size for f in files)
+        rows = [_row(f) for f in files]
+        with self._lock, self._guard("record the change"):
+            db = self._connection()
+            with _write(db):
+                cur = db.execute(
+                    "INSERT INTO changes (time, tool, undoes, bytes) VALUES (?, ?, ?, ?)",
+                    (time.time(), tool, ",".join(map(str, undoes)), size),
+                )
+                change = cur.lastrowid
+                assert change is not None
+                db.executemany(
+                    "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(change, seq, *row) for seq, row in enumerate(rows)],
+                )
+                if undoes:
+                    db.executemany(
+                        "UPDATE changes SET undone_by = ? WHERE id = ?",
+                        [(change, u) for u in undoes],
+                    )
+                db.execute("UPDATE meta SET value = value + 1 WHERE key = 'entries'")
+                db.execute("UPDATE meta SET value = value + ? WHERE key = 'bytes'", (size,))
+                self._prune(db)
+        return change
+
+    def _prune(self, db: sqlite3.Connection) -> None:
+        """Drop the oldest entries while over a retention limit (inside the write); the entry
+        just recorded always stays."""
+        entries, total = _meta(db)
+
+        def over() -> bool:
+            return entries > self.max_entries or (total > self.max_bytes and entries > 1)
+
+        while over():
+            last = None
+            for change, size in db.execute(
+                "SELECT id, bytes FROM changes ORDER BY id LIMIT 500"
+            ).fetchall():
+                if not over():
+                    break
+                entries, total, last = entries - 1, total - size, change
+            if last is None:
+                break
+            db.execute("DELETE FROM files WHERE change <= ?", (last,))
+            db.execute("DELETE FROM changes WHERE id <= ?", (last,))
+        db.execute("UPDATE meta SET value = ? WHERE key = 'entries'", (entries,))
+        db.execute("UPDATE meta SET value = ? WHERE key = 'bytes'", (total,))
+
+    # -- reading -------------------------------------------------------------------------
+
+    def entries(
+        self, real: str | None = None, limit: int = 20, *, before: int | None = None
+    ) -> list[Entry]:
+        """The latest entries, newest first: all of them, or those that touched ``real``;
+        ``before``: only entries older than that id. Records carry no diff or restore data
+        (see :meth:`entry`)."""
+        with self._lock, self._guard("read the history"):
+            db = self._connection()
+            upper = before if before is not None else 1 << 62
+            if real is None:
+                ids = [
+                    r[0]
+                    for r in db.execute(
+                        "SELECT id FROM changes WHERE id < ? ORDER BY id DESC LIMIT ?",
+                        (upper, limit),
+                    )
+                ]
+            else:
+                ids = [
+                    r[0]
+                    for r in db.execute(
+                        "SELECT DISTINCT change FROM files WHERE real = ? AND change < ? "
+                        "ORDER BY change DESC LIMIT ?",
+                        (_blob(real), upper, limit),
+                    )
+                ]
+            return self._load(db, ids, full=False)
+
+    def entry(self, change: int) -> Entry | None:
+        """The entry with id ``change``, with each file's diff and restore data."""
+        with self._lock, self._guard("read the history"):
+            db = self._connection()
+            found = self._load(db, [change], full=True)
+            return found[0] if found else None
+
+    def later(self, real: str, change: int) -> list[Entry]:
+        """The entries after ``change`` that touched ``real``, oldest first, in full."""
+        with self._lock, self._guard("read the history"):
+            db = self._connection()
+            ids = [
+                r[0]
+                for r in db.execute(
+                    "SELECT DISTINCT change FROM files WHERE real = ? AND change > ? "
+                    "ORDER BY change",
+                    (_blob(real), change),
+                )
+            ]
+            return self._load(db, ids, full=True)
+
+    def stats(self) -> tuple[int, int]:
+        """How many entries the history holds, and their stored bytes."""
+        with self._lock, self._guard("read the history"):
+            return _meta(self._connection())
+
+    def _load(self, db: sqlite3.Connection, ids: list[int], *, full: bool) -> list[Entry]:
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        heads = {
+            r[0]: r
+            for r in db.execute(
+                f"SELECT id, time, tool, undoes, undone_by FROM changes WHERE id IN ({marks})",  # noqa: S608
+                ids,
+            )
+        }
+        columns = "change, path, real, action, moved, base, before_version, after_version, "
+        columns += "before_mode, after_mode, added, removed"
+        columns += ", diff, restore" if full else ""
+        files: dict[int, list[FileRecord]] = {i: [] for i in heads}
+        for row in db.execute(
+            f"SELECT {columns} FROM files WHERE change IN ({marks}) ORDER BY change, seq",  # noqa: S608
+            ids,
+        ):
+            files[row[0]].append(_record(row[1:], full))
+        out = []
+        for i in ids:
+            if i not in heads:
+                continue
+            _, when, tool, undoes, undone_by = heads[i]
+            out.append(
+                Entry(
+                    i,
+                    when,
+                    tool,
+                    tuple(files[i]),
+                    tuple(int(u) for u in undoes.split(",") if u),
+                    undone_by,
+                )
+            )
+        return out
+
+    @contextmanager
+    def _guard(self, what: str) -> Iterator[None]:
+        import sqlite3  # noqa: PLC0415
+
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise WriteFailed(
+                f"the history database {self.path} could not {what}: {exc}",
+                data={"history": self.path},
+            ) from None
+
+
+@contextmanager
+def _write(db: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction, taking the database's write lock at once (so that two
+    processes queue instead of failing to upgrade a read lock)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _meta(db: sqlite3.Connection) -> tuple[int, int]:
+    values = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('entries', 'bytes')"))
+    return int(values.get("entries", 0)), int(values.get("bytes", 0))
+
+
+def _blob(path: str) -> bytes:
+    """A path as stored: its bytes (a name need not be UTF-8)."""
+    return os.fsencode(path)
+
+
+def _row(f: FileRecord) -> tuple[Any, ...]:
+    return (
+        _blob(f.path),
+        _blob(f.real),
+        f.action,
+        _blob(f.moved) if f.moved is not None else None,
+        _blob(f.base) if f.base is not None else None,
+        f.before_version,
+        f.after_version,
+        f.before_mode,
+        f.after_mode,
+        f.added,
+        f.removed,
+        zlib.compress(f.diff.encode("utf-8", "surrogatepass"), 1),
+        f.restore,
+    )
+
+
+def _record(row: Sequence[Any], full: bool) -> FileRecord:
+    path, real, action, moved, base, bv, av, bm, am, added, removed = row[:11]
+    diff, restore = "", None
+    if full:
+        diff = zlib.decompress(row[11]).decode("utf-8", "surrogatepass")
+        restore = row[12]
+    return FileRecord(
+        path=os.fsdecode(path),
+        real=os.fsdecode(real),
+        action=action,
+        before_version=bv,
+        after_version=av,
+        before_mode=bm,
+        after_mode=am,
+        added=added,
+        removed=removed,
+        diff=diff,
+        restore=restore,
+        base=os.fsdecode(base) if base is not None else None,
+        moved=os.fsdecode(moved) if moved is not None else None,
+    )

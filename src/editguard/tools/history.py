@@ -1,0 +1,160 @@
+"""``history``: the changes editguard made, newest first; one change in full with its diff."""
+
+from __future__ import annotations
+
+import datetime
+
+from pydantic import BaseModel, Field
+
+from editguard.errors import ChangeNotFound
+from editguard.history import Entry, FileRecord, History
+from editguard.pipeline import Context
+from editguard.tools._common import Args
+from editguard.tools._tool import Tool
+
+MAX_LIMIT = 1000
+
+
+class HistoryArgs(Args):
+    """Arguments of history."""
+
+    path: str | None = Field(None, description="Only the changes of this file.")
+    limit: int = Field(10, ge=1, le=MAX_LIMIT, description="How many changes (newest first).")
+    change_id: int | None = Field(
+        None, ge=1, description="One change in full, with each file's diff."
+    )
+
+
+class ChangedFile(BaseModel):
+    """What one change did to one file."""
+
+    path: str
+    action: str = Field(description="created, updated, deleted or moved.")
+    moved_from: str | None = None
+    previous_version: str | None
+    version: str | None
+    added: int
+    removed: int
+    diff: str | None = None
+
+
+class ChangeModel(BaseModel):
+    """One recorded change."""
+
+    id: int
+    time: str = Field(description="UTC, ISO 8601.")
+    tool: str
+    files: list[ChangedFile]
+    undoes: list[int] | None = None
+    undone_by: int | None = None
+
+
+class HistoryResult(BaseModel):
+    """Result of history."""
+
+    changes: list[ChangeModel]
+
+
+def history_of(ctx: Context) -> History:
+    """The workspace's history.
+
+    Raises:
+        ChangeNotFound: the history is turned off.
+    """
+    if ctx.history is None:
+        raise ChangeNotFound(
+            "the history is turned off (--no-history), so no change is recorded",
+            data={"history": None},
+        )
+    return ctx.history
+
+
+def run(ctx: Context, args: HistoryArgs) -> HistoryResult:
+    """The latest changes, or one in full.
+
+    Raises:
+        EditError: CHANGE_NOT_FOUND (an unknown id, or the history is off), OUTSIDE_ROOT.
+    """
+    history = history_of(ctx)
+    if args.change_id is not None:
+        entry = history.entry(args.change_id)
+        if entry is None:
+            raise not_found(history, args.change_id)
+        if args.path is not None:
+            named = ctx.sandbox.resolve(args.path).real
+            if not any(f.real == named for f in entry.files):
+                raise ChangeNotFound(
+                    f"change {args.change_id} did not touch {args.path}",
+                    path=args.path,
+                    data={"change_id": args.change_id},
+                )
+        return HistoryResult(changes=[change_model(entry, full=True)])
+    real = ctx.sandbox.resolve(args.path).real if args.path is not None else None
+    return HistoryResult(
+        changes=[change_model(e, full=False) for e in history.entries(real, args.limit)]
+    )
+
+
+def not_found(history: History, change: int) -> ChangeNotFound:
+    """CHANGE_NOT_FOUND for an id the history does not hold (never recorded, or gone)."""
+    latest = history.entries(limit=1)
+    newest = latest[0].id if latest else None
+    return ChangeNotFound(
+        f"no change {change} in the history"
+        + (f" (the newest is {newest})" if newest is not None else " (it is empty)"),
+        data={"change_id": change, "newest": newest},
+        suggestions=["Call history to see the recorded changes and their ids."],
+    )
+
+
+def shown(entry: Entry) -> list[FileRecord]:
+    """The records a reader sees: a move once, on its new path."""
+    return [f for f in entry.files if not (f.action == "moved" and f.after_version is None)]
+
+
+def change_model(entry: Entry, *, full: bool) -> ChangeModel:
+    """The wire form of an entry (with diffs when ``full``)."""
+    when = datetime.datetime.fromtimestamp(entry.time, datetime.UTC)
+    # A move's version before is its old path's.
+    before = {f.path: f.before_version for f in entry.files}
+    return ChangeModel(
+        id=entry.id,
+        time=when.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        tool=entry.tool,
+        files=[
+            ChangedFile(
+                path=f.path,
+                action=f.action,
+                moved_from=f.moved if f.action == "moved" else None,
+                previous_version=before.get(f.moved or "")
+                if f.action == "moved"
+                else f.before_version,
+                version=f.after_version,
+                added=f.added,
+                removed=f.removed,
+                diff=f.diff if full else None,
+            )
+            for f in shown(entry)
+        ],
+        undoes=list(entry.undoes) or None,
+        undone_by=entry.undone_by,
+    )
+
+
+TOOL = Tool(
+    name="history",
+    title="List the changes editguard made",
+    description=(
+        "The changes editguard's tools made (kept across restarts), newest first: id, time, "
+        "tool, and per file the action, versions and lines added/removed. Give path for one "
+        "file's changes; give change_id for one change with each file's diff. Use an id with "
+        "undo.\n"
+        'Example: {"path": "src/app.py", "limit": 5}'
+    ),
+    arguments=HistoryArgs,
+    result=HistoryResult,
+    run=run,
+    read_only=True,
+    destructive=False,
+    idempotent=True,
+)

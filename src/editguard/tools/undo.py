@@ -1,0 +1,388 @@
+"""``undo``: put the files of a recorded change back as they were before it, as one transaction.
+
+Which change: ``change_id``; else the latest ``steps`` changes still in effect (an undo is not
+itself taken back by a plain ``undo``, and a change already taken back is skipped), of ``path``
+or of the whole workspace. With ``path``, only that file is restored (and the other end of a
+move it took part in).
+
+Each file must be exactly as the newest undone change left it (its version, or absent); a file
+changed since by anyone is STALE_VERSION, naming the file and what changed it, unless
+``force``. The bytes to restore are rebuilt from the history: kept whole, or taken back step by
+step from the file as it is now through every later recorded change (a rebuild that does not
+give the recorded version is refused). The undo is itself a history entry: undoing it is a redo.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from pydantic import BaseModel, Field
+
+from editguard.core.delta import CorruptDelta, take_back_all, unpack
+from editguard.core.document import content_version, decode
+from editguard.errors import BinaryFile, ChangeNotFound, InvalidRequest, StaleVersion
+from editguard.history import Entry, FileRecord, History, records
+from editguard.pipeline import Context
+from editguard.tools._common import DRY_RUN_HELP, Args
+from editguard.tools._files import FileChange, transaction
+from editguard.tools._tool import Tool
+from editguard.tools.history import history_of, not_found
+from editguard.transaction import StagedFile, Transaction, bytes_of
+
+MAX_STEPS = 100
+# Recorded changes one rebuild may go through (each costs the file's size once).
+MAX_CHAIN = 200
+SINCE_DIFF_LINES = 40  # of the diff a forced undo would make, in a STALE_VERSION
+
+
+class UndoArgs(Args):
+    """Arguments of undo."""
+
+    change_id: int | None = Field(
+        None, ge=1, description="The change to undo (an id from history). Default: the latest."
+    )
+    path: str | None = Field(
+        None, description="Undo this file's latest changes (only this file is restored)."
+    )
+    steps: int = Field(
+        1, ge=1, le=MAX_STEPS, description="How many of the latest changes (not with change_id)."
+    )
+    dry_run: bool = Field(False, description=DRY_RUN_HELP)
+    force: bool = Field(
+        False,
+        description="Undo even if a file changed since (the undo can itself be undone).",
+    )
+
+
+class UndoResult(BaseModel):
+    """Result of undo."""
+
+    undone: list[int] = Field(description="The ids of the changes taken back.")
+    change_id: int | None = Field(
+        description="This undo's own history id (undo it to redo); none for a dry run."
+    )
+    files: list[FileChange]
+    written: bool
+    dry_run: bool
+
+
+class _Target:
+    """One path to restore: the oldest and the newest record of it among the undone changes."""
+
+    def __init__(self, record: FileRecord, entry: Entry) -> None:
+        self.oldest = self.newest = record
+        self.oldest_entry = self.newest_entry = entry
+
+
+def run(ctx: Context, args: UndoArgs) -> UndoResult:
+    """Undo the chosen changes.
+
+    Raises:
+        EditError: CHANGE_NOT_FOUND, STALE_VERSION (a file changed since; or, with force, one
+            that cannot be rebuilt), INVALID_REQUEST, FILE_BUSY and the file errors; nothing
+            was written.
+    """
+    if args.change_id is not None and args.steps != 1:
+        raise InvalidRequest("give either change_id or steps, not both", data={"field": "steps"})
+    history = history_of(ctx)
+    real = ctx.sandbox.resolve(args.path).real if args.path is not None else None
+    with transaction(ctx, args.dry_run) as (txn, _):
+        chosen = _choose(history, args, real)
+        txn.lock(sorted({f.real for e in chosen for f in _filtered(e, real)}))
+        chosen = _choose(history, args, real)  # again, now that no editguard writer can act
+        targets = _targets(chosen, real)
+        rebuild = _Rebuild(txn, history)
+        plans = []
+        for target in targets.values():
+            rec = target.oldest
+            staged = rebuild.staged(rec.real)
+            if staged.read_version != target.newest.after_version and not args.force:
+                raise _changed_since(rebuild, target, staged)
+            plans.append((target, staged, rebuild.before(rec.real, target.oldest_entry)))
+        files = []
+        for target, staged, content in plans:
+            files.append(_change(rebuild, staged, target.oldest, content))
+            if content is None:
+                if staged.exists:
+                    txn.delete(staged.where)
+            else:
+                txn.put(staged, content, target.oldest.before_mode)
+        txn.undoes = sorted(e.id for e in chosen)
+        written = txn.commit()
+    return UndoResult(
+        undone=txn.undoes,
+        change_id=txn.change_id,
+        files=files,
+        written=written,
+        dry_run=args.dry_run,
+    )
+
+
+def _choose(history: History, args: UndoArgs, real: str | None) -> list[Entry]:
+    """The changes to undo, newest first, in full."""
+    if args.change_id is not None:
+        entry = history.entry(args.change_id)
+        if entry is None:
+            raise not_found(history, args.change_id)
+        if real is not None and not _filtered(entry, real):
+            raise ChangeNotFound(
+                f"change {args.change_id} did not touch {args.path}",
+                path=args.path,
+                data={"change_id": args.change_id},
+            )
+        return [entry]
+    chosen: list[Entry] = []
+    before = None
+    while len(chosen) < args.steps:
+        page = history.entries(real, 100, before=before)
+        if not page:
+            break
+        for entry in page:
+            if not entry.undoes and not _taken_back(history, entry):
+                chosen.append(entry)
+                if len(chosen) == args.steps:
+                    break
+        before = page[-1].id
+    if len(chosen) < args.steps:
+        where = f" of {args.path}" if args.path is not None else ""
+        raise ChangeNotFound(
+            f"there is no change{where} to undo"
+            if not chosen
+            else f"only {len(chosen)} change(s){where} can be undone, not {args.steps}",
+            path=args.path,
+            data={"found": len(chosen), "steps": args.steps},
+            suggestions=["Call history to see the recorded changes and their ids."],
+        )
+    full = [history.entry(e.id) for e in chosen]
+    return [e for e in full if e is not None]
+
+
+def _taken_back(history: History, entry: Entry) -> bool:
+    """Whether an undo still in effect took ``entry`` back (an undo that was itself undone,
+    a redo, puts it back in effect)."""
+    chain = 0
+    by = entry.undone_by
+    while by is not None and chain < MAX_CHAIN:
+        chain += 1
+        undoer = history.entry(by)
+        by = undoer.undone_by if undoer is not None else None
+    return chain % 2 == 1
+
+
+def _filtered(entry: Entry, real: str | None) -> list[FileRecord]:
+    """The records of ``entry`` to undo: all, or those of ``real`` and the other end of a
+    move it took part in."""
+    if real is None:
+        return list(entry.files)
+    mine = [f for f in entry.files if f.real == real]
+    ends = {f.moved for f in mine if f.action == "moved"}
+    return [f for f in entry.files if f.real == real or (f.path in ends and f.moved is not None)]
+
+
+def _targets(chosen: list[Entry], real: str | None) -> dict[str, _Target]:
+    targets: dict[str, _Target] = {}
+    for entry in chosen:  # newest first
+        for rec in _filtered(entry, real):
+            target = targets.get(rec.real)
+            if target is None:
+                targets[rec.real] = _Target(rec, entry)
+            else:
+                target.oldest, target.oldest_entry = rec, entry
+    return targets
+
+
+class _Unrestorable(Exception):
+    """A file's bytes before a change cannot be rebuilt from the history and the disk."""
+
+
+class _Rebuild:
+    """The bytes of files before and after recorded changes, rebuilt from the files as they
+    are now and the history (memoized; each step checked against the recorded version)."""
+
+    def __init__(self, txn: Transaction, history: History) -> None:
+        self.txn, self.history = txn, history
+        self.memo: dict[tuple[str, int, str], bytes | None] = {}
+        self.depth = 0
+
+    def staged(self, real: str) -> StagedFile:
+        return self.txn.file(self.txn.ctx.sandbox.resolve(real))
+
+    def current(self, real: str) -> tuple[str | None, bytes | None]:
+        staged = self.staged(real)
+        if staged.read_version is None:
+            return None, None
+        return staged.read_version, bytes_of(self.txn.ctx, staged)
+
+    def before(self, real: str, entry: Entry) -> bytes | None:
+        """The bytes of ``real`` just before ``entry`` (``None``: it did not exist).
+
+        Raises:
+            StaleVersion: they cannot be rebuilt (a file changed outside editguard where a
+                later state is needed, or a stored change is damaged).
+        """
+        try:
+            return self._before(real, entry)
+        except _Unrestorable as exc:
+            display = self.staged(real).where.display
+            raise StaleVersion(
+                f"{display} cannot be restored as it was before change {entry.id}: {exc}; "
+                "nothing was written",
+                path=display,
+                data={"change_id": entry.id, "restorable": False},
+                suggestions=[
+                    "Restore the file another way (version control); the history keeps only "
+                    "the changed lines of files over 64 KB."
+                ],
+            ) from None
+
+    def _before(self, real: str, entry: Entry) -> bytes | None:
+        key = (real, entry.id, "before")
+        if key in self.memo:
+            return self.memo[key]
+        rec = _record_of(entry, real)
+        if rec.before_version is None:
+            return None
+        assert rec.restore is not None
+        limit = self.txn.ctx.max_file_bytes
+        try:
+            stored = unpack(rec.restore, limit)
+            if isinstance(stored, bytes):
+                data = stored
+            else:
+                base = rec.base or real
+                after = self._after(base, entry)
+                if after is None:
+                    raise _Unrestorable(f"{_display(entry, base)} no longer holds its content")
+                data = take_back_all(after, stored)
+        except CorruptDelta as exc:
+            raise _Unrestorable(f"the stored change is damaged ({exc})") from None
+        if content_version([data]) != rec.before_version:
+            raise _Unrestorable("the rebuilt bytes are not the recorded version")
+        self.memo[key] = data
+        return data
+
+    def _after(self, real: str, entry: Entry) -> bytes | None:
+        rec = _record_of(entry, real)
+        if rec.after_version is None:
+            return None
+        self.depth += 1
+        if self.depth > MAX_CHAIN:
+            raise _Unrestorable(f"it is more than {MAX_CHAIN} recorded changes back")
+        later = self.history.later(real, entry.id)
+        if later:
+            after = later[0]
+            if _record_of(after, real).before_version != rec.after_version:
+                raise _Unrestorable(
+                    f"{rec.path} changed outside editguard between change {entry.id} and "
+                    f"change {after.id}"
+                )
+            return self._before(real, after)
+        version, data = self.current(real)
+        if version != rec.after_version:
+            raise _Unrestorable(f"{rec.path} changed outside editguard since change {entry.id}")
+        return data
+
+
+def _record_of(entry: Entry, real: str) -> FileRecord:
+    for rec in entry.files:
+        if rec.real == real:
+            return rec
+    raise _Unrestorable(f"change {entry.id} holds no record of the file")
+
+
+def _display(entry: Entry, real: str) -> str:
+    return next((f.path for f in entry.files if f.real == real), real)
+
+
+def _changed_since(rebuild: _Rebuild, target: _Target, staged: StagedFile) -> StaleVersion:
+    """STALE_VERSION for a file that is not as the newest undone change left it: which
+    recorded changes came after, whether something outside editguard changed it, and the diff
+    a forced undo would make."""
+    history, rec = rebuild.history, target.newest
+    later = history.later(rec.real, target.newest_entry.id)
+    last_version = _record_of(later[-1], rec.real).after_version if later else rec.after_version
+    outside = staged.read_version != last_version
+    display = staged.where.display
+    causes = [f"change {e.id} ({e.tool}, {_when(e.time)})" for e in later]
+    if outside:
+        causes.append("an edit outside editguard")
+    data: dict[str, object] = {
+        "expected_version": rec.after_version,
+        "actual_version": staged.read_version,
+        "changed_by": [e.id for e in later],
+        "outside_editguard": outside,
+    }
+    message = (
+        f"{display} changed since change {target.newest_entry.id}: by {', '.join(causes)}"
+        f"{'' if staged.read_version is not None else ' (it is deleted now)'}; nothing was written"
+    )
+    try:
+        content = rebuild.before(rec.real, target.oldest_entry)
+    except StaleVersion:
+        data["restorable"] = False
+    else:
+        now = _text(bytes_of(rebuild.txn.ctx, staged)) if staged.read_version else ""
+        diff = records.text_diff(now or "", _text(content) or "", display)
+        lines = diff.splitlines()
+        if len(lines) > SINCE_DIFF_LINES:
+            lines = [*lines[:SINCE_DIFF_LINES], f"... {len(lines) - SINCE_DIFF_LINES} more lines"]
+        data["force_diff"] = "\n".join(lines)
+    return StaleVersion(
+        message,
+        path=display,
+        data=data,
+        suggestions=[
+            "Undo the later changes first (undo with their ids, or steps), or pass force: true "
+            "to restore the file as it was before anyway (force_diff shows what that changes; "
+            "the undo can itself be undone)."
+        ],
+    )
+
+
+def _when(timestamp: float) -> str:
+    return datetime.datetime.fromtimestamp(timestamp, datetime.UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+def _text(data: bytes | None) -> str | None:
+    if data is None:
+        return None
+    try:
+        return decode(data).text
+    except BinaryFile:
+        return None
+
+
+def _change(
+    rebuild: _Rebuild, staged: StagedFile, rec: FileRecord, content: bytes | None
+) -> FileChange:
+    """The result's line for one restored path, with the diff from now to what is restored."""
+    display = staged.where.display
+    now_version, now = rebuild.current(staged.where.real)
+    old, new = _text(now), _text(content)
+    binary = (now is not None and old is None) or (content is not None and new is None)
+    action = "deleted" if content is None else "added" if now is None else "updated"
+    return FileChange(
+        path=display,
+        action=action,
+        diff="" if binary else records.text_diff(old or "", new or "", display),
+        version=rec.before_version,
+        previous_version=now_version,
+    )
+
+
+TOOL = Tool(
+    name="undo",
+    title="Undo a recorded change",
+    description=(
+        "Put files back exactly as they were before a change editguard made (bytes, encoding, "
+        "line endings, permissions; a created file is deleted, a deleted one recreated, a move "
+        "moved back), as one transaction. Default: the latest change; change_id: that change "
+        "(see history); path: that file's latest changes (steps: how many). A file changed "
+        "since fails with STALE_VERSION showing what changed; force: true undoes anyway. The "
+        "undo is itself recorded, so undoing it is a redo.\n"
+        'Example: {"path": "src/app.py"}'
+    ),
+    arguments=UndoArgs,
+    result=UndoResult,
+    run=run,
+)
