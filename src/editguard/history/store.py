@@ -70,6 +70,12 @@ CREATE INDEX IF NOT EXISTS files_real ON files (real, change);
 """
 
 
+# The open databases of this process, by path: (the process that opened it, the connection).
+_OPEN: dict[str, tuple[int, sqlite3.Connection]] = {}
+_LOCKS: dict[str, threading.RLock] = {}
+_SHARED_LOCK = threading.Lock()
+
+
 def default_folder() -> str:
     """Where histories live unless told otherwise: ``$EDITGUARD_HISTORY``, else
     ``$XDG_STATE_HOME/editguard/history``, else ``~/.local/state/editguard/history``."""
@@ -162,8 +168,9 @@ class History:
         self.path = os.path.join(self.folder, f"{key.hexdigest()[:24]}.sqlite3")
         self.max_entries = max_entries
         self.max_bytes = max_bytes
-        self._db: sqlite3.Connection | None = None
-        self._lock = threading.RLock()
+        with _SHARED_LOCK:
+            # Every History of one database in this process shares one connection and its lock.
+            self._lock = _LOCKS.setdefault(self.path, threading.RLock())
 
     def __repr__(self) -> str:
         return f"History({self.path!r})"
@@ -182,8 +189,10 @@ class History:
             self._connection()
 
     def _connection(self) -> sqlite3.Connection:
-        if self._db is not None:
-            return self._db
+        shared = _OPEN.get(self.path)
+        # A connection must not cross a fork: a child opens its own (and leaves the parent's).
+        if shared is not None and shared[0] == os.getpid():
+            return shared[1]
         import sqlite3  # noqa: PLC0415 - only a process that writes or asks needs it
 
         self._check_folder()
@@ -216,7 +225,7 @@ class History:
                 )
         except sqlite3.Error as exc:
             raise self._unusable(f"the database cannot be used ({exc})") from None
-        self._db = db
+        _OPEN[self.path] = (os.getpid(), db)
         return db
 
     def _check_folder(self) -> None:
@@ -247,11 +256,12 @@ class History:
         )
 
     def close(self) -> None:
-        """Close the database (it is opened again when needed)."""
+        """Close the database (for every History of it in this process; it is opened again
+        when needed)."""
         with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+            shared = _OPEN.pop(self.path, None)
+            if shared is not None and shared[0] == os.getpid():
+                shared[1].close()
 
     # -- writing -------------------------------------------------------------------------
 
