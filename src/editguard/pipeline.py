@@ -281,12 +281,12 @@ def run_edit(
             written = True
             if history is not None:
                 diff = render_diff(before.text, plan, where.display, max_lines=DIFF_LINES)
-                change = _record(
+                report = _record(
                     ctx,
                     history,
                     where,
                     before,
-                    change,
+                    report,
                     diff,
                     splices,
                     (version, file_mode),
@@ -303,14 +303,15 @@ def _record(
     history: History,
     where: Resolved,
     before: Document,
-    change: C,
+    report: Report,
     diff: str,
     splices: list[Splice],
     old: tuple[str | None, int | None],
     new_version: str,
-) -> C:
-    """Record a single file's change in the history (the file is written and still locked);
-    a history that fails now only adds a warning: the change itself is done."""
+) -> Report:
+    """Record a single file's change in the history (the file is written and still locked).
+    A history that fails now (it was usable just before the write) adds a note to the
+    report: the change itself is done."""
     created = old[0] is None
     entry = records.record(
         path=where.display,
@@ -326,10 +327,9 @@ def _record(
     try:
         history.record(ctx.tool or "edit", [entry])
     except EditError as exc:
-        return dataclasses.replace(
-            change, warnings=(*change.warnings, f"this change is not in the history: {exc}")
-        )
-    return change
+        note = f"this change is not in the history, so undo cannot take it back: {exc.message}"
+        return Report(report.findings, (*report.notes, note))
+    return report
 
 
 def recovered(ctx: Context, held: frozenset[str]) -> None:

@@ -30,10 +30,9 @@ from types import TracebackType
 
 from editguard.core.delta import WHOLE, Layer, Splice, between
 from editguard.core.document import Document, content_version, decode
-from editguard.core.plan import Plan, applied, render, render_tracked
+from editguard.core.plan import Changed, Plan, applied, render, render_tracked
 from editguard.errors import (
     BinaryFile,
-    EditError,
     FileNotFound,
     NotAFile,
     StaleVersion,
@@ -88,6 +87,7 @@ class StagedFile:
     # old bytes are kept whole).
     original: Document | None = None
     layers: list[Layer] | None = dataclasses.field(default_factory=list)
+    changed: Changed | None = dataclasses.field(default_factory=Changed)  # for its diff
     origin: StagedFile | None = None  # a moved file: the file whose content this continues
     moved_to: StagedFile | None = None  # a file moved away: where its content went
 
@@ -109,7 +109,6 @@ class Transaction:
 
         self.dry_run = dry_run
         self.undoes: list[int] = []  # the history entries this transaction takes back
-        self.warnings: list[str] = []  # the history could not record the change
         self.change_id: int | None = None  # the history entry of the commit
         self.files: dict[str, StagedFile] = {}
         self._locked: set[str] = set()
@@ -250,7 +249,9 @@ class Transaction:
                 )
                 new_version = content_version([content])
                 if stages:
-                    self.stage(staged, applied(before, change.plan), content, tuple(splices))
+                    self.stage(
+                        staged, applied(before, change.plan), content, tuple(splices), change.plan
+                    )
             assert new_version is not None
         written = stages and not self.dry_run
         return Outcome(
@@ -263,28 +264,40 @@ class Transaction:
         document: Document | None,
         content: bytes | None = None,
         layer: Layer | None = None,
+        plan: Plan | None = None,
     ) -> None:
         """Stage a new state: ``document`` (with its bytes, if known, and the delta from the
-        staged bytes before, if known), or ``None`` to delete."""
+        staged bytes before and the plan that made it, if known), or ``None`` to delete."""
         if document is None:
             staged.document, staged.version, staged.content = None, None, None
             staged.binary = False
-            staged.layers, staged.origin = None, None  # what was read is gone, whole
+            # What was read is gone: the history keeps it whole.
+            staged.layers, staged.changed, staged.origin = None, None, None
             # A file made again at this path is a new file: it gets a new file's mode, not
             # the deleted one's (which may have been setuid).
             staged.mode = 0o666 & ~UMASK if staged.read_version is not None else None
             return
         if content is None:
             content = b"".join(capped(self.ctx, staged.where, render(document, Plan())))
-        if staged.layers is not None and staged.exists and layer is not None:
-            staged.layers.append(layer)
-        else:
-            staged.layers = None
+        self._track(staged, layer, plan)
         staged.document, staged.content = document, content
         staged.version = content_version([content])
         staged.binary = False
         if staged.mode is None:
             staged.mode = staged.read_mode
+
+    def _track(self, staged: StagedFile, layer: Layer | None, plan: Plan | None) -> None:
+        """Follow a new staged state of an existing file for the history: its delta (what takes
+        it back) and its plan (what its diff shows); either is lost once one is not known."""
+        known = staged.exists
+        if staged.layers is not None and known and layer is not None:
+            staged.layers.append(layer)
+        else:
+            staged.layers = None
+        if staged.changed is not None and known and plan is not None:
+            staged.changed.then(plan)
+        else:
+            staged.changed = None
 
     def delete(self, where: Resolved) -> StagedFile:
         """Stage the deletion of an existing file.
@@ -367,12 +380,16 @@ class Transaction:
             targets.add(destination.real)
         # Where each moved content came from, for the history, before the sources are staged away.
         lineage = [
-            (src.origin or src, None if src.layers is None else list(src.layers))
+            (
+                src.origin or src,
+                None if src.layers is None else list(src.layers),
+                None if src.changed is None else Changed(list(src.changed.spans)),
+            )
             for *_, src in taken
         ]
         for source, _ in pairs:
             self.stage(self.file(source), None)
-        for (document, content, mode, _), (_, destination), (origin, layers) in zip(
+        for (document, content, mode, _), (_, destination), (origin, layers, changed) in zip(
             taken, pairs, lineage, strict=True
         ):
             dst = self.file(destination)
@@ -381,7 +398,7 @@ class Transaction:
                 dst.version = content_version([content])
             else:
                 self.stage(dst, dataclasses.replace(document, name=destination.display), content)
-            dst.layers, dst.origin = layers, origin
+            dst.layers, dst.changed, dst.origin = layers, changed, origin
             origin.moved_to = dst
             # The permission bits move with the file; setuid, setgid and sticky do not (the
             # moved file may get another owner).
@@ -403,10 +420,7 @@ class Transaction:
         if document is not None:
             self.stage(staged, document, content, layer)
         else:
-            if staged.layers is not None and staged.exists and layer is not None:
-                staged.layers.append(layer)
-            else:
-                staged.layers = None
+            self._track(staged, layer, None)
             staged.document, staged.content, staged.binary = None, content, True
             staged.version = content_version([content])
         if mode is not None and mode != staged.read_mode:
@@ -473,16 +487,15 @@ class Transaction:
         if self.dry_run or not steps:
             return False
         history = self.ctx.history
-        entries: list[FileRecord] = []
-        if history is not None:
-            history.ready()
+        if history is None:
+            self.ctx.journal.commit(steps)
+        else:
             entries = self._records()  # reads what is replaced, before it is
-        self.ctx.journal.commit(steps)
-        if history is not None:
-            try:
-                self.change_id = history.record(self.ctx.tool or "batch", entries, self.undoes)
-            except EditError as exc:
-                self.warnings.append(f"this change is not in the history: {exc}")
+            # The entry is written first and committed with the files: a history that cannot
+            # record refuses the change before any file is touched.
+            with history.recording(self.ctx.tool or "batch", entries, self.undoes) as change:
+                self.ctx.journal.commit(steps)
+            self.change_id = change
         for staged in self.files.values():
             if staged.document is not None and staged.content is not None:
                 warm(self.ctx, staged.where, staged.document.text)
@@ -535,7 +548,10 @@ class Transaction:
             first = origin.original if origin is not None else staged.original
             old_text = first.text if first is not None else ""
             head = origin.where.display if origin is not None else where.display
-            diff = records.text_diff(old_text, text_of_staged(staged), where.display)
+            new_text = text_of_staged(staged)
+            changed = staged.changed if first is not None else None
+            plan = changed.plan(old_text, new_text) if changed is not None else None
+            diff = records.text_diff(old_text, new_text, where.display, plan)
             if origin is not None:
                 diff = _renamed(diff, head, where.display)
         base = holder.where.real if holder is not None and holder is not staged else None

@@ -202,3 +202,69 @@ def _untouched(
         yield piece, codes[brk : brk + n]
         brk += n
         start = stop
+
+
+@dataclass(slots=True)
+class Changed:
+    """Where a text differs from the text it started as, through plans applied one after the
+    other: sorted, disjoint spans ``(start, end, old_length)`` of the current text, each
+    standing for ``old_length`` characters of the original. Everything between spans is the
+    original text, unchanged. Costs the number of changes, never the text's length."""
+
+    spans: list[tuple[int, int, int]] = field(default_factory=list)
+
+    def then(self, plan: Plan) -> None:
+        """Apply ``plan`` (on the current text) to the spans: spans and replacements that
+        overlap or touch become one span."""
+        out: list[tuple[int, int, int]] = []
+        shift = 0  # how much longer the new text is than the current, before the group
+        group: list[int] = []  # start, end (current text), covered by spans, their old, growth
+        for start, end, old, grow in _by_start(self.spans, plan.replacements):
+            if group and start <= group[1]:
+                group[1] = max(group[1], end)
+            else:
+                if group:
+                    shift = _close(group, shift, out)
+                group = [start, end, 0, 0, 0]
+            if old >= 0:  # a span
+                group[2] += end - start
+                group[3] += old
+            group[4] += grow
+        if group:
+            _close(group, shift, out)
+        self.spans = out
+
+    def plan(self, original: str, current: str) -> Plan:
+        """The one plan on ``original`` that gives ``current``."""
+        out: list[Replacement] = []
+        delta = 0  # current - original, before the span
+        for start, end, old in self.spans:
+            o_start = start - delta
+            out.append(Replacement(o_start, o_start + old, current[start:end]))
+            delta += (end - start) - old
+        return Plan(tuple(out))
+
+
+def _by_start(
+    spans: list[tuple[int, int, int]], reps: tuple[Replacement, ...]
+) -> Iterator[tuple[int, int, int, int]]:
+    """Spans ``(start, end, old, 0)`` and replacements ``(start, end, -1, growth)`` in order
+    of their start."""
+    i = j = 0
+    while i < len(spans) or j < len(reps):
+        if j >= len(reps) or (i < len(spans) and spans[i][0] <= reps[j].start):
+            start, end, old = spans[i]
+            i += 1
+            yield start, end, old, 0
+        else:
+            r = reps[j]
+            j += 1
+            yield r.start, r.end, -1, len(r.text) - (r.end - r.start)
+
+
+def _close(group: list[int], shift: int, out: list[tuple[int, int, int]]) -> int:
+    """Add a finished group as a span of the new text; returns the shift after it."""
+    start, end, covered, old, grow = group
+    new_start = start + shift
+    out.append((new_start, new_start + (end - start) + grow, old + (end - start - covered)))
+    return shift + grow

@@ -14,6 +14,7 @@ are in the order its changes were made.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import hashlib
@@ -266,34 +267,69 @@ class History:
     # -- writing -------------------------------------------------------------------------
 
     def record(self, tool: str, files: Sequence[FileRecord], undoes: Sequence[int] = ()) -> int:
-        """Record one change; returns its id. Entries past the retention limits go.
+        """Record one change (already made); returns its id. Entries past the retention limits
+        go.
 
         Raises:
             WriteFailed: the database refused (disk full, locked past the timeout).
         """
+        with self.recording(tool, files, undoes) as change:
+            return change
+
+    @contextmanager
+    def recording(
+        self, tool: str, files: Sequence[FileRecord], undoes: Sequence[int] = ()
+    ) -> Iterator[int]:
+        """Record one change in a database transaction around the ``with`` block (which makes
+        the change): the entry is written first, committed when the block ends, and dropped if
+        it raises. Yields the entry's id.
+
+        Raises:
+            WriteFailed: the database refused, before the block (nothing was made) or, rarely,
+                at its end (the change is made but not recorded).
+        """
         size = sum(f.size for f in files)
         rows = [_row(f) for f in files]
-        with self._lock, self._guard("record the change"):
-            db = self._connection()
-            with _write(db):
-                cur = db.execute(
-                    "INSERT INTO changes (time, tool, undoes, bytes) VALUES (?, ?, ?, ?)",
-                    (time.time(), tool, ",".join(map(str, undoes)), size),
-                )
-                change = cur.lastrowid
-                assert change is not None
-                db.executemany(
-                    "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(change, seq, *row) for seq, row in enumerate(rows)],
-                )
-                if undoes:
-                    db.executemany(
-                        "UPDATE changes SET undone_by = ? WHERE id = ?",
-                        [(change, u) for u in undoes],
-                    )
-                db.execute("UPDATE meta SET value = value + 1 WHERE key = 'entries'")
-                db.execute("UPDATE meta SET value = value + ? WHERE key = 'bytes'", (size,))
-                self._prune(db)
+        with self._lock:
+            with self._guard("record the change"):
+                db = self._connection()
+                db.execute("BEGIN IMMEDIATE")
+            try:
+                with self._guard("record the change"):
+                    change = self._insert(db, tool, rows, size, undoes)
+                yield change
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    db.execute("ROLLBACK")
+                raise
+            with self._guard("record the change"):
+                db.execute("COMMIT")
+
+    def _insert(
+        self,
+        db: sqlite3.Connection,
+        tool: str,
+        rows: list[tuple[Any, ...]],
+        size: int,
+        undoes: Sequence[int],
+    ) -> int:
+        cur = db.execute(
+            "INSERT INTO changes (time, tool, undoes, bytes) VALUES (?, ?, ?, ?)",
+            (time.time(), tool, ",".join(map(str, undoes)), size),
+        )
+        change = cur.lastrowid
+        assert change is not None
+        db.executemany(
+            "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(change, seq, *row) for seq, row in enumerate(rows)],
+        )
+        if undoes:
+            db.executemany(
+                "UPDATE changes SET undone_by = ? WHERE id = ?", [(change, u) for u in undoes]
+            )
+        db.execute("UPDATE meta SET value = value + 1 WHERE key = 'entries'")
+        db.execute("UPDATE meta SET value = value + ? WHERE key = 'bytes'", (size,))
+        self._prune(db)
         return change
 
     def _prune(self, db: sqlite3.Connection) -> None:

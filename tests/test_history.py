@@ -1,0 +1,459 @@
+"""The history of changes and undo, through the Python API: what is recorded, how it is
+stored, and what undo restores or refuses."""
+
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+import zlib
+from pathlib import Path
+
+import pytest
+
+from editguard import EditError, History, Workspace
+from editguard.core.delta import (
+    CorruptDelta,
+    Splice,
+    between,
+    pack_layers,
+    pack_whole,
+    take_back,
+    unpack,
+)
+from editguard.core.document import decode
+from editguard.core.plan import Plan, Replacement, render, render_tracked
+from editguard.history import FileRecord
+from tests.conftest import Snapshot
+
+
+def _edit(ws: Workspace, path: str, old: str, new: str) -> None:
+    ws.edit_file(path, [{"old_text": old, "new_text": new}])
+
+
+# -- deltas ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_tracked_rendering_takes_every_change_back_exactly(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(500):
+        eol = rng.choice(["\n", "\r\n", "\r"])
+        lines = [rng.choice(["a", "bb", "é", "", " x", "€"]) for _ in range(rng.randint(0, 9))]
+        text = eol.join(lines)
+        if rng.random() < 0.3:
+            text = text.replace(eol, "\r\n", 1)  # mixed endings
+        encoding, bom = rng.choice(
+            [
+                ("utf-8", b""),
+                ("utf-8", b"\xef\xbb\xbf"),
+                ("utf-16-le", b"\xff\xfe"),
+                ("cp1252", b""),
+            ]
+        )
+        doc = decode(bom + text.encode(encoding))
+        size, reps, pos = len(doc.text), [], 0
+        for _ in range(rng.randint(0, 4)):
+            if pos > size:
+                break
+            start = rng.randint(pos, size)
+            end = rng.randint(start, size)
+            reps.append(Replacement(start, end, rng.choice(["", "z", "\n", "q\nw", "é"])))
+            pos = end + 1
+        plan = Plan(tuple(reps))
+        splices: list[Splice] = []
+        new = b"".join(render_tracked(doc, plan, splices))
+        assert new == b"".join(render(doc, plan))
+        old = b"".join(render(doc, Plan()))
+        assert take_back(new, splices) == old
+        assert sum(len(s.old) for s in splices) <= len(old)
+
+
+def test_a_one_line_change_keeps_about_one_line() -> None:
+    doc = decode(b"".join(b"line %d\n" % i for i in range(200_000)))
+    start = doc.text.index("line 100000")
+    splices: list[Splice] = []
+    b"".join(render_tracked(doc, Plan((Replacement(start, start + 4, "LINE"),)), splices))
+    assert splices == [Splice(start, 4, b"line")]
+
+
+def test_between_finds_the_one_changed_span() -> None:
+    rng = random.Random(7)
+    old = bytes(rng.getrandbits(8) for _ in range(50_000))
+    for new in (old[:100] + b"xyz" + old[900:], old + b"tail", b"head" + old, old[:0], old):
+        layer = between(old, new)
+        assert take_back(new, layer) == old
+    assert between(old, old) == ()
+    (splice,) = between(old, old[:100] + b"xyz" + old[900:])
+    assert (splice.start, splice.length, len(splice.old)) == (100, 3, 800)
+
+
+def test_stored_changes_round_trip_and_damage_is_refused() -> None:
+    layers = [(Splice(0, 1, b"a"), Splice(5, 0, b"bc")), ()]
+    assert unpack(pack_layers(layers), 1000) == layers
+    assert unpack(pack_whole(b"x" * 100), 1000) == b"x" * 100
+    with pytest.raises(CorruptDelta):
+        unpack(pack_whole(b"x" * 2000), 1000)  # grows past its limit: refused, not inflated
+    with pytest.raises(CorruptDelta):
+        unpack(b"Q" + zlib.compress(b"x"), 1000)
+    with pytest.raises(CorruptDelta):
+        unpack(b"L" + zlib.compress(b"\x01" + b"\x00" * 7), 1000)  # one layer, cut short
+    with pytest.raises(CorruptDelta):
+        take_back(b"abc", [Splice(2, 5, b"")])
+
+
+# -- what is recorded --------------------------------------------------------------------
+
+
+def test_every_writing_tool_records_one_entry(ws: Workspace, root: Path) -> None:
+    (root / "a.py").write_text("def f():\n    return 1\n")
+    ws.edit_file("a.py", [{"old_text": "return 1", "new_text": "return 2"}])
+    ws.edit_lines("a.py", [{"line_number": 3, "type": "Insert", "text": "X = 1"}])
+    ws.safe_edit("a.py", search_replace={"search": "X = 1", "replace": "X = 2"})
+    ws.write_file("b.txt", "b\n")
+    ws.edit_symbol("a.py", "f", new_body="def f():\n    return 3\n")
+    ws.apply_patch("*** Begin Patch\n*** Add File: c.txt\n+c\n*** End Patch")
+    ws.apply_diff("--- a/c.txt\n+++ b/c.txt\n@@ -1 +1 @@\n-c\n+C\n")
+    ws.batch([{"tool": "write_file", "arguments": {"path": "d.txt", "content": "d\n"}}])
+    changes = ws.history(limit=20).changes
+    assert [c.tool for c in changes] == [
+        "batch",
+        "apply_diff",
+        "apply_patch",
+        "edit_symbol",
+        "write_file",
+        "safe_edit",
+        "edit_lines",
+        "edit_file",
+    ]
+    assert [c.id for c in changes] == sorted((c.id for c in changes), reverse=True)
+    first = changes[-1].files[0]
+    assert (first.path, first.action, first.added, first.removed) == ("a.py", "updated", 1, 1)
+    assert changes[4].files[0].action == "created"
+    full = ws.history(change_id=changes[-1].id).changes[0]
+    assert full.files[0].diff is not None
+    assert "-    return 1\n+    return 2\n" in full.files[0].diff
+    assert ws.history("b.txt").changes[0].tool == "write_file"
+    assert len(ws.history("a.py", limit=20).changes) == 4
+
+
+def test_nothing_is_recorded_for_what_writes_nothing(ws: Workspace, root: Path) -> None:
+    (root / "a.py").write_text("x = 1\n")
+    ws.edit_file("a.py", [{"old_text": "x = 1", "new_text": "x = 2"}], dry_run=True)
+    ws.edit_file("a.py", [{"old_text": "x = 1", "new_text": "x = 2"}], mode="verify_only")
+    ws.edit_file("a.py", [{"old_text": "x = 1", "new_text": "x = 1"}])
+    ws.apply_patch("*** Begin Patch\n*** Add File: b.txt\n+b\n*** End Patch", dry_run=True)
+    with pytest.raises(EditError):
+        ws.edit_file("a.py", [{"old_text": "nope", "new_text": "x"}])
+    assert ws.history().changes == []
+
+
+def test_history_off_records_nothing_and_undo_says_so(root: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "hist"
+    ws = Workspace([root], history=False)
+    (root / "a.txt").write_text("a\n")
+    _edit(ws, "a.txt", "a", "b")
+    with pytest.raises(EditError) as info:
+        ws.undo()
+    assert info.value.code == "CHANGE_NOT_FOUND"
+    with pytest.raises(EditError):
+        ws.history()
+    assert not folder.exists()
+
+
+def test_a_large_file_keeps_only_the_changed_spans(ws: Workspace, root: Path) -> None:
+    big = root / "big.txt"
+    big.write_bytes(b"".join(b"row %06d of the table\r\n" % i for i in range(40_000)))
+    original = big.read_bytes()
+    ws.edit_file("big.txt", [{"old_text": "row 020000 of", "new_text": "ROW 020000 of"}])
+    ws.batch(
+        [
+            {
+                "tool": "edit_file",
+                "arguments": {
+                    "path": "big.txt",
+                    "edits": [{"old_text": "row 000001 of", "new_text": "first"}],
+                },
+            },
+            {
+                "tool": "edit_file",
+                "arguments": {
+                    "path": "big.txt",
+                    "edits": [{"old_text": "row 039998 of", "new_text": "last"}],
+                },
+            },
+        ]
+    )
+    history = ws.context.history
+    assert history is not None
+    entries, stored = history.stats()
+    assert entries == 2 and stored < 5_000, stored  # the file is about 1 MB
+    ws.undo()
+    ws.undo()
+    assert big.read_bytes() == original
+
+
+def test_a_history_that_cannot_record_only_warns(
+    ws: Workspace, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from editguard.errors import WriteFailed
+
+    def full_disk(*args: object, **kwargs: object) -> int:
+        raise WriteFailed("database or disk is full")
+
+    (root / "a.txt").write_text("a\n")
+    monkeypatch.setattr(History, "record", full_disk)  # a full disk cannot be made here
+    result = ws.edit_file("a.txt", [{"old_text": "a", "new_text": "b"}])
+    assert result.written
+    assert (root / "a.txt").read_text() == "b\n"
+    assert any("not in the history" in n for n in result.validation.notes)
+
+
+def test_an_unusable_history_refuses_before_writing(root: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "open"
+    folder.mkdir(mode=0o777)
+    folder.chmod(0o777)
+    ws = Workspace([root], history=folder)
+    (root / "a.txt").write_text("a\n")
+    before = Snapshot.of(root / "a.txt")
+    with pytest.raises(EditError) as info:
+        _edit(ws, "a.txt", "a", "b")
+    assert info.value.code == "PERMISSION_DENIED"
+    assert info.value.data["history"].startswith(str(folder))
+    assert Snapshot.of(root / "a.txt") == before
+    with pytest.raises(EditError):
+        ws.apply_patch("*** Begin Patch\n*** Add File: b.txt\n+b\n*** End Patch")
+    assert not (root / "b.txt").exists()
+
+
+def test_the_database_is_owner_only_and_passes_its_check(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    _edit(ws, "a.txt", "a", "b")
+    history = ws.context.history
+    assert history is not None
+    assert os.stat(history.folder).st_mode & 0o777 == 0o700
+    assert os.stat(history.path).st_mode & 0o777 == 0o600
+    with sqlite3.connect(history.path) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+def test_retention_drops_the_oldest(root: Path, tmp_path: Path) -> None:
+    ws = Workspace([root], history=tmp_path / "h", history_entries=3)
+    (root / "a.txt").write_text("0\n")
+    for i in range(6):
+        _edit(ws, "a.txt", str(i), str(i + 1))
+    changes = ws.history().changes
+    assert len(changes) == 3
+    oldest = changes[-1].id
+    with pytest.raises(EditError) as info:
+        ws.undo(oldest - 1)
+    assert info.value.code == "CHANGE_NOT_FOUND"
+    small = Workspace([root], history=tmp_path / "h2", history_bytes=1)
+    for i in range(6, 9):
+        _edit(small, "a.txt", str(i), str(i + 1))
+    assert len(small.history().changes) == 1  # over the bytes: only the newest stays
+
+
+def test_the_store_keeps_names_that_are_not_utf8(tmp_path: Path) -> None:
+    history = History([str(tmp_path)], str(tmp_path / "h"))
+    name = os.fsdecode(b"caf\xe9.txt")
+    record = FileRecord(name, str(tmp_path / name), "created", None, "v1", None, None, 1, 0, "+x")
+    change = history.record("write_file", [record])
+    entry = history.entry(change)
+    assert entry is not None
+    assert entry.files[0].path == name
+    assert history.entries(str(tmp_path / name))[0].id == change
+
+
+# -- undo --------------------------------------------------------------------------------
+
+
+def test_undo_restores_bytes_and_mode_and_redo_puts_the_change_back(
+    ws: Workspace, root: Path
+) -> None:
+    path = root / "a.txt"
+    path.write_bytes("\ufeffna\u00efve\r\nline two\r\nno end".encode("utf-8"))
+    path.chmod(0o751)
+    original = Snapshot.of(path)
+    _edit(ws, "a.txt", "line two", "line 2")
+    changed = path.read_bytes()
+    undone = ws.undo()
+    assert undone.written
+    assert path.read_bytes() == original.data
+    assert path.stat().st_mode == original.mode
+    assert undone.change_id is not None
+    ws.undo(undone.change_id)
+    assert path.read_bytes() == changed
+
+
+def test_plain_undo_walks_back_and_skips_what_is_taken_back(ws: Workspace, root: Path) -> None:
+    path = root / "a.txt"
+    path.write_text("0\n")
+    for i in range(3):
+        _edit(ws, "a.txt", str(i), str(i + 1))
+    first = ws.undo()
+    assert path.read_text() == "2\n"
+    ws.undo()
+    assert path.read_text() == "1\n"
+    ws.undo()  # the first change is the last one still in effect
+    with pytest.raises(EditError) as info:
+        ws.undo()
+    assert info.value.code == "CHANGE_NOT_FOUND"
+    assert path.read_text() == "0\n"
+    # Redoing the newest undo: the file is not as that undo left it ("2"), so only by force.
+    with pytest.raises(EditError) as info:
+        ws.undo(first.change_id)
+    assert info.value.data["changed_by"] != []
+    ws.undo(first.change_id, force=True)
+    assert path.read_text() == "3\n"
+
+
+def test_steps_restore_the_state_before_the_last_changes_of_a_file(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "a.txt").write_text("0\n")
+    (root / "b.txt").write_text("b\n")
+    for i in range(4):
+        _edit(ws, "a.txt", str(i), str(i + 1))
+        _edit(ws, "b.txt", "b" * (i + 1), "b" * (i + 2))
+    result = ws.undo(path="a.txt", steps=3)
+    assert (root / "a.txt").read_text() == "1\n"
+    assert (root / "b.txt").read_text() == "bbbbb\n"  # only the named file
+    assert len(result.undone) == 3
+    with pytest.raises(EditError) as info:
+        ws.undo(path="a.txt", steps=5)
+    assert (info.value.code, info.value.data["found"]) == ("CHANGE_NOT_FOUND", 1)
+
+
+def test_a_file_changed_since_is_refused_unless_forced(ws: Workspace, root: Path) -> None:
+    path = root / "a.txt"
+    path.write_text("one\ntwo\n")
+    _edit(ws, "a.txt", "one", "ONE")
+    change = ws.history().changes[0].id
+    path.write_text("ONE\ntwo\nthree (by hand)\n")
+    before = Snapshot.of(path)
+    with pytest.raises(EditError) as info:
+        ws.undo(change)
+    err = info.value
+    assert err.code == "STALE_VERSION"
+    assert err.data["outside_editguard"] is True
+    assert "+one" in err.data["force_diff"]
+    assert "-three (by hand)" in err.data["force_diff"]
+    assert Snapshot.of(path) == before
+    forced = ws.undo(change, force=True)
+    assert path.read_text() == "one\ntwo\n"
+    ws.undo(forced.change_id)
+    assert path.read_text() == "ONE\ntwo\nthree (by hand)\n"
+
+
+def test_a_later_change_by_editguard_is_named(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    _edit(ws, "a.txt", "a", "b")
+    _edit(ws, "a.txt", "b", "c")
+    first, second = (c.id for c in reversed(ws.history().changes))
+    with pytest.raises(EditError) as info:
+        ws.undo(first)
+    assert info.value.data["changed_by"] == [second]
+    assert info.value.data["outside_editguard"] is False
+    assert f"change {second} (edit_file" in info.value.message
+    ws.undo(first, force=True)
+    assert (root / "a.txt").read_text() == "a\n"
+
+
+def test_a_large_file_changed_outside_cannot_be_rebuilt(ws: Workspace, root: Path) -> None:
+    big = root / "big.txt"
+    big.write_text("".join(f"line {i}\n" for i in range(20_000)))
+    original = big.read_bytes()
+    _edit(ws, "big.txt", "line 5\n", "line five\n")
+    _edit(ws, "big.txt", "line 7\n", "line seven\n")
+    first = ws.history().changes[-1].id
+    forced = ws.undo(first, force=True)  # rebuilt through the later change, recorded too
+    assert big.read_bytes() == original
+    ws.undo(forced.change_id)  # the forced undo, taken back
+    with big.open("a") as handle:
+        handle.write("by hand\n")
+    snap = Snapshot.of(big)
+    with pytest.raises(EditError) as info:
+        ws.undo(first, force=True)
+    assert info.value.code == "STALE_VERSION"
+    assert info.value.data["restorable"] is False
+    assert Snapshot.of(big) == snap
+
+
+def test_undo_of_a_patch_brings_the_tree_back(ws: Workspace, root: Path) -> None:
+    (root / "keep.py").write_text("k = 1\n")
+    (root / "gone.py").write_text("g = 1\n")
+    (root / "old.py").write_text("o = 1\n")
+    (root / "target.py").write_text("t = 1\n")
+    (root / "mover.py").write_text("m = 1\n")
+    (root / "old.py").chmod(0o700)
+    before = {p.name: Snapshot.of(p) for p in root.iterdir()}
+    ws.apply_patch(
+        "*** Begin Patch\n"
+        "*** Add File: new.py\n+n = 1\n"
+        "*** Delete File: gone.py\n"
+        "*** Update File: keep.py\n@@\n-k = 1\n+k = 2\n"
+        "*** Update File: old.py\n*** Move to: renamed.py\n@@\n-o = 1\n+o = 2\n"
+        "*** Update File: mover.py\n*** Move to: target.py\n@@\n-m = 1\n+m = 2\n"
+        "*** End Patch"
+    )
+    after = {p.name: p.read_bytes() for p in root.iterdir()}
+    assert set(after) == {"keep.py", "new.py", "renamed.py", "target.py"}
+    ws.undo()
+    now = {p.name: p for p in root.iterdir()}
+    assert set(now) == set(before)
+    for name, snap in before.items():
+        assert now[name].read_bytes() == snap.data, name
+        assert now[name].stat().st_mode == snap.mode, name
+    redo = ws.history().changes[0].id
+    ws.undo(redo)  # the undo, taken back: a redo
+    assert {p.name: p.read_bytes() for p in root.iterdir()} == after
+
+
+def test_undo_a_move_by_either_path(ws: Workspace, root: Path) -> None:
+    (root / "a.py").write_text("a = 1\n")
+    (root / "b.py").write_text("b = 1\n")
+    ws.apply_patch(
+        "*** Begin Patch\n*** Update File: a.py\n*** Move to: c.py\n@@\n-a = 1\n+a = 2\n"
+        "*** Update File: b.py\n@@\n-b = 1\n+b = 2\n*** End Patch"
+    )
+    result = ws.undo(path="c.py")
+    assert sorted(f.path for f in result.files) == ["a.py", "c.py"]
+    assert (root / "a.py").read_text() == "a = 1\n"
+    assert not (root / "c.py").exists()
+    assert (root / "b.py").read_text() == "b = 2\n"  # not part of the file's undo
+
+
+def test_a_dry_run_undo_writes_and_records_nothing(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    _edit(ws, "a.txt", "a", "b")
+    snap = Snapshot.of(root / "a.txt")
+    result = ws.undo(dry_run=True)
+    assert not result.written
+    assert result.change_id is None
+    assert "-b\n+a\n" in result.files[0].diff
+    assert Snapshot.of(root / "a.txt") == snap
+    assert len(ws.history().changes) == 1
+
+
+def test_bad_undo_requests(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    with pytest.raises(EditError) as info:
+        ws.undo()
+    assert info.value.code == "CHANGE_NOT_FOUND"
+    _edit(ws, "a.txt", "a", "b")
+    with pytest.raises(EditError) as info:
+        ws.undo(99)
+    assert info.value.code == "CHANGE_NOT_FOUND"
+    assert "newest is" in info.value.message
+    with pytest.raises(EditError) as info:
+        ws.undo(1, steps=2)
+    assert info.value.code == "INVALID_REQUEST"
+    with pytest.raises(EditError) as info:
+        ws.batch([{"tool": "undo", "arguments": {}}])
+    assert info.value.code == "INVALID_REQUEST"
+    (root / "b.txt").write_text("b\n")
+    with pytest.raises(EditError) as info:
+        ws.undo(1, path="b.txt")
+    assert info.value.code == "CHANGE_NOT_FOUND"
