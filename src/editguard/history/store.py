@@ -385,26 +385,28 @@ class History:
                 ]
             return self._load(db, ids, full=False)
 
-    def entry(self, change: int) -> Entry | None:
-        """The entry with id ``change``, with each file's diff and restore data."""
+    def entry(self, change: int, *, full: bool = True) -> Entry | None:
+        """The entry with id ``change``, with each file's diff and restore data (unless not
+        ``full``)."""
         with self._lock, self._guard("read the history"):
             db = self._connection()
-            found = self._load(db, [change], full=True)
+            found = self._load(db, [change], full=full)
             return found[0] if found else None
 
-    def later(self, real: str, change: int) -> list[Entry]:
-        """The entries after ``change`` that touched ``real``, oldest first, in full."""
+    def later(self, real: str, change: int, *, limit: int = -1, full: bool = True) -> list[Entry]:
+        """The entries after ``change`` that touched ``real``, oldest first (at most
+        ``limit``; -1: all), in full unless told not."""
         with self._lock, self._guard("read the history"):
             db = self._connection()
             ids = [
                 r[0]
                 for r in db.execute(
                     "SELECT DISTINCT change FROM files WHERE real = ? AND change > ? "
-                    "ORDER BY change",
-                    (_blob(real), change),
+                    "ORDER BY change LIMIT ?",
+                    (_blob(real), change, limit),
                 )
             ]
-            return self._load(db, ids, full=True)
+            return self._load(db, ids, full=full)
 
     def stats(self) -> tuple[int, int]:
         """How many entries the history holds, and their stored bytes."""

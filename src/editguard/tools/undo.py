@@ -164,7 +164,7 @@ def _taken_back(history: History, entry: Entry) -> bool:
     by = entry.undone_by
     while by is not None and chain < MAX_CHAIN:
         chain += 1
-        undoer = history.entry(by)
+        undoer = history.entry(by, full=False)
         by = undoer.undone_by if undoer is not None else None
     return chain % 2 == 1
 
@@ -268,7 +268,7 @@ class _Rebuild:
         self.depth += 1
         if self.depth > MAX_CHAIN:
             raise _Unrestorable(f"it is more than {MAX_CHAIN} recorded changes back")
-        later = self.history.later(real, entry.id)
+        later = self.history.later(real, entry.id, limit=1)
         if later:
             after = later[0]
             if _record_of(after, real).before_version != rec.after_version:
@@ -299,7 +299,7 @@ def _changed_since(rebuild: _Rebuild, target: _Target, staged: StagedFile) -> St
     recorded changes came after, whether something outside editguard changed it, and the diff
     a forced undo would make."""
     history, rec = rebuild.history, target.newest
-    later = history.later(rec.real, target.newest_entry.id)
+    later = history.later(rec.real, target.newest_entry.id, full=False)
     last_version = _record_of(later[-1], rec.real).after_version if later else rec.after_version
     outside = staged.read_version != last_version
     display = staged.where.display
