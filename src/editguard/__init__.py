@@ -54,7 +54,7 @@ from editguard.tools.history import ChangedFile, ChangeModel, HistoryResult
 from editguard.tools.list_symbols import ListSymbolsResult, SymbolModel
 from editguard.tools.read_file import ReadFileResult
 from editguard.tools.safe_edit import LineEdit, SafeEditResult, SearchReplaceOp
-from editguard.tools.undo import UndoResult
+from editguard.tools.undo import RestoredFile, UndoResult
 from editguard.tools.write_file import WriteFileResult
 from editguard.validate import Linter
 from editguard.workspace import Workspace
@@ -107,6 +107,7 @@ __all__ = [
     "PermissionDenied",
     "ReadFileResult",
     "RegexTimeout",
+    "RestoredFile",
     "SafeEditResult",
     "SearchReplace",
     "SearchReplaceOp",

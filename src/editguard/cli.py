@@ -497,6 +497,10 @@ def _print_human(out: TextIO, result: dict[str, Any]) -> None:
             f" of {result['total_lines']}, version {result['version']}\x1b[0m\n"
         )
         return
-    out.write(colour_diff(result.get("diff", "")))
+    if isinstance(result.get("changes"), list):  # history
+        out.write(format_history(result["changes"], colour=True))
+        return
+    diffs = [f.get("diff") or "" for f in result.get("files", []) if isinstance(f, dict)]
+    out.write(colour_diff(result.get("diff") or "".join(diffs)))
     summary = {k: v for k, v in result.items() if k not in ("diff", "edits_applied")}
     out.write(f"\x1b[2m-- {json.dumps(summary, ensure_ascii=False)}\x1b[0m\n")

@@ -15,6 +15,7 @@ give the recorded version is refused). The undo is itself a history entry: undoi
 from __future__ import annotations
 
 import datetime
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -24,7 +25,7 @@ from editguard.errors import BinaryFile, ChangeNotFound, InvalidRequest, StaleVe
 from editguard.history import Entry, FileRecord, History, records
 from editguard.pipeline import Context
 from editguard.tools._common import DRY_RUN_HELP, Args
-from editguard.tools._files import FileChange, transaction
+from editguard.tools._files import transaction
 from editguard.tools._tool import Tool
 from editguard.tools.history import history_of, not_found
 from editguard.transaction import StagedFile, Transaction, bytes_of
@@ -54,6 +55,16 @@ class UndoArgs(Args):
     )
 
 
+class RestoredFile(BaseModel):
+    """One file undo puts back."""
+
+    path: str
+    action: Literal["added", "updated", "deleted"]
+    diff: str
+    version: str | None = Field(description="Its version now (none: deleted).")
+    previous_version: str | None
+
+
 class UndoResult(BaseModel):
     """Result of undo."""
 
@@ -61,7 +72,7 @@ class UndoResult(BaseModel):
     change_id: int | None = Field(
         description="This undo's own history id (undo it to redo); none for a dry run."
     )
-    files: list[FileChange]
+    files: list[RestoredFile]
     written: bool
     dry_run: bool
 
@@ -354,14 +365,16 @@ def _text(data: bytes | None) -> str | None:
 
 def _change(
     rebuild: _Rebuild, staged: StagedFile, rec: FileRecord, content: bytes | None
-) -> FileChange:
+) -> RestoredFile:
     """The result's line for one restored path, with the diff from now to what is restored."""
     display = staged.where.display
     now_version, now = rebuild.current(staged.where.real)
     old, new = _text(now), _text(content)
     binary = (now is not None and old is None) or (content is not None and new is None)
-    action = "deleted" if content is None else "added" if now is None else "updated"
-    return FileChange(
+    action: Literal["added", "updated", "deleted"] = (
+        "deleted" if content is None else "added" if now is None else "updated"
+    )
+    return RestoredFile(
         path=display,
         action=action,
         diff="" if binary else records.text_diff(old or "", new or "", display),
