@@ -132,16 +132,25 @@ def _choose(history: History, args: UndoArgs, real: str | None) -> list[Entry]:
             )
         return [entry]
     chosen: list[Entry] = []
+    # The changes an undo still in effect took back. Only the undos that touched ``real``
+    # count: an undo of one file of a change of several leaves the others' parts in effect.
+    # Newest first, an undo comes before the changes it took back, and an undo taken back
+    # (by a redo) is met after its redo, so it takes nothing back.
+    taken_back: set[int] = set()
     before = None
     while len(chosen) < args.steps:
         page = history.entries(real, 100, before=before)
         if not page:
             break
         for entry in page:
-            if not entry.undoes and not _taken_back(history, entry):
-                chosen.append(entry)
-                if len(chosen) == args.steps:
-                    break
+            if entry.id in taken_back:
+                continue
+            if entry.undoes:
+                taken_back.update(entry.undoes)
+                continue
+            chosen.append(entry)
+            if len(chosen) == args.steps:
+                break
         before = page[-1].id
     if len(chosen) < args.steps:
         where = f" of {args.path}" if args.path is not None else ""
@@ -155,18 +164,6 @@ def _choose(history: History, args: UndoArgs, real: str | None) -> list[Entry]:
         )
     full = [history.entry(e.id) for e in chosen]
     return [e for e in full if e is not None]
-
-
-def _taken_back(history: History, entry: Entry) -> bool:
-    """Whether an undo still in effect took ``entry`` back (an undo that was itself undone,
-    a redo, puts it back in effect)."""
-    chain = 0
-    by = entry.undone_by
-    while by is not None and chain < MAX_CHAIN:
-        chain += 1
-        undoer = history.entry(by)
-        by = undoer.undone_by if undoer is not None else None
-    return chain % 2 == 1
 
 
 def _filtered(entry: Entry, real: str | None) -> list[FileRecord]:
