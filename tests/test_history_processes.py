@@ -86,8 +86,7 @@ Session = Callable[[Path, list[str]], AbstractAsyncContextManager[Call]]
 _API = textwrap.dedent(
     """
     import json, sys
-    from editguard import EditError, Workspace
-    root, flags = sys.argv[1], json.loads(sys.argv[2])
+        root, flags = sys.argv[1], json.loads(sys.argv[2])
     options = {}
     while flags:
         flag = flags.pop(0)
@@ -627,10 +626,25 @@ async def test_undoing_a_creation_after_an_outside_deletion(
         refused = (await call("undo")).error("STALE_VERSION")
         assert refused["actual_version"] is None
         assert refused["outside_editguard"] is True
-        # Forced: the file is already as it was before the change (absent); nothing to write.
+        # Forced: the file is already as it was before the change (absent); nothing is
+        # written, but the undo is recorded, so that the change counts as taken back.
         forced = (await call("undo", force=True)).result()
         assert forced["written"] is False
+        assert forced["undone"] == [1]
+        assert forced["change_id"] == 2
         assert not path.exists()
+        log = (await call("history")).result()["changes"]
+        assert [(c["id"], c["undoes"], c["undone_by"]) for c in log] == [
+            (2, [1], None),
+            (1, None, 2),
+        ]
+        (await call("undo")).error("CHANGE_NOT_FOUND")
+        (await call("undo", path="made.txt")).error("CHANGE_NOT_FOUND")
+        # Its redo writes nothing either, and puts the change back in effect.
+        redo = (await call("undo", change_id=2)).result()
+        assert (redo["written"], redo["change_id"]) == (False, 3)
+        assert not path.exists()
+        (await call("undo")).error("STALE_VERSION")
 
 
 @pytest.mark.parametrize("front", FRONTS)

@@ -18,7 +18,7 @@ import datetime
 
 from pydantic import BaseModel, Field
 
-from editguard.core.delta import CorruptDelta, take_back_all, unpack
+from editguard.core.delta import CorruptDelta, pack_whole, take_back_all, unpack
 from editguard.core.document import content_version, decode
 from editguard.errors import BinaryFile, ChangeNotFound, InvalidRequest, StaleVersion
 from editguard.history import Entry, FileRecord, History, records
@@ -109,6 +109,8 @@ def run(ctx: Context, args: UndoArgs) -> UndoResult:
                 txn.put(staged, content, target.oldest.before_mode)
         txn.undoes = sorted(e.id for e in chosen)
         written = txn.commit()
+        if not written and not args.dry_run:
+            _record_unchanged(txn, history, [staged for _, staged, _ in plans])
     return UndoResult(
         undone=txn.undoes,
         change_id=txn.change_id,
@@ -116,6 +118,29 @@ def run(ctx: Context, args: UndoArgs) -> UndoResult:
         written=written,
         dry_run=args.dry_run,
     )
+
+
+def _record_unchanged(txn: Transaction, history: History, files: list[StagedFile]) -> None:
+    """Record an undo that had nothing to write: every file was already as it was before the
+    changes (a forced undo of files put back outside editguard, or an undo whose process died
+    after its commit point but before its record). Without the entry the changes would stay in
+    effect for the history, and every later undo would pick them again."""
+    kept = []
+    for staged in files:
+        state = (staged.read_version, staged.read_mode)
+        data = bytes_of(txn.ctx, staged) if staged.read_version is not None else None
+        kept.append(
+            records.record(
+                path=staged.where.display,
+                real=staged.where.real,
+                action="deleted" if data is None else "updated",
+                before=state,
+                after=state,
+                diff="",
+                restore_data=None if data is None else pack_whole(data),
+            )
+        )
+    txn.change_id = history.record(txn.ctx.tool or "undo", kept, txn.undoes)
 
 
 def _choose(history: History, args: UndoArgs, real: str | None) -> list[Entry]:
