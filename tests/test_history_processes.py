@@ -13,6 +13,9 @@ import dataclasses
 import itertools
 import json
 import os
+import random
+import shutil
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -28,13 +31,26 @@ from typing import Any, Protocol
 import anyio
 import httpx2
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, TextContent
 
+from editguard import EditError, Workspace
 from editguard.core.document import content_version
+from editguard.history import History
 
 from .conftest import Snapshot, set_old_mtime
+from .crashes import (
+    TWENTY,
+    Tree,
+    commit_time,
+    count_calls,
+    in_child,
+    kill_at_random,
+    leftovers,
+    outcome,
+    workspace,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -86,7 +102,8 @@ Session = Callable[[Path, list[str]], AbstractAsyncContextManager[Call]]
 _API = textwrap.dedent(
     """
     import json, sys
-        root, flags = sys.argv[1], json.loads(sys.argv[2])
+    from editguard import EditError, Workspace
+    root, flags = sys.argv[1], json.loads(sys.argv[2])
     options = {}
     while flags:
         flag = flags.pop(0)
@@ -868,3 +885,214 @@ async def test_two_servers_writing_at_once_lose_no_entry(root: Path, history_dir
         f"\n{tally.calls} calls by two servers in {elapsed:.1f} s: {changes} entries, "
         f"{len(tally.refused)} stale refusals"
     )
+
+
+# -- 5. kill -9 during an undo ---------------------------------------------------------------
+
+
+def committed(root: Path, journals: Path) -> Tree:
+    """The 20-file commit of tests/crashes.py, done and recorded (change 1); the tree after it.
+    The history is closed again, so that no connection crosses a fork."""
+    TWENTY.setup(root)
+    ws = workspace(root, journals)
+    TWENTY.commit(ws)
+    history_of(ws).close()
+    return Tree.of(root)
+
+
+def history_of(ws: Workspace) -> History:
+    history = ws.context.history
+    assert history is not None
+    return history
+
+
+def undo_in(root: Path, journals: Path) -> Callable[[], Any]:
+    """The undo of the 20-file commit, in a new Workspace (run in a child process)."""
+    return lambda: workspace(root, journals).undo()
+
+
+@pytest.fixture(scope="module")
+def undone(tmp_path_factory: pytest.TempPathFactory) -> Tree:
+    """The tree the undo of the 20-file commit leaves when nothing interrupts it: the files
+    as they were before the commit, exactly (the folders the commit made stay)."""
+    scratch = tmp_path_factory.mktemp("undone")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("EDITGUARD_HISTORY", str(scratch / "history"))
+        root, journals = scratch / "root", scratch / "journal"
+        before = TWENTY.setup(scratch / "before")
+        committed(root, journals)
+        result = workspace(root, journals).undo()
+    assert len(result.files) == 20
+    tree = Tree.of(root)
+    assert tree.contents() == before.contents()
+    return tree
+
+
+@dataclasses.dataclass
+class Outcomes:
+    """How the undos that were killed ended, after recovery."""
+
+    old: int = 0  # every file as the commit left it; the history has no undo
+    new: int = 0  # every file as before the commit; the undo is recorded
+    new_unrecorded: int = 0  # every file as before the commit; killed before it was recorded
+    finished: int = 0  # the kill came after the undo ended
+
+    def __str__(self) -> str:
+        return (
+            f"all-before-undo {self.old}, all-after-undo {self.new} (+{self.new_unrecorded} "
+            f"killed between the commit point and the history record), mixed 0; "
+            f"{self.finished} finished before the kill"
+        )
+
+
+def judge(root: Path, journals: Path, old: Tree, new: Tree, seen: Outcomes, where: str) -> str:
+    """After a killed undo: recover (a new Workspace), then check that the files are all
+    before or all after the undo, that nothing is left behind, that the database is intact
+    and that the history says what happened."""
+    ws = workspace(root, journals)
+    history = history_of(ws)
+    try:
+        state = outcome(root, old, new)
+        assert state != "mixed", where
+        assert leftovers(root, journals) == [], where
+        db = check_database(Path(history.path))
+        try:
+            entries = db.execute("SELECT id, undoes, undone_by FROM changes ORDER BY id").fetchall()
+        finally:
+            db.close()
+        if state == "old":
+            # An undo that did not happen is not in the history; it can be done now.
+            assert entries == [(1, "", None)], where
+            seen.old += 1
+        elif len(entries) == 2:
+            assert entries == [(1, "", 2), (2, "1", None)], where
+            seen.new += 1
+        else:
+            # The files were committed, the process died before the history recorded it.
+            # The history takes the files for changed outside editguard; a forced undo has
+            # nothing to write, and records that change 1 is taken back.
+            assert entries == [(1, "", None)], where
+            seen.new_unrecorded += 1
+            with pytest.raises(EditError) as refused:
+                ws.undo()
+            assert refused.value.code == "STALE_VERSION", where
+            assert refused.value.data["outside_editguard"] is True, where
+            forced = ws.undo(force=True)
+            assert (forced.written, forced.undone, forced.change_id) == (False, [1], 2), where
+            assert outcome(root, old, new) == "new", where
+            history.close()
+            check_database(Path(history.path)).close()
+        return state
+    finally:
+        history.close()
+
+
+@pytest.mark.slow
+def test_an_undo_killed_before_any_of_its_system_calls_is_all_before_or_all_after(
+    undone: Tree, tmp_path: Path, history_dir: Path
+) -> None:
+    root, journals = tmp_path / "count", tmp_path / "count-journal"
+    committed(root, journals)
+    total = count_calls(undo_in(root, journals))
+    seen = Outcomes()
+    for at in range(1, total + 2):
+        root, journals = tmp_path / f"{at}", tmp_path / f"{at}-journal"
+        old = committed(root, journals)
+        killed = in_child(undo_in(root, journals), kill_at=at)
+        assert killed == (at <= total)
+        seen.finished += not killed
+        state = judge(root, journals, old, undone, seen, f"killed before call {at} of {total}")
+        if state == "old" and at % 10 == 1:
+            # The undo that was killed can be done again, and completes.
+            workspace(root, journals).undo()
+            assert outcome(root, old, undone) == "new"
+    print(f"\nundo killed at each of its {total} journal calls: {seen}")
+    # As for any commit: killed before the committed record is fsynced, it stands.
+    assert seen.old == total - 1
+    assert seen.new + seen.new_unrecorded == 2
+    assert seen.new == 1  # the run that was not killed
+
+
+def undo_time(tmp_path: Path) -> float:
+    root, journals = tmp_path / "time", tmp_path / "time-journal"
+    committed(root, journals)
+    return commit_time(undo_in(root, journals))
+
+
+@pytest.mark.slow
+def test_an_undo_killed_at_a_random_instant_is_all_before_or_all_after(
+    undone: Tree, tmp_path: Path, history_dir: Path
+) -> None:
+    rng = random.Random(20261124)
+    window = 1.2 * undo_time(tmp_path)
+    seen = Outcomes()
+    for run in range(120):
+        if run and run % 30 == 0 and not (seen.new + seen.new_unrecorded):
+            window *= 1.5  # the machine is slower than when the window was measured
+        root, journals = tmp_path / f"{run}", tmp_path / f"{run}-journal"
+        old = committed(root, journals)
+        if not kill_at_random(undo_in(root, journals), window, rng):
+            seen.finished += 1
+        judge(root, journals, old, undone, seen, f"run {run}")
+        shutil.rmtree(root)
+    print(f"\nundo killed at 120 random instants: {seen}")
+    assert seen.old
+    assert seen.new + seen.new_unrecorded
+
+
+# The editguard command, killing itself (SIGKILL) right before its N-th journal system call.
+_KILLED = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, sys.argv[1])
+    from tests.crashes import kill_self_at
+    kill_self_at(int(sys.argv[2]))
+    from editguard.cli import main
+    sys.exit(main(sys.argv[3:]))
+    """
+)
+
+
+def killed_command(at: int, *argv: str) -> list[str]:
+    return [sys.executable, "-c", _KILLED, str(REPO), str(at), *argv]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("front", ["cli", "mcp"])
+async def test_an_undo_killed_in_the_cli_or_the_server_is_recovered_by_the_next_process(
+    front: str, undone: Tree, tmp_path: Path, history_dir: Path
+) -> None:
+    root, journals = tmp_path / "count", tmp_path / "count-journal"
+    committed(root, journals)
+    total = count_calls(undo_in(root, journals))
+    seen = Outcomes()
+    for at in sorted({1, total // 3, 2 * total // 3, total - 1, total}):
+        root, journals = tmp_path / f"{at}", tmp_path / f"{at}-journal"
+        old = committed(root, journals)
+        flags = ["--root", str(root), "--journal", str(journals)]
+        if front == "cli":
+            proc = subprocess.run(
+                killed_command(at, "call", "undo", "{}", "--json", *flags),
+                capture_output=True,
+                timeout=120,
+                check=False,
+            )
+            assert proc.returncode == -signal.SIGKILL, proc.stderr
+        else:
+            params = StdioServerParameters(
+                command=sys.executable,
+                args=killed_command(at, "serve", str(root), "--journal", str(journals))[1:],
+                env=server_env(),
+            )
+            with anyio.fail_after(60), pytest.raises(ExceptionGroup) as died:
+                async with Client(params) as client:
+                    await client.call_tool("undo", {})
+            # The server died in the middle of the call: the client lost it.
+            assert died.group_contains(MCPError, match="Connection closed", depth=2)
+        # The next process recovers the journal when it starts, whatever it is asked.
+        assert leftovers(root, journals)
+        cli(root, "history", {}, ["--journal", str(journals)])  # `call history`
+        assert leftovers(root, journals) == [], at
+        state = judge(root, journals, old, undone, seen, f"{front} killed before call {at}")
+        assert state == ("new" if at == total else "old"), at
+    print(f"\nundo killed in the {front}: {seen}")
