@@ -13,7 +13,10 @@ import dataclasses
 import itertools
 import json
 import os
+import pty
 import random
+import re
+import select
 import shutil
 import signal
 import socket
@@ -1096,3 +1099,310 @@ async def test_an_undo_killed_in_the_cli_or_the_server_is_recovered_by_the_next_
         state = judge(root, journals, old, undone, seen, f"{front} killed before call {at}")
         assert state == ("new" if at == total else "old"), at
     print(f"\nundo killed in the {front}: {seen}")
+
+
+# -- 6. the history's permissions, and no history --------------------------------------------
+
+
+def modes(folder: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_mode & 0o7777 for p in [folder, *folder.iterdir()]}
+
+
+async def test_the_history_is_made_owner_only_whatever_the_umask(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "state" / "editguard" / "history"
+    monkeypatch.setenv("EDITGUARD_HISTORY", str(folder))
+    put(root / "a.txt", b"a\n")
+    umask = os.umask(0)  # the processes started now inherit it
+    try:
+        session = api_session(root, [])
+        call = await session.__aenter__()
+    finally:
+        os.umask(umask)
+    try:
+        (await call("edit_file", path="a.txt", edits=edit("a", "b"))).result()
+        # While the process holds the database open: its write-ahead log and shared memory
+        # exist too, as private as the database.
+        found = modes(folder)
+        assert found.pop("history") == 0o700
+        name = database(folder).name
+        assert found.pop(name) == 0o600
+        assert set(found) == {f"{name}-wal", f"{name}-shm"}
+        assert all(mode == 0o600 for mode in found.values()), found
+    finally:
+        await session.__aexit__(None, None, None)
+    cli(root, "edit_file", {"path": "a.txt", "edits": edit("b", "c")}).result()
+    assert modes(folder)["history"] == 0o700
+    assert modes(folder)[name] == 0o600
+
+
+UNSAFE = ["folder open to others", "folder of another user", "database open to others"]
+
+
+def make_unsafe(folder: Path, root: Path, how: str) -> Path | None:
+    """Make the history folder unsafe in one way; returns the database if it exists."""
+    folder.mkdir(mode=0o700)
+    if how == "folder open to others":
+        folder.chmod(0o755)
+        return None
+    if how == "folder of another user":
+        if os.getuid() != 0:
+            pytest.skip("only root can give a folder to another user")
+        os.chown(folder, 65534, 65534)
+        return None
+    # A database someone made readable by others: what it holds must not leak further.
+    db = Path(History([str(root.resolve())], str(folder)).path)
+    db.write_bytes(b"")
+    db.chmod(0o644)
+    return db
+
+
+@pytest.mark.parametrize("how", UNSAFE)
+@pytest.mark.parametrize("front", FRONTS)
+async def test_an_unsafe_history_refuses_every_change_and_writes_nothing(
+    front: str, how: str, root: Path, history_dir: Path
+) -> None:
+    db = make_unsafe(history_dir, root, how)
+    put(root / "a.txt", b"a\n")
+    put(root / "b.txt", b"b\n")
+    before = {name: Snapshot.of(root / name) for name in ("a.txt", "b.txt")}
+    writes: list[tuple[str, dict[str, Any]]] = [
+        ("edit_file", {"path": "a.txt", "edits": edit("a", "A")}),
+        ("write_file", {"path": "new.txt", "content": "new\n"}),
+        (
+            "batch",
+            {
+                "calls": [
+                    {"tool": "write_file", "arguments": {"path": "a.txt", "content": "A\n"}},
+                    {"tool": "write_file", "arguments": {"path": "b.txt", "content": "B\n"}},
+                ]
+            },
+        ),
+        ("undo", {}),
+        ("history", {}),
+    ]
+    async with FRONTS[front](root, []) as call:
+        for tool, arguments in writes:
+            refused = (await call(tool, **arguments)).error("PERMISSION_DENIED")
+            assert refused["history"].startswith(str(history_dir)), tool
+            assert "history" in refused["message"], tool
+            assert "--no-history" in refused["message"], tool
+    assert {name: Snapshot.of(root / name) for name in before} == before
+    assert not (root / "new.txt").exists()
+    assert sorted(p.name for p in history_dir.iterdir()) == ([db.name] if db else [])
+    if db is not None:
+        assert db.read_bytes() == b""
+
+
+async def test_a_database_that_is_a_link_is_not_followed(root: Path, history_dir: Path) -> None:
+    history_dir.mkdir(mode=0o700)
+    elsewhere = root.parent / "elsewhere.sqlite3"
+    elsewhere.write_bytes(b"not a database\n")
+    Path(History([str(root.resolve())], str(history_dir)).path).symlink_to(elsewhere)
+    put(root / "a.txt", b"a\n")
+    snapshot = Snapshot.of(root / "a.txt")
+    refused = cli(root, "edit_file", {"path": "a.txt", "edits": edit("a", "A")}).error(
+        "WRITE_FAILED"
+    )
+    assert "history database" in refused["message"]
+    untouched(root / "a.txt", snapshot)
+    assert elsewhere.read_bytes() == b"not a database\n"
+
+
+@pytest.mark.parametrize("front", FRONTS)
+async def test_no_history_records_nothing_and_undo_has_nothing_to_undo(
+    front: str, root: Path, history_dir: Path
+) -> None:
+    put(root / "a.txt", b"a\n")
+    async with FRONTS[front](root, ["--no-history"]) as call:
+        (await call("edit_file", path="a.txt", edits=edit("a", "A"))).result()
+        (await call("write_file", path="b.txt", content="b\n")).result()
+        off = (await call("undo")).error("CHANGE_NOT_FOUND")
+        assert "turned off" in off["message"]
+        assert off["history"] is None
+        (await call("history")).error("CHANGE_NOT_FOUND")
+    assert not history_dir.exists()
+    assert (root / "a.txt").read_bytes() == b"A\n"
+    # A process with the history on knows nothing of those changes either.
+    cli(root, "undo", {}).error("CHANGE_NOT_FOUND")
+    proc = subprocess.run(
+        [sys.executable, "-m", "editguard", "history", "--no-history", "--root", str(root)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["error"]["code"] == "CHANGE_NOT_FOUND"
+
+
+# -- 7. retention ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("front", FRONTS)
+async def test_retention_by_entries_drops_the_oldest_and_their_undo(
+    front: str, root: Path, history_dir: Path
+) -> None:
+    put(root / "a.txt", b"0\n")
+    states = [b"0\n"]
+    async with FRONTS[front](root, ["--history-entries", "3"]) as call:
+        for n in range(1, 6):
+            (await call("edit_file", path="a.txt", edits=edit(f"{n - 1}\n", f"{n}\n"))).result()
+            states.append((root / "a.txt").read_bytes())
+        log = (await call("history", limit=100)).result()["changes"]
+        assert [c["id"] for c in log] == [5, 4, 3]
+        gone = (await call("undo", change_id=2)).error("CHANGE_NOT_FOUND")
+        assert (gone["change_id"], gone["newest"]) == (2, 5)
+        short = (await call("undo", steps=4)).error("CHANGE_NOT_FOUND")
+        assert (short["found"], short["steps"]) == (3, 4)
+        assert (root / "a.txt").read_bytes() == states[5]
+        undo = (await call("undo", steps=3)).result()
+        assert undo["undone"] == [3, 4, 5]
+        assert (root / "a.txt").read_bytes() == states[2]
+        # The undo is itself an entry: change 3 went to make room for it; the undo stays.
+        log = (await call("history", limit=100)).result()["changes"]
+        assert [c["id"] for c in log] == [6, 5, 4]
+        (await call("undo", change_id=3)).error("CHANGE_NOT_FOUND")
+        (await call("undo", change_id=6)).result()
+        assert (root / "a.txt").read_bytes() == states[5]
+    db = check_database(database(history_dir))
+    try:
+        assert db.execute("SELECT id FROM changes ORDER BY id").fetchall() == [(5,), (6,), (7,)]
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("front", FRONTS)
+async def test_retention_by_bytes_keeps_the_newest_entries_that_fit(
+    front: str, root: Path, history_dir: Path
+) -> None:
+    lines = [f"line {n}: {'z' * 60}\n" for n in range(40)]
+    put(root / "a.txt", "".join(lines).encode())
+    limit = 2500  # about three entries
+    async with FRONTS[front](root, ["--history-bytes", str(limit)]) as call:
+        for n in range(6):
+            new = f"line {n}: changed {n}\n"
+            (await call("edit_file", path="a.txt", edits=edit(lines[n], new))).result()
+        db = check_database(database(history_dir))
+        try:
+            sizes = dict(db.execute("SELECT id, bytes FROM changes").fetchall())
+        finally:
+            db.close()
+        kept = sorted(sizes)
+        # The newest entries, as many as fit; one more would not.
+        assert kept == list(range(kept[0], 7))
+        assert 1 < len(kept) < 6
+        assert sum(sizes.values()) <= limit
+        assert sum(sizes.values()) + min(sizes.values()) > limit
+        log = (await call("history", limit=100)).result()["changes"]
+        assert [c["id"] for c in log] == kept[::-1]
+        (await call("undo", change_id=kept[0] - 1)).error("CHANGE_NOT_FOUND")
+        (await call("undo", change_id=kept[0])).error("STALE_VERSION")  # later ones came after
+
+    # A limit below one entry keeps the newest alone, and it can be undone.
+    async with FRONTS[front](root, ["--history-bytes", "1"]) as call:
+        before = (root / "a.txt").read_bytes()
+        (await call("edit_file", path="a.txt", edits=edit("line 20:", "LINE 20:"))).result()
+        assert [c["id"] for c in (await call("history")).result()["changes"]] == [7]
+        (await call("undo")).result()
+        assert (root / "a.txt").read_bytes() == before
+        assert [c["id"] for c in (await call("history")).result()["changes"]] == [8]
+    check_database(database(history_dir)).close()
+
+
+# -- 8. the log in a terminal --------------------------------------------------------------
+
+
+def in_terminal(argv: list[str], cwd: Path) -> tuple[int, str]:
+    """Run ``argv`` with a pseudo-terminal as its standard streams; its exit code and what it
+    printed (with the terminal's CRLF turned back into LF)."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(argv, cwd=cwd, stdin=slave, stdout=slave, stderr=slave)
+    os.close(slave)
+    chunks = []
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], 60)
+            assert ready, "no output in 60 s"
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the process closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        os.close(master)
+    code = proc.wait(timeout=60)
+    return code, b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+def green(text: str) -> str:
+    return f"\x1b[32m{text}\x1b[0m"
+
+
+def red(text: str) -> str:
+    return f"\x1b[31m{text}\x1b[0m"
+
+
+async def test_the_history_command_prints_a_coloured_log_in_a_terminal_and_json_otherwise(
+    root: Path, history_dir: Path
+) -> None:
+    put(root / "notes.txt", b"one\ntwo\nthree\n")
+    put(root / "old.txt", b"moved\n")
+    patch = (
+        "*** Begin Patch\n*** Update File: old.txt\n*** Move to: new.txt\n"
+        "@@\n-moved\n+moved!\n*** End Patch\n"
+    )
+    async with api_session(root, []) as call:
+        (await call("edit_file", path="notes.txt", edits=edit("two\n", "TWO\n2\n"))).result()
+        (await call("apply_patch", patch=patch)).result()
+        (await call("write_file", path="made.txt", content="made\n")).result()
+        (await call("undo", change_id=1)).result()
+    command = [sys.executable, "-m", "editguard", "history", "--root", str(root)]
+
+    code, out = in_terminal(command, root)
+    assert code == 0, out
+    heads = [line for line in out.splitlines() if not line.startswith("    ")]
+    assert [h.split("  ")[0] for h in heads] == [f"\x1b[33mchange {n}\x1b[0m" for n in (4, 3, 2, 1)]
+    assert re.fullmatch(
+        r"\x1b\[33mchange 4\x1b\[0m  \d{4}-\d\d-\d\dT\S+Z  undo  \(undoes 1\)", heads[0]
+    )
+    assert heads[3].endswith("  edit_file  \x1b[2m[undone by 4]\x1b[0m")
+    body = out.splitlines()
+    assert f"    M notes.txt  {green('+2')} {red('-1')}" in body  # the edit
+    assert f"    M notes.txt  {green('+1')} {red('-2')}" in body  # its undo
+    assert f"    R old.txt -> new.txt  {green('+1')} {red('-1')}" in body
+    assert f"    A made.txt  {green('+1')} {red('-0')}" in body
+
+    # One change in full: its diff, coloured.
+    code, out = in_terminal([*command, "--change", "1"], root)
+    assert code == 0, out
+    assert "\x1b[1m--- a/notes.txt\x1b[0m" in out
+    assert "\x1b[36m@@ -1,3 +1,4 @@\x1b[0m" in out.splitlines()
+    assert red("-two") in out.splitlines()
+    added = [line for line in out.splitlines() if line.startswith("\x1b[32m+")]
+    assert added == [green("+TWO"), green("+2")]
+
+    # Only one file's changes.
+    code, out = in_terminal([*command, "new.txt"], root)
+    assert code == 0, out
+    assert out.count("\x1b[33mchange") == 1
+    assert "R old.txt -> new.txt" in out
+
+    # An error, in red.
+    code, out = in_terminal([*command, "--change", "99"], root)
+    assert code == 1
+    assert out.startswith("\x1b[1;31mCHANGE_NOT_FOUND\x1b[0m: no change 99 in the history")
+
+    # JSON when asked, and when the output is not a terminal.
+    code, out = in_terminal([*command, "--json"], root)
+    assert code == 0
+    assert "\x1b[" not in out
+    in_json = json.loads(out)
+    piped = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+    assert "\x1b[" not in piped.stdout
+    assert json.loads(piped.stdout) == in_json
+    assert [c["id"] for c in in_json["changes"]] == [4, 3, 2, 1]
+    assert in_json["changes"][3]["undone_by"] == 4
