@@ -30,6 +30,11 @@ from .conftest import Snapshot, set_old_mtime
 
 pytestmark = pytest.mark.anyio
 
+# The SDK starts a stdio server with only a few of the environment's variables: pass on the
+# test folders of the journal and the history (tests/conftest.py), or the servers would write
+# to the user's own.
+STATE_ENV = {k: v for k, v in os.environ.items() if k in ("EDITGUARD_HISTORY", "EDITGUARD_JOURNAL")}
+
 
 @pytest.fixture
 def anyio_backend() -> str:
@@ -484,6 +489,7 @@ async def test_stdio_end_to_end(root: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "editguard", "serve", str(root), "--log-level", "WARNING"],
+        env=STATE_ENV,
     )
     async with Client(params) as client:
         names = [t.name for t in (await client.list_tools()).tools]
@@ -782,6 +788,7 @@ async def test_apply_patch_over_stdio_commits_all_files(root: Path, tmp_path: Pa
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "editguard", "serve", str(root), "--journal", str(tmp_path / "j")],
+        env=STATE_ENV,
     )
     async with Client(params) as client:
         result = await client.call_tool("apply_patch", {"patch": PATCH})

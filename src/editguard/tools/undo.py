@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from editguard.core.delta import CorruptDelta, take_back_all, unpack
+from editguard.core.delta import CorruptDelta, pack_whole, take_back_all, unpack
 from editguard.core.document import content_version, decode
 from editguard.errors import BinaryFile, ChangeNotFound, InvalidRequest, StaleVersion
 from editguard.history import Entry, FileRecord, History, records
@@ -120,6 +120,8 @@ def run(ctx: Context, args: UndoArgs) -> UndoResult:
                 txn.put(staged, content, target.oldest.before_mode)
         txn.undoes = sorted(e.id for e in chosen)
         written = txn.commit()
+        if not written and not args.dry_run:
+            _record_unchanged(txn, history, [staged for _, staged, _ in plans])
     return UndoResult(
         undone=txn.undoes,
         change_id=txn.change_id,
@@ -127,6 +129,29 @@ def run(ctx: Context, args: UndoArgs) -> UndoResult:
         written=written,
         dry_run=args.dry_run,
     )
+
+
+def _record_unchanged(txn: Transaction, history: History, files: list[StagedFile]) -> None:
+    """Record an undo that had nothing to write: every file was already as it was before the
+    changes (a forced undo of files put back outside editguard, or an undo whose process died
+    after its commit point but before its record). Without the entry the changes would stay in
+    effect for the history, and every later undo would pick them again."""
+    kept = []
+    for staged in files:
+        state = (staged.read_version, staged.read_mode)
+        data = bytes_of(txn.ctx, staged) if staged.read_version is not None else None
+        kept.append(
+            records.record(
+                path=staged.where.display,
+                real=staged.where.real,
+                action="deleted" if data is None else "updated",
+                before=state,
+                after=state,
+                diff="",
+                restore_data=None if data is None else pack_whole(data),
+            )
+        )
+    txn.change_id = history.record(txn.ctx.tool or "undo", kept, txn.undoes)
 
 
 def _choose(history: History, args: UndoArgs, real: str | None) -> list[Entry]:
@@ -143,16 +168,25 @@ def _choose(history: History, args: UndoArgs, real: str | None) -> list[Entry]:
             )
         return [entry]
     chosen: list[Entry] = []
+    # The changes an undo still in effect took back. Only the undos that touched ``real``
+    # count: an undo of one file of a change of several leaves the others' parts in effect.
+    # Newest first, an undo comes before the changes it took back, and an undo taken back
+    # (by a redo) is met after its redo, so it takes nothing back.
+    taken_back: set[int] = set()
     before = None
     while len(chosen) < args.steps:
         page = history.entries(real, 100, before=before)
         if not page:
             break
         for entry in page:
-            if not entry.undoes and not _taken_back(history, entry):
-                chosen.append(entry)
-                if len(chosen) == args.steps:
-                    break
+            if entry.id in taken_back:
+                continue
+            if entry.undoes:
+                taken_back.update(entry.undoes)
+                continue
+            chosen.append(entry)
+            if len(chosen) == args.steps:
+                break
         before = page[-1].id
     if len(chosen) < args.steps:
         where = f" of {args.path}" if args.path is not None else ""
@@ -166,18 +200,6 @@ def _choose(history: History, args: UndoArgs, real: str | None) -> list[Entry]:
         )
     full = [history.entry(e.id) for e in chosen]
     return [e for e in full if e is not None]
-
-
-def _taken_back(history: History, entry: Entry) -> bool:
-    """Whether an undo still in effect took ``entry`` back (an undo that was itself undone,
-    a redo, puts it back in effect)."""
-    chain = 0
-    by = entry.undone_by
-    while by is not None and chain < MAX_CHAIN:
-        chain += 1
-        undoer = history.entry(by, full=False)
-        by = undoer.undone_by if undoer is not None else None
-    return chain % 2 == 1
 
 
 def _filtered(entry: Entry, real: str | None) -> list[FileRecord]:
