@@ -448,6 +448,39 @@ def test_undo_with_path_and_steps_walks_one_file_back(tmp_path: Path) -> None:
     assert tree(tmp_path)[path] == (clip.old_bytes, 0o750)
 
 
+@pytest.mark.parametrize("then", ["by_path", "plain"])
+def test_a_file_undone_alone_leaves_the_rest_of_its_change_to_undo(
+    then: str, tmp_path: Path
+) -> None:
+    six, uu = _pair("six-1.15.0-1.16.0/six.py"), _pair("xlwt-1.2.0-1.3.0/xlwt/UnicodeUtils.py")
+    tox = _pair("xlwt-1.2.0-1.3.0/tox.ini")
+    for k, pair in enumerate((six, uu, tox)):
+        put(tmp_path, pair.name, pair.old_bytes, MODES[k])
+    original = tree(tmp_path)
+    ws = Workspace([tmp_path])
+    first = run(ws, edit_file(tox.name, *tox.texts()))
+    diff = unified(*six.texts(), six.name) + unified(*uu.texts(), uu.name)
+    both = run(ws, Change("apply_diff", [("apply_diff", {"diff": diff})], whole=True))
+    changed = tree(tmp_path)
+
+    alone = ws.undo(path=six.name)
+    assert alone.undone == [both]
+    same_tree(tmp_path, {**changed, six.name: original[six.name]})
+    # The other file of that change is still as the change left it, so the change is still
+    # there to undo for it: by its path, or as the latest change.
+    rest = ws.undo(path=uu.name) if then == "by_path" else ws.undo()
+    assert rest.undone == [both]
+    same_tree(tmp_path, {**original, tox.name: changed[tox.name]})
+    assert ws.undo().undone == [first]
+    same_tree(tmp_path, original)
+
+    # Redoing the first file's undo puts that file's part of the change back in effect alone.
+    ws.undo(change_id=alone.change_id)
+    same_tree(tmp_path, {**original, six.name: changed[six.name]})
+    assert ws.undo().undone == [both]
+    same_tree(tmp_path, original)
+
+
 def test_undo_of_the_latest_change_of_a_file_needs_that_change_still_in_place(
     tmp_path: Path,
 ) -> None:
