@@ -124,3 +124,58 @@ def test_applying_the_diff_to_the_old_text_gives_the_new_text(case: tuple[str, P
         assert diff == ""
     else:
         assert patch(text, diff) == new
+
+
+def _one_span(old: str, new: str) -> Plan:
+    """The change as one replacement between the texts' common start and end: all that a
+    multi-file change (or an undo) knows of a file when its history records it."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return Plan((Replacement(head, len(old) - tail, new[head : len(new) - tail]),))
+
+
+def test_a_span_over_the_match_budget_still_shows_only_the_changed_lines() -> None:
+    # 6,000 lines between the first and the last change: too many for difflib's matcher,
+    # which once made the whole span one removed and one added block (cut at the cap, and
+    # counted as thousands of lines by the history).
+    lines = [f"line {i}\n" for i in range(6000)]
+    changed = list(lines)
+    changed[10], changed[5990] = "ten\n", "far\n"
+    changed[3000:3000] = ["mid\n", "\n", "\n"]
+    old, new = "".join(lines), "".join(changed)
+    diff = render_diff(old, _one_span(old, new), "f", max_lines=2000)
+    assert patch(old, diff) == new
+    assert [line for line in diff.splitlines()[2:] if line[:1] in "+-"] == [
+        "-line 10",
+        "+ten",
+        "+mid",
+        "+",
+        "+",
+        "-line 5990",
+        "+far",
+    ]
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.sampled_from(["a\n", "b\n", "\n", "x", *(f"u{k}\n" for k in range(12))])),
+    st.lists(st.sampled_from(["a\n", "b\n", "\n", "x", *(f"u{k}\n" for k in range(12))])),
+)
+def test_a_diff_over_the_budget_is_still_a_valid_diff(old: list[str], new: list[str]) -> None:
+    # With no budget at all, every span is matched through its unique lines only.
+    import editguard.core.diff as module
+
+    old_text, new_text = "".join(old), "".join(new)
+    budget, module._MATCH_BUDGET = module._MATCH_BUDGET, 0
+    try:
+        diff = render_diff(old_text, _one_span(old_text, new_text), "f")
+    finally:
+        module._MATCH_BUDGET = budget
+    if old_text == new_text:
+        assert diff == ""
+    else:
+        assert patch(old_text, diff) == new_text

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import json
 
+from editguard.core.delta import spans
 from editguard.core.document import LF, line_numbers
 from editguard.core.plan import Plan
 
@@ -175,7 +176,9 @@ _Op = tuple[str, int, int, int, int]
 def _opcodes(old: list[str], new: list[str], budget: list[int]) -> list[_Op]:
     """difflib's opcodes from ``old`` to ``new``: the lines both start and end with are equal
     without a search, and the middle is matched line by line only while that is cheap (the
-    matcher is quadratic or worse); past that, the middle is one replaced block."""
+    matcher is quadratic or worse); past that, the stretches that differ are found first
+    (:func:`~editguard.core.delta.spans`), then each is matched while that is cheap, and one
+    past the budget is one replaced block."""
     p = 0
     while p < min(len(old), len(new)) and old[p] == new[p]:
         p += 1
@@ -184,14 +187,17 @@ def _opcodes(old: list[str], new: list[str], budget: list[int]) -> list[_Op]:
         s += 1
     a, b = len(old) - s, len(new) - s
     ops: list[_Op] = [("equal", 0, p, 0, p)] if p else []
-    pairs = (a - p) * (b - p)
-    if pairs > budget[0]:
-        tag = "replace" if a > p and b > p else ("delete" if a > p else "insert")
-        ops.append((tag, p, a, p, b))
-    elif a > p or b > p:
-        budget[0] -= pairs
-        matcher = difflib.SequenceMatcher(None, old[p:a], new[p:b], autojunk=False)
-        ops += [(t, i + p, j + p, k + p, m + p) for t, i, j, k, m in matcher.get_opcodes()]
+    if (a - p) * (b - p) > budget[0]:
+        # Too many for the matcher: the stretches that differ are found first, and only they
+        # are matched (each while the budget lasts).
+        i0, j0 = p, p
+        for i1, i2, j1, j2 in spans(old, new):
+            ops.append(("equal", i0, i1, j0, j1))
+            ops += _matched(old, new, (i1, i2, j1, j2), budget)
+            i0, j0 = i2, j2
+        ops.append(("equal", i0, a, j0, b))
+    else:
+        ops += _matched(old, new, (p, a, p, b), budget)
     if s:
         ops.append(("equal", a, len(old), b, len(new)))
     merged: list[_Op] = []
@@ -201,6 +207,30 @@ def _opcodes(old: list[str], new: list[str], budget: list[int]) -> list[_Op]:
         elif op[1] < op[2] or op[3] < op[4]:
             merged.append(op)
     return merged
+
+
+def _matched(
+    old: list[str], new: list[str], span: tuple[int, int, int, int], budget: list[int]
+) -> list[_Op]:
+    """Opcodes of ``old[i1:i2]`` against ``new[j1:j2]``: difflib's while the budget lasts,
+    else one replaced block (inside the lines both start and end with)."""
+    i1, i2, j1, j2 = span
+    while i1 < i2 and j1 < j2 and old[i1] == new[j1]:
+        i1, j1 = i1 + 1, j1 + 1
+    while i1 < i2 and j1 < j2 and old[i2 - 1] == new[j2 - 1]:
+        i2, j2 = i2 - 1, j2 - 1
+    ops: list[_Op] = [("equal", span[0], i1, span[2], j1)]
+    pairs = (i2 - i1) * (j2 - j1)
+    if pairs > budget[0]:
+        ops.append(("replace", i1, i2, j1, j2))
+    elif pairs:
+        budget[0] -= pairs
+        matcher = difflib.SequenceMatcher(None, old[i1:i2], new[j1:j2], autojunk=False)
+        ops += [(t, i + i1, j + i1, k + j1, m + j1) for t, i, j, k, m in matcher.get_opcodes()]
+    elif i1 < i2 or j1 < j2:
+        ops.append(("delete" if i1 < i2 else "insert", i1, i2, j1, j2))
+    ops.append(("equal", i2, span[1], j2, span[3]))
+    return ops
 
 
 def _hunks(ops: list[_Op], context: int) -> list[list[_Op]]:

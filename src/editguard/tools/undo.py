@@ -3,7 +3,9 @@
 Which change: ``change_id``; else the latest ``steps`` changes still in effect (an undo is not
 itself taken back by a plain ``undo``, and a change already taken back is skipped), of ``path``
 or of the whole workspace. With ``path``, only that file is restored (and the other end of a
-move it took part in).
+move it took part in); the change's other files stay in effect, so a later ``undo`` (of one of
+them, or of the workspace) still takes them back. Whether a file's part of a change is in effect
+is decided per file: the undos still in effect (not undone by a redo) that restored it.
 
 Each file must be exactly as the newest undone change left it (its version, or absent); a file
 changed since by anyone is STALE_VERSION, naming the file and what changed it, unless
@@ -14,6 +16,7 @@ give the recorded version is refused). The undo is itself a history entry: undoi
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from typing import Literal
 
@@ -155,7 +158,8 @@ def _record_unchanged(txn: Transaction, history: History, files: list[StagedFile
 
 
 def _choose(history: History, args: UndoArgs, real: str | None) -> list[Entry]:
-    """The changes to undo, newest first, in full."""
+    """The changes to undo, newest first, in full; a change chosen by ``steps`` holds only
+    its files still in effect (an undo with a path took back that file's part alone)."""
     if args.change_id is not None:
         entry = history.entry(args.change_id)
         if entry is None:
@@ -167,24 +171,21 @@ def _choose(history: History, args: UndoArgs, real: str | None) -> list[Entry]:
                 data={"change_id": args.change_id},
             )
         return [entry]
-    chosen: list[Entry] = []
-    # The changes an undo still in effect took back. Only the undos that touched ``real``
-    # count: an undo of one file of a change of several leaves the others' parts in effect.
-    # Newest first, an undo comes before the changes it took back, and an undo taken back
-    # (by a redo) is met after its redo, so it takes nothing back.
-    taken_back: set[int] = set()
+    chosen: dict[int, set[str]] = {}  # change -> its files still in effect
+    taken: set[tuple[int, str]] = set()  # (change, file) an undo in effect took back
     before = None
     while len(chosen) < args.steps:
         page = history.entries(real, 100, before=before)
         if not page:
             break
-        for entry in page:
-            if entry.id in taken_back:
-                continue
+        for entry in page:  # newest first: an undo comes before what it took back
+            live = {f.real for f in _filtered(entry, real) if (entry.id, f.real) not in taken}
+            if not live:
+                continue  # taken back (an undo undone by a redo no longer takes anything back)
             if entry.undoes:
-                taken_back.update(entry.undoes)
+                taken.update((undone, file) for undone in entry.undoes for file in live)
                 continue
-            chosen.append(entry)
+            chosen[entry.id] = live
             if len(chosen) == args.steps:
                 break
         before = page[-1].id
@@ -198,8 +199,14 @@ def _choose(history: History, args: UndoArgs, real: str | None) -> list[Entry]:
             data={"found": len(chosen), "steps": args.steps},
             suggestions=["Call history to see the recorded changes and their ids."],
         )
-    full = [history.entry(e.id) for e in chosen]
-    return [e for e in full if e is not None]
+    out = []
+    for change, live in chosen.items():
+        entry = history.entry(change)
+        if entry is not None:
+            out.append(
+                dataclasses.replace(entry, files=tuple(f for f in entry.files if f.real in live))
+            )
+    return out
 
 
 def _filtered(entry: Entry, real: str | None) -> list[FileRecord]:
