@@ -73,6 +73,8 @@ CREATE INDEX IF NOT EXISTS files_real ON files (real, change);
 
 # The open databases of this process, by path: (the process that opened it, the connection).
 _OPEN: dict[str, tuple[int, sqlite3.Connection]] = {}
+# At most this many stay open (each holds three descriptors); the least recently opened goes.
+MAX_OPEN = 8
 _LOCKS: dict[str, threading.RLock] = {}
 _SHARED_LOCK = threading.Lock()
 
@@ -226,7 +228,9 @@ class History:
                 )
         except sqlite3.Error as exc:
             raise self._unusable(f"the database cannot be used ({exc})") from None
-        _OPEN[self.path] = (os.getpid(), db)
+        with _SHARED_LOCK:
+            _OPEN[self.path] = (os.getpid(), db)
+        _close_spare(self.path)
         return db
 
     def _check_folder(self) -> None:
@@ -259,7 +263,7 @@ class History:
     def close(self) -> None:
         """Close the database (for every History of it in this process; it is opened again
         when needed)."""
-        with self._lock:
+        with self._lock, _SHARED_LOCK:
             shared = _OPEN.pop(self.path, None)
             if shared is not None and shared[0] == os.getpid():
                 shared[1].close()
@@ -461,6 +465,24 @@ class History:
                 f"the history database {self.path} could not {what}: {exc}",
                 data={"history": self.path},
             ) from None
+
+
+def _close_spare(keep: str) -> None:
+    """Close the oldest open databases past :data:`MAX_OPEN` (a server whose clients' roots
+    change, a test suite), each only while no thread uses it."""
+    with _SHARED_LOCK:
+        spare = [path for path in _OPEN if path != keep][: max(0, len(_OPEN) - MAX_OPEN)]
+    for path in spare:
+        lock = _LOCKS.get(path)
+        if lock is None or not lock.acquire(blocking=False):
+            continue  # in use: it goes another time
+        try:
+            with _SHARED_LOCK:
+                shared = _OPEN.pop(path, None)
+            if shared is not None and shared[0] == os.getpid():
+                shared[1].close()
+        finally:
+            lock.release()
 
 
 @contextmanager
