@@ -21,7 +21,7 @@ class HistoryArgs(Args):
     path: str | None = Field(None, description="Only the changes of this file.")
     limit: int = Field(10, ge=1, le=MAX_LIMIT, description="How many changes (newest first).")
     change_id: int | None = Field(
-        None, ge=1, description="One change in full, with each file's diff."
+        None, ge=1, le=2**62, description="One change in full, with each file's diff."
     )
 
 

@@ -24,7 +24,15 @@ from pydantic import BaseModel, Field
 
 from editguard.core.delta import CorruptDelta, pack_whole, take_back_all, unpack
 from editguard.core.document import content_version, decode
-from editguard.errors import BinaryFile, ChangeNotFound, InvalidRequest, StaleVersion
+from editguard.errors import (
+    BinaryFile,
+    ChangeNotFound,
+    FileBusy,
+    InvalidRequest,
+    NotAFile,
+    StaleVersion,
+)
+from editguard.fs.sandbox import names_a_link
 from editguard.history import Entry, FileRecord, History, records
 from editguard.pipeline import Context
 from editguard.tools._common import DRY_RUN_HELP, Args
@@ -34,6 +42,10 @@ from editguard.tools.history import history_of, not_found
 from editguard.transaction import StagedFile, Transaction, bytes_of
 
 MAX_STEPS = 100
+LOCK_ROUNDS = 5  # times undo locks again when the changes to undo changed meanwhile
+MAX_ID = 2**62
+LISTED = 10  # later changes a STALE_VERSION names; the rest are counted
+FORCE_DIFF_BYTES = 1_000_000  # a refusal shows the forced diff only for files up to this size
 # Recorded changes one rebuild may go through (each costs the file's size once).
 MAX_CHAIN = 200
 SINCE_DIFF_LINES = 40  # of the diff a forced undo would make, in a STALE_VERSION
@@ -43,7 +55,10 @@ class UndoArgs(Args):
     """Arguments of undo."""
 
     change_id: int | None = Field(
-        None, ge=1, description="The change to undo (an id from history). Default: the latest."
+        None,
+        ge=1,
+        le=MAX_ID,
+        description="The change to undo (an id from history). Default: the latest.",
     )
     path: str | None = Field(
         None, description="Undo this file's latest changes (only this file is restored)."
@@ -100,31 +115,27 @@ def run(ctx: Context, args: UndoArgs) -> UndoResult:
         raise InvalidRequest("give either change_id or steps, not both", data={"field": "steps"})
     history = history_of(ctx)
     real = ctx.sandbox.resolve(args.path).real if args.path is not None else None
-    with transaction(ctx, args.dry_run) as (txn, _):
-        chosen = _choose(history, args, real)
-        txn.lock(sorted({f.real for e in chosen for f in _filtered(e, real)}))
-        chosen = _choose(history, args, real)  # again, now that no editguard writer can act
-        targets = _targets(chosen, real)
-        rebuild = _Rebuild(txn, history)
-        plans = []
-        for target in targets.values():
-            rec = target.oldest
-            staged = rebuild.staged(rec.real)
-            if staged.read_version != target.newest.after_version and not args.force:
-                raise _changed_since(rebuild, target, staged)
-            plans.append((target, staged, rebuild.before(rec.real, target.oldest_entry)))
-        files = []
-        for target, staged, content in plans:
-            files.append(_change(rebuild, staged, target.oldest, content))
-            if content is None:
-                if staged.exists:
-                    txn.delete(staged.where)
-            else:
-                txn.put(staged, content, target.oldest.before_mode)
-        txn.undoes = sorted(e.id for e in chosen)
-        written = txn.commit()
-        if not written and not args.dry_run:
-            _record_unchanged(txn, history, [staged for _, staged, _ in plans])
+    wanted: set[str] = set()
+    for _ in range(LOCK_ROUNDS):
+        with transaction(ctx, args.dry_run) as (txn, _):
+            chosen = _choose(history, args, real)
+            wanted |= _paths(chosen, real)
+            txn.lock(sorted(wanted))
+            # Again, now that no editguard writer can act on these files: a change made in
+            # between may name others, which are locked in order on the next round (never one
+            # by one, which could wait on another undo in a cycle).
+            chosen = _choose(history, args, real)
+            if not _paths(chosen, real) <= wanted:
+                wanted |= _paths(chosen, real)
+                continue
+            files, written = _undo(txn, history, chosen, real, args)
+            break
+    else:
+        raise FileBusy(
+            "the changes to undo kept changing while their files were locked; nothing was written",
+            data={"rounds": LOCK_ROUNDS},
+            suggestions=["Try again in a moment."],
+        )
     return UndoResult(
         undone=txn.undoes,
         change_id=txn.change_id,
@@ -132,6 +143,48 @@ def run(ctx: Context, args: UndoArgs) -> UndoResult:
         written=written,
         dry_run=args.dry_run,
     )
+
+
+def _undo(
+    txn: Transaction, history: History, chosen: list[Entry], real: str | None, args: UndoArgs
+) -> tuple[list[RestoredFile], bool]:
+    """Check, rebuild and stage every file of ``chosen``, then commit."""
+    targets = _targets(chosen, real)
+    rebuild = _Rebuild(txn, history)
+    plans = []
+    for target in targets.values():
+        rec = target.oldest
+        staged = rebuild.staged(rec.real)
+        if not _as_left(staged, target.newest) and not args.force:
+            raise _changed_since(rebuild, target, staged)
+        plans.append((target, staged, rebuild.before(rec.real, target.oldest_entry)))
+    files = []
+    for target, staged, content in plans:
+        files.append(_change(rebuild, staged, target.oldest, content))
+        if content is None:
+            if staged.exists:
+                txn.delete(staged.where)
+        else:
+            txn.put(staged, content, target.oldest.before_mode)
+    txn.undoes = sorted(e.id for e in chosen)
+    written = txn.commit()
+    if not written and not args.dry_run:
+        _record_unchanged(txn, history, [staged for _, staged, _ in plans])
+    return files, written
+
+
+def _as_left(staged: StagedFile, rec: FileRecord) -> bool:
+    """Whether the file is as the change recorded in ``rec`` left it: its bytes, and its
+    permission bits where the record knows them."""
+    if staged.read_version != rec.after_version:
+        return False
+    known = rec.after_mode is not None and staged.read_mode is not None
+    return not known or staged.read_mode == rec.after_mode
+
+
+def _paths(chosen: list[Entry], real: str | None) -> set[str]:
+    """The files an undo of ``chosen`` reads and writes."""
+    return {f.real for e in chosen for f in _filtered(e, real)}
 
 
 def _record_unchanged(txn: Transaction, history: History, files: list[StagedFile]) -> None:
@@ -241,17 +294,35 @@ class _Rebuild:
 
     def __init__(self, txn: Transaction, history: History) -> None:
         self.txn, self.history = txn, history
-        self.memo: dict[tuple[str, int, str], bytes | None] = {}
+        self.memo: dict[tuple[str, int], bytes | None] = {}  # what before() gave
+        self.now: dict[str, bytes] = {}
         self.depth = 0
 
     def staged(self, real: str) -> StagedFile:
-        return self.txn.file(self.txn.ctx.sandbox.resolve(real))
+        """The file at a recorded path, locked.
+
+        Raises:
+            NotAFile: the path is now a symbolic link (undo would write through it).
+        """
+        where = self.txn.ctx.sandbox.resolve(real)
+        if where.real != real or names_a_link(self.txn.ctx.sandbox, where):
+            raise NotAFile(
+                f"{real} is now a symbolic link (to {where.display}); undo does not write "
+                "through it; nothing was written",
+                path=real,
+                data={"target": where.display},
+                suggestions=["Remove the link, then undo again."],
+            )
+        return self.txn.file(where)
 
     def current(self, real: str) -> tuple[str | None, bytes | None]:
+        """The file's version and bytes now (read once)."""
         staged = self.staged(real)
         if staged.read_version is None:
             return None, None
-        return staged.read_version, bytes_of(self.txn.ctx, staged)
+        if real not in self.now:
+            self.now[real] = bytes_of(self.txn.ctx, staged)
+        return staged.read_version, self.now[real]
 
     def before(self, real: str, entry: Entry) -> bytes | None:
         """The bytes of ``real`` just before ``entry`` (``None``: it did not exist).
@@ -260,8 +331,12 @@ class _Rebuild:
             StaleVersion: they cannot be rebuilt (a file changed outside editguard where a
                 later state is needed, or a stored change is damaged).
         """
+        key = (real, entry.id)
+        if key in self.memo:
+            return self.memo[key]
+        self.depth = 0  # each file's rebuild has its own chain
         try:
-            return self._before(real, entry)
+            data = self._before(real, entry)
         except _Unrestorable as exc:
             display = self.staged(real).where.display
             raise StaleVersion(
@@ -274,16 +349,17 @@ class _Rebuild:
                     "the changed lines of files over 64 KB."
                 ],
             ) from None
+        self.memo[key] = data
+        return data
 
     def _before(self, real: str, entry: Entry) -> bytes | None:
-        key = (real, entry.id, "before")
-        if key in self.memo:
-            return self.memo[key]
         rec = _record_of(entry, real)
         if rec.before_version is None:
             return None
-        assert rec.restore is not None
-        limit = self.txn.ctx.max_file_bytes
+        if rec.restore is None:
+            raise _Unrestorable("the stored change is damaged (no restore data)")
+        # A stored change holds at most a file's bytes, plus its splices' headers.
+        limit = 2 * self.txn.ctx.max_file_bytes + (1 << 20)
         try:
             stored = unpack(rec.restore, limit)
             if isinstance(stored, bytes):
@@ -298,7 +374,6 @@ class _Rebuild:
             raise _Unrestorable(f"the stored change is damaged ({exc})") from None
         if content_version([data]) != rec.before_version:
             raise _Unrestorable("the rebuilt bytes are not the recorded version")
-        self.memo[key] = data
         return data
 
     def _after(self, real: str, entry: Entry) -> bytes | None:
@@ -343,30 +418,25 @@ def _changed_since(rebuild: _Rebuild, target: _Target, staged: StagedFile) -> St
     last_version = _record_of(later[-1], rec.real).after_version if later else rec.after_version
     outside = staged.read_version != last_version
     display = staged.where.display
-    causes = [f"change {e.id} ({e.tool}, {_when(e.time)})" for e in later]
+    causes = [f"change {e.id} ({e.tool}, {_when(e.time)})" for e in later[:LISTED]]
+    if len(later) > LISTED:
+        causes.append(f"{len(later) - LISTED} more changes")
     if outside:
         causes.append("an edit outside editguard")
     data: dict[str, object] = {
         "expected_version": rec.after_version,
         "actual_version": staged.read_version,
-        "changed_by": [e.id for e in later],
+        "changed_by": [e.id for e in later[:LISTED]],
         "outside_editguard": outside,
     }
     message = (
         f"{display} changed since change {target.newest_entry.id}: by {', '.join(causes)}"
         f"{'' if staged.read_version is not None else ' (it is deleted now)'}; nothing was written"
     )
-    try:
-        content = rebuild.before(rec.real, target.oldest_entry)
-    except StaleVersion:
-        data["restorable"] = False
-    else:
-        now = _text(bytes_of(rebuild.txn.ctx, staged)) if staged.read_version else ""
-        diff = records.text_diff(now or "", _text(content) or "", display)
-        lines = diff.splitlines()
-        if len(lines) > SINCE_DIFF_LINES:
-            lines = [*lines[:SINCE_DIFF_LINES], f"... {len(lines) - SINCE_DIFF_LINES} more lines"]
-        data["force_diff"] = "\n".join(lines)
+    now = rebuild.current(rec.real)[1]
+    # What a forced undo would do, shown only where rebuilding it is cheap.
+    if len(now or b"") <= FORCE_DIFF_BYTES and len(later) <= LISTED:
+        data.update(_force_diff(rebuild, target, now, display))
     return StaleVersion(
         message,
         path=display,
@@ -377,6 +447,21 @@ def _changed_since(rebuild: _Rebuild, target: _Target, staged: StagedFile) -> St
             "the undo can itself be undone)."
         ],
     )
+
+
+def _force_diff(
+    rebuild: _Rebuild, target: _Target, now: bytes | None, display: str
+) -> dict[str, object]:
+    """``force_diff``: the diff a forced undo would make (or ``restorable: false``)."""
+    try:
+        content = rebuild.before(target.oldest.real, target.oldest_entry)
+    except StaleVersion:
+        return {"restorable": False}
+    diff = records.text_diff(_text(now) or "", _text(content) or "", display)
+    lines = diff.splitlines()
+    if len(lines) > SINCE_DIFF_LINES:
+        lines = [*lines[:SINCE_DIFF_LINES], f"... {len(lines) - SINCE_DIFF_LINES} more lines"]
+    return {"force_diff": "\n".join(lines)}
 
 
 def _when(timestamp: float) -> str:
