@@ -33,6 +33,7 @@ from editguard.core.document import Document, content_version, decode
 from editguard.core.plan import Changed, Plan, applied, render, render_tracked
 from editguard.errors import (
     BinaryFile,
+    EditError,
     FileNotFound,
     NotAFile,
     StaleVersion,
@@ -86,6 +87,7 @@ class StagedFile:
     # first) that take the staged bytes back to what was read (``None``: not known, so the
     # old bytes are kept whole).
     original: Document | None = None
+    read_size: int | None = None  # characters of the text as read (bytes of a binary file)
     layers: list[Layer] | None = dataclasses.field(default_factory=list)
     changed: Changed | None = dataclasses.field(default_factory=Changed)  # for its diff
     origin: StagedFile | None = None  # a moved file: the file whose content this continues
@@ -526,9 +528,9 @@ class Transaction:
         )
         moved = None
         if origin is not None:
-            action, moved = "moved", origin.where.display
+            action, moved = "moved", origin.where.real
         elif moved_to is not None and after[0] is None:
-            action, moved = "moved", moved_to.where.display
+            action, moved = "moved", moved_to.where.real
         # The file that holds what this path held (its deltas lead back to it).
         holder: StagedFile | None = (
             moved_to if moved_to is not None and moved_to.origin is staged else staged
@@ -538,8 +540,13 @@ class Transaction:
         restore = None
         if before[0] is not None:
             layers = holder.layers if holder is not None and holder.exists else None
-            chars = len(staged.original.text) if staged.original is not None else None
-            restore = records.restore(chars, lambda: bytes_of(self.ctx, staged), layers)
+            final = holder.content if holder is not None else None
+            restore = records.restore(
+                staged.read_size,
+                lambda: bytes_of(self.ctx, staged),
+                layers,
+                None if final is None else lambda: final,
+            )
         if staged.binary or (staged.read_version is not None and staged.original is None):
             diff = ""
         elif moved_to is not None and after[0] is None:
@@ -590,15 +597,17 @@ def _read(ctx: Context, where: Resolved, location: Location) -> StagedFile:
     except FileNotFound:
         return StagedFile(where, location, None, None, None, None, None)
     except BinaryFile:
-        version, mode = _raw(ctx, where, location)
+        version, mode, size = _raw(ctx, where, location)
         return StagedFile(
-            where, location, version, mode, None, version, mode, binary=True, layers=None
+            where, location, version, mode, None, version, mode, binary=True, read_size=size
         )
-    return StagedFile(where, location, version, mode, doc, version, mode, original=doc)
+    return StagedFile(
+        where, location, version, mode, doc, version, mode, original=doc, read_size=len(doc.text)
+    )
 
 
-def _raw(ctx: Context, where: Resolved, location: Location) -> tuple[str, int]:
-    """The version and mode of a file that is not text."""
+def _raw(ctx: Context, where: Resolved, location: Location) -> tuple[str, int, int]:
+    """The version, mode and size of a file that is not text."""
     reader = FileReader(location, where.display, ctx.max_file_bytes)
     try:
         reader.head()
@@ -607,7 +616,7 @@ def _raw(ctx: Context, where: Resolved, location: Location) -> tuple[str, int]:
     finally:
         reader.close()
     assert reader.stat is not None
-    return reader.version, reader.stat.st_mode & 0o7777
+    return reader.version, reader.stat.st_mode & 0o7777, reader.stat.st_size
 
 
 def bytes_of(ctx: Context, staged: StagedFile) -> bytes:
@@ -620,3 +629,43 @@ def bytes_of(ctx: Context, staged: StagedFile) -> bytes:
     # The journal checks again that the file still holds the version that was read.
     check_version(staged.where.display, staged.read_version, reader.version)
     return data
+
+
+# How long settling waits for each file's lock: a live commit holds it, so a busy file means the
+# entry's change may still be running (it is settled another time).
+SETTLE_WAIT = 0.2
+
+
+def settle(ctx: Context) -> None:
+    """Settle the history's pending entries whose change is not running: an entry whose files
+    all hold what it wrote counts; one whose files all hold what it found goes (the change was
+    rolled back, or never made). Any other entry stays pending, out of the history's view.
+    Costs one query when nothing is pending; never raises."""
+    history = ctx.history
+    if history is None:
+        return
+    try:
+        for entry in history.pending():
+            with contextlib.ExitStack() as stack:
+                wheres = [ctx.sandbox.resolve(f.real) for f in entry.files]
+                for where in sorted(wheres, key=lambda w: w.real):
+                    stack.enter_context(ctx.locks.hold(where.real, where.display, SETTLE_WAIT))
+                recovered(ctx, frozenset(w.real for w in wheres))
+                now = [_version_now(ctx, w) for w in wheres]
+                if all(v == f.after_version for v, f in zip(now, entry.files, strict=True)):
+                    history.settle(entry.id, done=True)
+                elif all(v == f.before_version for v, f in zip(now, entry.files, strict=True)):
+                    history.settle(entry.id, done=False)
+    except EditError:
+        return  # busy, outside the roots now, or a history that fails: another time
+
+
+def _version_now(ctx: Context, where: Resolved) -> str | None:
+    """The file's version, or ``None`` when it does not exist."""
+    with locate(ctx.sandbox, where, create=True) as location:
+        if location.missing:
+            return None
+        try:
+            return _raw(ctx, where, location)[0]
+        except FileNotFound:
+            return None

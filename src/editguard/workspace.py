@@ -44,6 +44,7 @@ from editguard.tools.read_file import ReadFileResult
 from editguard.tools.safe_edit import LineEdit, SafeEditResult, SearchReplaceOp
 from editguard.tools.undo import UndoResult
 from editguard.tools.write_file import WriteFileResult
+from editguard.transaction import settle
 from editguard.validate import Linter
 from editguard.validate.linters import linter_named
 
@@ -131,6 +132,7 @@ class Workspace:
             history=history or None,
         )
         journal.recover(self.context.locks)
+        settle(self.context)
 
     @property
     def roots(self) -> tuple[str, ...]:

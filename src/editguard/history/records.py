@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from editguard.core.delta import Layer, common_ends, pack_layers, pack_whole
+from editguard.core.delta import Layer, between, common_ends, pack_layers, pack_whole
 from editguard.core.diff import render_diff
 from editguard.core.plan import Plan, Replacement
 from editguard.history.store import Action, FileRecord
@@ -39,14 +39,19 @@ def counts(diff: str) -> tuple[int, int]:
 
 
 def restore(
-    old_chars: int | None,
+    old_size: int | None,
     old_bytes: Callable[[], bytes],
     layers: Sequence[Layer] | None,
+    new_bytes: Callable[[], bytes] | None = None,
 ) -> bytes:
-    """The restore data of a path that existed before: its whole bytes (small, not text,
-    or deleted: ``layers`` is ``None``), or the layers that take the change back."""
-    if layers is None or old_chars is None or old_chars <= WHOLE_LIMIT:
+    """The restore data of a path that existed before: its whole bytes (small, or deleted:
+    ``layers`` is ``None``), or what takes the change back. Several layers (a file changed by
+    several calls of one change) are stored as one, the net change from ``old_bytes`` to
+    ``new_bytes``, so that what is kept never grows with the number of calls."""
+    if layers is None or old_size is None or old_size <= WHOLE_LIMIT:
         return pack_whole(old_bytes())
+    if len(layers) > 1 and new_bytes is not None:
+        layers = [between(old_bytes(), new_bytes())]
     return pack_layers(layers)
 
 

@@ -27,7 +27,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
-from editguard.errors import EditError, PermissionDenied, WriteFailed
+from editguard.errors import ChangeNotFound, EditError, PermissionDenied, WriteFailed
 
 if TYPE_CHECKING:
     import sqlite3
@@ -47,7 +47,8 @@ CREATE TABLE IF NOT EXISTS changes (
     tool TEXT NOT NULL,
     undoes TEXT NOT NULL DEFAULT '',
     undone_by INTEGER,
-    bytes INTEGER NOT NULL
+    bytes INTEGER NOT NULL,
+    pending INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS files (
     change INTEGER NOT NULL,
@@ -68,6 +69,7 @@ CREATE TABLE IF NOT EXISTS files (
     PRIMARY KEY (change, seq)
 );
 CREATE INDEX IF NOT EXISTS files_real ON files (real, change);
+CREATE INDEX IF NOT EXISTS changes_pending ON changes (pending) WHERE pending = 1;
 """
 
 
@@ -220,6 +222,13 @@ class History:
             db.execute("PRAGMA synchronous=NORMAL")
             with _write(db):
                 for statement in _SCHEMA.split(";"):
+                    if "changes_pending" in statement:
+                        # A database made before entries could be pending gets the column.
+                        columns = {r[1] for r in db.execute("PRAGMA table_info(changes)")}
+                        if "pending" not in columns:
+                            db.execute(
+                                "ALTER TABLE changes ADD COLUMN pending INTEGER NOT NULL DEFAULT 0"
+                            )
                     if statement.strip():
                         db.execute(statement)
                 db.execute(
@@ -277,37 +286,76 @@ class History:
         Raises:
             WriteFailed: the database refused (disk full, locked past the timeout).
         """
-        with self.recording(tool, files, undoes) as change:
-            return change
+        return self._write_entry(tool, files, undoes, pending=False)
 
     @contextmanager
     def recording(
         self, tool: str, files: Sequence[FileRecord], undoes: Sequence[int] = ()
     ) -> Iterator[int]:
-        """Record one change in a database transaction around the ``with`` block (which makes
-        the change): the entry is written first, committed when the block ends, and dropped if
-        it raises. Yields the entry's id.
+        """Record one change made by the ``with`` block: the entry is committed first, as
+        pending (so a history that cannot record refuses before anything changes, and a change
+        whose process dies is found again, see :meth:`pending`); it counts once the block ends,
+        and is dropped if the block raises. Yields the entry's id.
 
         Raises:
-            WriteFailed: the database refused, before the block (nothing was made) or, rarely,
-                at its end (the change is made but not recorded).
+            WriteFailed: the database refused before the block (nothing was made).
         """
+        change = self._write_entry(tool, files, undoes, pending=True)
+        try:
+            yield change
+        except BaseException:
+            with contextlib.suppress(EditError):
+                self.settle(change, done=False)
+            raise
+        # If this fails (disk full), the entry stays pending and is settled later.
+        with contextlib.suppress(EditError):
+            self.settle(change, done=True)
+
+    def _write_entry(
+        self, tool: str, files: Sequence[FileRecord], undoes: Sequence[int], *, pending: bool
+    ) -> int:
         size = sum(f.size for f in files)
         rows = [_row(f) for f in files]
-        with self._lock:
-            with self._guard("record the change"):
-                db = self._connection()
-                db.execute("BEGIN IMMEDIATE")
-            try:
-                with self._guard("record the change"):
-                    change = self._insert(db, tool, rows, size, undoes)
-                yield change
-            except BaseException:
-                with contextlib.suppress(Exception):
-                    db.execute("ROLLBACK")
-                raise
-            with self._guard("record the change"):
-                db.execute("COMMIT")
+        with self._lock, self._guard("record the change"):
+            db = self._connection()
+            with _write(db):
+                return self._insert(db, tool, rows, size, undoes, pending)
+
+    def settle(self, change: int, *, done: bool) -> None:
+        """End a pending entry: it counts (``done``; the changes it undoes are marked), or it
+        goes (its change was not made).
+
+        Raises:
+            WriteFailed: the database refused.
+        """
+        with self._lock, self._guard("record the change"):
+            db = self._connection()
+            with _write(db):
+                row = db.execute(
+                    "SELECT undoes, bytes FROM changes WHERE id = ? AND pending = 1", (change,)
+                ).fetchone()
+                if row is None:
+                    return
+                if done:
+                    db.execute("UPDATE changes SET pending = 0 WHERE id = ?", (change,))
+                    undoes = _ids(row[0])
+                    db.executemany(
+                        "UPDATE changes SET undone_by = ? WHERE id = ?",
+                        [(change, u) for u in undoes],
+                    )
+                    return
+                db.execute("DELETE FROM files WHERE change = ?", (change,))
+                db.execute("DELETE FROM changes WHERE id = ?", (change,))
+                db.execute("UPDATE meta SET value = value - 1 WHERE key = 'entries'")
+                db.execute("UPDATE meta SET value = value - ? WHERE key = 'bytes'", (row[1],))
+
+    def pending(self) -> list[Entry]:
+        """Entries whose change may or may not have been made (its process died, or the
+        database refused to confirm it), oldest first, without diffs."""
+        with self._lock, self._guard("read the history"):
+            db = self._connection()
+            ids = [r[0] for r in db.execute("SELECT id FROM changes WHERE pending = 1 ORDER BY id")]
+            return self._load(db, ids, full=False, pending=True)
 
     def _insert(
         self,
@@ -316,10 +364,11 @@ class History:
         rows: list[tuple[Any, ...]],
         size: int,
         undoes: Sequence[int],
+        pending: bool = False,
     ) -> int:
         cur = db.execute(
-            "INSERT INTO changes (time, tool, undoes, bytes) VALUES (?, ?, ?, ?)",
-            (time.time(), tool, ",".join(map(str, undoes)), size),
+            "INSERT INTO changes (time, tool, undoes, bytes, pending) VALUES (?, ?, ?, ?, ?)",
+            (time.time(), tool, ",".join(map(str, undoes)), size, int(pending)),
         )
         change = cur.lastrowid
         assert change is not None
@@ -327,7 +376,7 @@ class History:
             "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(change, seq, *row) for seq, row in enumerate(rows)],
         )
-        if undoes:
+        if undoes and not pending:
             db.executemany(
                 "UPDATE changes SET undone_by = ? WHERE id = ?", [(change, u) for u in undoes]
             )
@@ -374,7 +423,8 @@ class History:
                 ids = [
                     r[0]
                     for r in db.execute(
-                        "SELECT id FROM changes WHERE id < ? ORDER BY id DESC LIMIT ?",
+                        "SELECT id FROM changes WHERE id < ? AND pending = 0 "
+                        "ORDER BY id DESC LIMIT ?",
                         (upper, limit),
                     )
                 ]
@@ -382,7 +432,8 @@ class History:
                 ids = [
                     r[0]
                     for r in db.execute(
-                        "SELECT DISTINCT change FROM files WHERE real = ? AND change < ? "
+                        "SELECT DISTINCT change FROM files JOIN changes ON change = id "
+                        "WHERE real = ? AND change < ? AND pending = 0 "
                         "ORDER BY change DESC LIMIT ?",
                         (_blob(real), upper, limit),
                     )
@@ -405,8 +456,8 @@ class History:
             ids = [
                 r[0]
                 for r in db.execute(
-                    "SELECT DISTINCT change FROM files WHERE real = ? AND change > ? "
-                    "ORDER BY change LIMIT ?",
+                    "SELECT DISTINCT change FROM files JOIN changes ON change = id "
+                    "WHERE real = ? AND change > ? AND pending = 0 ORDER BY change LIMIT ?",
                     (_blob(real), change, limit),
                 )
             ]
@@ -417,41 +468,43 @@ class History:
         with self._lock, self._guard("read the history"):
             return _meta(self._connection())
 
-    def _load(self, db: sqlite3.Connection, ids: list[int], *, full: bool) -> list[Entry]:
+    def _load(
+        self, db: sqlite3.Connection, ids: list[int], *, full: bool, pending: bool = False
+    ) -> list[Entry]:
         if not ids:
             return []
         marks = ",".join("?" * len(ids))
         heads = {
             r[0]: r
             for r in db.execute(
-                f"SELECT id, time, tool, undoes, undone_by FROM changes WHERE id IN ({marks})",  # noqa: S608
-                ids,
+                f"SELECT id, time, tool, undoes, undone_by FROM changes "  # noqa: S608
+                f"WHERE id IN ({marks}) AND pending = ?",
+                [*ids, int(pending)],
             )
         }
         columns = "change, path, real, action, moved, base, before_version, after_version, "
         columns += "before_mode, after_mode, added, removed"
         columns += ", diff, restore" if full else ""
         files: dict[int, list[FileRecord]] = {i: [] for i in heads}
-        for row in db.execute(
-            f"SELECT {columns} FROM files WHERE change IN ({marks}) ORDER BY change, seq",  # noqa: S608
-            ids,
-        ):
-            files[row[0]].append(_record(row[1:], full))
         out = []
-        for i in ids:
-            if i not in heads:
-                continue
-            _, when, tool, undoes, undone_by = heads[i]
-            out.append(
-                Entry(
-                    i,
-                    when,
-                    tool,
-                    tuple(files[i]),
-                    tuple(int(u) for u in undoes.split(",") if u),
-                    undone_by,
-                )
-            )
+        try:
+            for row in db.execute(
+                f"SELECT {columns} FROM files WHERE change IN ({marks}) ORDER BY change, seq",  # noqa: S608
+                ids,
+            ):
+                if row[0] in files:
+                    files[row[0]].append(_record(row[1:], full))
+            for i in ids:
+                if i in heads:
+                    _, when, tool, undoes, undone_by = heads[i]
+                    entry = Entry(i, _time(when), tool, tuple(files[i]), _ids(undoes), undone_by)
+                    out.append(entry)
+        except (ValueError, TypeError, OverflowError, zlib.error, UnicodeError) as exc:
+            raise ChangeNotFound(
+                f"the history database {self.path} holds a damaged record ({exc})",
+                data={"history": self.path},
+                suggestions=["Move the database aside to start a new history."],
+            ) from None
         return out
 
     @contextmanager
@@ -496,6 +549,27 @@ def _write(db: sqlite3.Connection) -> Iterator[None]:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+
+
+def _time(value: object) -> float:
+    """A stored time (seconds since the epoch, within what a date can show).
+
+    Raises:
+        ValueError: not such a time.
+    """
+    when = float(value)  # type: ignore[arg-type]
+    if not 0 <= when < 1e11:
+        raise ValueError(f"a time of {value}")
+    return when
+
+
+def _ids(text: str) -> tuple[int, ...]:
+    """Change ids as stored (``"3,4"``).
+
+    Raises:
+        ValueError: not such a list.
+    """
+    return tuple(int(u) for u in str(text).split(",") if u)
 
 
 def _meta(db: sqlite3.Connection) -> tuple[int, int]:

@@ -11,6 +11,7 @@ from editguard.history import Entry, FileRecord, History
 from editguard.pipeline import Context
 from editguard.tools._common import Args
 from editguard.tools._tool import Tool
+from editguard.transaction import settle
 
 MAX_LIMIT = 1000
 
@@ -76,6 +77,7 @@ def run(ctx: Context, args: HistoryArgs) -> HistoryResult:
         EditError: CHANGE_NOT_FOUND (an unknown id, or the history is off), OUTSIDE_ROOT.
     """
     history = history_of(ctx)
+    settle(ctx)  # a change whose process died is in the history, or not, before it is shown
     if args.change_id is not None:
         entry = history.entry(args.change_id)
         if entry is None:
@@ -108,15 +110,29 @@ def not_found(history: History, change: int) -> ChangeNotFound:
 
 
 def shown(entry: Entry) -> list[FileRecord]:
-    """The records a reader sees: a move once, on its new path."""
-    return [f for f in entry.files if not (f.action == "moved" and f.after_version is None)]
+    """The records a reader sees: a move once, on its new path (the old path's record stands
+    for it when the new path has none: moved, then deleted)."""
+    reals = {f.real for f in entry.files}
+    return [
+        f
+        for f in entry.files
+        if not (f.action == "moved" and f.after_version is None and f.moved in reals)
+    ]
+
+
+def _end(by_real: dict[str, FileRecord], f: FileRecord) -> str | None:
+    """The shown path of the other end of a move (``None``: not a move)."""
+    if f.action != "moved" or f.moved is None:
+        return None
+    other = by_real.get(f.moved)
+    return other.path if other is not None else f.moved
 
 
 def change_model(entry: Entry, *, full: bool) -> ChangeModel:
     """The wire form of an entry (with diffs when ``full``)."""
     when = datetime.datetime.fromtimestamp(entry.time, datetime.UTC)
-    # A move's version before is its old path's.
-    before = {f.path: f.before_version for f in entry.files}
+    # A move's version before is its old path's; the other end is named as it is shown.
+    by_real = {f.real: f for f in entry.files}
     return ChangeModel(
         id=entry.id,
         time=when.isoformat(timespec="seconds").replace("+00:00", "Z"),
@@ -125,9 +141,9 @@ def change_model(entry: Entry, *, full: bool) -> ChangeModel:
             ChangedFile(
                 path=f.path,
                 action=f.action,
-                moved_from=f.moved if f.action == "moved" else None,
-                previous_version=before.get(f.moved or "")
-                if f.action == "moved"
+                moved_from=_end(by_real, f) if f.after_version is not None else None,
+                previous_version=by_real[f.moved].before_version
+                if f.action == "moved" and f.moved in by_real and f.after_version is not None
                 else f.before_version,
                 version=f.after_version,
                 added=f.added,

@@ -39,7 +39,7 @@ from editguard.tools._common import DRY_RUN_HELP, Args
 from editguard.tools._files import transaction
 from editguard.tools._tool import Tool
 from editguard.tools.history import history_of, not_found
-from editguard.transaction import StagedFile, Transaction, bytes_of
+from editguard.transaction import StagedFile, Transaction, bytes_of, settle
 
 MAX_STEPS = 100
 LOCK_ROUNDS = 5  # times undo locks again when the changes to undo changed meanwhile
@@ -114,6 +114,7 @@ def run(ctx: Context, args: UndoArgs) -> UndoResult:
     if args.change_id is not None and args.steps != 1:
         raise InvalidRequest("give either change_id or steps, not both", data={"field": "steps"})
     history = history_of(ctx)
+    settle(ctx)
     real = ctx.sandbox.resolve(args.path).real if args.path is not None else None
     wanted: set[str] = set()
     for _ in range(LOCK_ROUNDS):
@@ -269,7 +270,7 @@ def _filtered(entry: Entry, real: str | None) -> list[FileRecord]:
         return list(entry.files)
     mine = [f for f in entry.files if f.real == real]
     ends = {f.moved for f in mine if f.action == "moved"}
-    return [f for f in entry.files if f.real == real or (f.path in ends and f.moved is not None)]
+    return [f for f in entry.files if f.real == real or f.real in ends]
 
 
 def _targets(chosen: list[Entry], real: str | None) -> dict[str, _Target]:
