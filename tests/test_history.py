@@ -458,3 +458,125 @@ def test_bad_undo_requests(ws: Workspace, root: Path) -> None:
     with pytest.raises(EditError) as info:
         ws.undo(1, path="b.txt")
     assert info.value.code == "CHANGE_NOT_FOUND"
+
+
+# -- audit findings ------------------------------------------------------------------------
+
+
+def test_a_refused_commit_leaves_no_entry(
+    ws: Workspace, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from editguard.errors import WriteFailed
+    from editguard.fs.journal import Journal
+
+    def full_disk(self: Journal, steps: object) -> None:
+        raise WriteFailed("no space left on device")
+
+    monkeypatch.setattr(Journal, "commit", full_disk)  # a full disk cannot be made here
+    with pytest.raises(EditError):
+        ws.batch([{"tool": "write_file", "arguments": {"path": "a.txt", "content": "a\n"}}])
+    history = ws.context.history
+    assert history is not None
+    assert history.pending() == []
+    assert history.stats() == (0, 0)
+
+
+def test_a_pending_entry_is_settled_by_the_files(ws: Workspace, root: Path) -> None:
+    history = ws.context.history
+    assert history is not None
+    (root / "a.txt").write_text("a\n")
+    real = str(root / "a.txt")
+    ws.write_file("a.txt", "b\n")  # change 1
+    now = ws.read_file("a.txt").version
+    # Two entries whose process died mid-commit: one whose files were written, one not.
+    written = history._write_entry(
+        "batch",
+        [FileRecord("a.txt", real, "updated", "older", now, 0o644, 0o644, 1, 1, "")],
+        (),
+        pending=True,
+    )
+    dropped = history._write_entry(
+        "batch",
+        [FileRecord("a.txt", real, "updated", now, "never", 0o644, 0o644, 1, 1, "")],
+        (),
+        pending=True,
+    )
+    assert [e.id for e in history.entries()] == [1]  # pending: out of view
+    assert len(history.pending()) == 2
+    Workspace([root])  # a start settles them (so does history, and undo)
+    assert history.pending() == []
+    assert [c.id for c in ws.history().changes] == [written, 1]
+    assert history.entry(dropped) is None
+
+
+def test_a_damaged_record_is_an_error_with_a_code(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    _edit(ws, "a.txt", "a", "b")
+    history = ws.context.history
+    assert history is not None
+    with sqlite3.connect(history.path) as db:
+        db.execute("UPDATE changes SET undoes = 'x'")
+    with pytest.raises(EditError) as info:
+        ws.history()
+    assert info.value.code == "CHANGE_NOT_FOUND"
+    with pytest.raises(EditError):
+        ws.undo()
+
+
+def test_undo_does_not_write_through_a_link_planted_since(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    (root / "b.txt").write_text("b\n")
+    _edit(ws, "a.txt", "a", "A")
+    (root / "a.txt").unlink()
+    (root / "a.txt").symlink_to(root / "b.txt")
+    with pytest.raises(EditError) as info:
+        ws.undo(force=True)
+    assert info.value.code == "NOT_A_FILE"
+    assert (root / "b.txt").read_text() == "b\n"
+
+
+def test_a_mode_changed_since_counts_as_changed(ws: Workspace, root: Path) -> None:
+    path = root / "s.sh"
+    path.write_text("echo a\n")
+    path.chmod(0o644)
+    _edit(ws, "s.sh", "echo a", "echo b")
+    path.chmod(0o755)
+    with pytest.raises(EditError) as info:
+        ws.undo()
+    assert info.value.code == "STALE_VERSION"
+    assert path.stat().st_mode & 0o777 == 0o755
+    ws.undo(force=True)
+    assert path.read_text() == "echo a\n"
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_batch_keeps_its_net_change_whatever_its_calls_did(root: Path, tmp_path: Path) -> None:
+    ws = Workspace([root], history=tmp_path / "h", max_file_bytes=1_000_000)
+    path = root / "f.txt"
+    path.write_bytes(b"".join(b"line %08d\n" % i for i in range(40_000)))
+    original = path.read_bytes()
+    whole = {"search": "(?s)\\A(.+)\\Z", "replace": "#\\1", "regex": True}
+    back = {"search": "(?s)\\A#(.+)\\Z", "replace": "\\1", "regex": True}
+    edit = {"old_text": "line 00000005\n", "new_text": "line five\n"}
+    ws.batch(
+        [
+            {"tool": "safe_edit", "arguments": {"path": "f.txt", "search_replace": whole}},
+            {"tool": "safe_edit", "arguments": {"path": "f.txt", "search_replace": back}},
+            {"tool": "edit_file", "arguments": {"path": "f.txt", "edits": [edit]}},
+        ]
+    )
+    history = ws.context.history
+    assert history is not None
+    assert history.stats()[1] < 2_000  # the net change is one line
+    ws.undo()
+    assert path.read_bytes() == original
+
+
+@pytest.mark.parametrize("change_id", [0, -1, 2**63, "1"])
+def test_out_of_range_ids_are_malformed_requests(ws: Workspace, change_id: object) -> None:
+    with pytest.raises(EditError) as info:
+        ws.undo(change_id)  # type: ignore[arg-type]
+    assert info.value.code == "INVALID_REQUEST"
+    with pytest.raises(EditError) as info:
+        ws.history(change_id=change_id)  # type: ignore[arg-type]
+    assert info.value.code == "INVALID_REQUEST"
