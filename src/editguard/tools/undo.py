@@ -10,8 +10,10 @@ is decided per file: the undos still in effect (not undone by a redo) that resto
 Each file must be exactly as the newest undone change left it (its version, or absent); a file
 changed since by anyone is STALE_VERSION, naming the file and what changed it, unless
 ``force``. The bytes to restore are rebuilt from the history: kept whole, or taken back step by
-step from the file as it is now through every later recorded change (a rebuild that does not
-give the recorded version is refused). The undo is itself a history entry: undoing it is a redo.
+step from the file as it is now through the later recorded changes, up to the earliest state
+that matches it (none when the change itself left the file as it is, as after an undo and its
+redo; a rebuild that does not give the recorded version is refused). The undo is itself a history
+entry: undoing it is a redo.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ LISTED = 10  # later changes a STALE_VERSION names; the rest are counted
 FORCE_DIFF_BYTES = 1_000_000  # a refusal shows the forced diff only for files up to this size
 # Recorded changes one rebuild may go through (each costs the file's size once).
 MAX_CHAIN = 200
+PAGE = 100  # entries read at once while looking for the changes to undo
 SINCE_DIFF_LINES = 40  # of the diff a forced undo would make, in a STALE_VERSION
 
 
@@ -161,12 +164,12 @@ def _undo(
         plans.append((target, staged, rebuild.before(rec.real, target.oldest_entry)))
     files = []
     for target, staged, content in plans:
-        files.append(_change(rebuild, staged, target.oldest, content))
         if content is None:
             if staged.exists:
                 txn.delete(staged.where)
         else:
             txn.put(staged, content, target.oldest.before_mode)
+        files.append(_change(staged, target.oldest))
     txn.undoes = sorted(e.id for e in chosen)
     written = txn.commit()
     if not written and not args.dry_run:
@@ -228,8 +231,9 @@ def _choose(history: History, args: UndoArgs, real: str | None) -> list[Entry]:
     chosen: dict[int, set[str]] = {}  # change -> its files still in effect
     taken: set[tuple[int, str]] = set()  # (change, file) an undo in effect took back
     before = None
+    size = args.steps  # usually the latest entries are the ones: pages grow from there
     while len(chosen) < args.steps:
-        page = history.entries(real, 100, before=before)
+        page = history.entries(real, size, before=before)
         if not page:
             break
         for entry in page:  # newest first: an undo comes before what it took back
@@ -243,6 +247,7 @@ def _choose(history: History, args: UndoArgs, real: str | None) -> list[Entry]:
             if len(chosen) == args.steps:
                 break
         before = page[-1].id
+        size = min(2 * size, PAGE)
     if len(chosen) < args.steps:
         where = f" of {args.path}" if args.path is not None else ""
         raise ChangeNotFound(
@@ -381,6 +386,10 @@ class _Rebuild:
         rec = _record_of(entry, real)
         if rec.after_version is None:
             return None
+        if self.staged(real).read_version == rec.after_version:
+            # The file holds those bytes now (a version names its bytes): the later changes
+            # that led back to them (an undo, the same change made again) need no taking back.
+            return self.current(real)[1]
         self.depth += 1
         if self.depth > MAX_CHAIN:
             raise _Unrestorable(f"it is more than {MAX_CHAIN} recorded changes back")
@@ -478,23 +487,25 @@ def _text(data: bytes | None) -> str | None:
         return None
 
 
-def _change(
-    rebuild: _Rebuild, staged: StagedFile, rec: FileRecord, content: bytes | None
-) -> RestoredFile:
-    """The result's line for one restored path, with the diff from now to what is restored."""
+def _change(staged: StagedFile, rec: FileRecord) -> RestoredFile:
+    """The result's line for one restored path, once its restore is staged: the diff from
+    the file as read (``staged.original``, decoded when it was read) to what is restored
+    (``staged.document``, decoded when it was staged)."""
     display = staged.where.display
-    now_version, now = rebuild.current(staged.where.real)
-    old, new = _text(now), _text(content)
-    binary = (now is not None and old is None) or (content is not None and new is None)
+    was, now = staged.read_version is not None, staged.exists
+    old, new = staged.original, staged.document
+    binary = (was and old is None) or (now and new is None)
     action: Literal["added", "updated", "deleted"] = (
-        "deleted" if content is None else "added" if now is None else "updated"
+        "deleted" if not now else "added" if not was else "updated"
     )
     return RestoredFile(
         path=display,
         action=action,
-        diff="" if binary else records.text_diff(old or "", new or "", display),
+        diff=""
+        if binary
+        else records.text_diff(old.text if old else "", new.text if new else "", display),
         version=rec.before_version,
-        previous_version=now_version,
+        previous_version=staged.read_version,
     )
 
 
