@@ -25,6 +25,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         "bench_real_code.py",
         "bench_ladder.py",
         "bench_journal.py",
+        "bench_history.py",
     ],
 )
 def test_the_benchmark_runs_and_prints_its_summary(script: str) -> None:
