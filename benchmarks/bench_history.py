@@ -274,13 +274,20 @@ def _amortised(roots: Sequence[str], folder: Path, record: FileRecord, copies: i
 
 
 class TimedHistory(History):
-    """A History that notes the time its database work takes in each recorded change: the
-    entry's insertion before the change is made and its commit after (a batch makes its
-    files' change inside the database transaction; that part is not counted)."""
+    """A History that notes the time its database work takes for each recorded change: a
+    single file's ``record``, or a transaction's ``recording`` (the entry written before the
+    change is made and settled after it; the change itself, made inside, is not counted)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.spent: list[float] = []
+
+    def record(self, tool: str, files: Sequence[FileRecord], undoes: Sequence[int] = ()) -> int:
+        start = time.perf_counter()
+        try:
+            return super().record(tool, files, undoes)
+        finally:
+            self.spent.append(time.perf_counter() - start)
 
     @contextmanager
     def recording(
