@@ -580,3 +580,25 @@ def test_out_of_range_ids_are_malformed_requests(ws: Workspace, change_id: objec
     with pytest.raises(EditError) as info:
         ws.history(change_id=change_id)  # type: ignore[arg-type]
     assert info.value.code == "INVALID_REQUEST"
+
+
+def test_undo_of_a_move_moves_back_and_keeps_no_copy(ws: Workspace, root: Path) -> None:
+    path = root / "big.txt"
+    path.write_bytes(b"".join(b"line %d of the big file\n" % i for i in range(20_000)))
+    original = path.read_bytes()
+    ws.apply_patch(
+        "*** Begin Patch\n*** Update File: big.txt\n*** Move to: moved.txt\n@@\n"
+        "-line 5 of the big file\n+line five\n*** End Patch"
+    )
+    moved = (root / "moved.txt").read_bytes()
+    history = ws.context.history
+    assert history is not None
+    ws.undo()
+    assert path.read_bytes() == original
+    assert not (root / "moved.txt").exists()
+    assert history.stats()[1] < 5_000  # the file is 500 KB: neither entry holds a copy
+    redo = ws.history().changes[0]
+    assert [f.action for f in redo.files] == ["moved"]
+    ws.undo(redo.id)
+    assert (root / "moved.txt").read_bytes() == moved
+    assert not path.exists()

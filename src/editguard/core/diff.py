@@ -280,7 +280,11 @@ def _emit(
 
 
 def _add(out: list[str], sign: str, lines: list[str]) -> None:
-    for line in lines:
+    for k, line in enumerate(lines):
+        if isinstance(out, _Capped) and out.full:
+            # Nothing more is shown: count the rest at once (a whole file's lines, say).
+            out.dropped += len(lines) - k + (0 if lines[-1].endswith(LF) else 1)
+            return
         if line.endswith(LF):
             out.append(sign + line[:-1])
         else:

@@ -34,7 +34,7 @@ from editguard.errors import (
     NotAFile,
     StaleVersion,
 )
-from editguard.fs.sandbox import names_a_link
+from editguard.fs.sandbox import Resolved, names_a_link
 from editguard.history import Entry, FileRecord, History, records
 from editguard.pipeline import Context
 from editguard.tools._common import DRY_RUN_HELP, Args
@@ -162,6 +162,11 @@ def _undo(
         if not _as_left(staged, target.newest) and not args.force:
             raise _changed_since(rebuild, target, staged)
         plans.append((target, staged, rebuild.before(rec.real, target.oldest_entry)))
+    # A file moved by the change moves back (its content travels with it, so the undo's own
+    # record keeps a delta, not the whole file).
+    moves = _moves_back(plans)
+    if moves:
+        txn.move_all(moves, replace=False)
     files = []
     for target, staged, content in plans:
         if content is None:
@@ -175,6 +180,26 @@ def _undo(
     if not written and not args.dry_run:
         _record_unchanged(txn, history, [staged for _, staged, _ in plans])
     return files, written
+
+
+def _moves_back(
+    plans: list[tuple[_Target, StagedFile, bytes | None]],
+) -> list[tuple[Resolved, Resolved]]:
+    """The moves that take a change's moves back: a path to restore whose content the change
+    moved to another path, which exists now and is to go."""
+    going = {
+        staged.where.real: staged
+        for target, staged, content in plans
+        if content is None and staged.exists
+    }
+    out = []
+    for target, staged, content in plans:
+        rec = target.oldest
+        source = going.get(rec.moved or "") if rec.action == "moved" else None
+        if content is not None and not staged.exists and source is not None:
+            out.append((source.where, staged.where))
+            del going[source.where.real]
+    return out
 
 
 def _as_left(staged: StagedFile, rec: FileRecord) -> bool:
