@@ -509,18 +509,113 @@ def test_a_pending_entry_is_settled_by_the_files(ws: Workspace, root: Path) -> N
     assert history.entry(dropped) is None
 
 
-def test_a_damaged_record_is_an_error_with_a_code(ws: Workspace, root: Path) -> None:
+def test_an_entry_that_cannot_be_settled_leaves_the_others_settled(
+    ws: Workspace, root: Path, tmp_path: Path
+) -> None:
+    history = ws.context.history
+    assert history is not None
+    (root / "a.txt").write_text("a\n")
+    ws.write_file("a.txt", "b\n")
+    now = ws.read_file("a.txt").version
+    outside = str(tmp_path / "elsewhere.txt")  # not inside the roots: never settled here
+    stuck = history._write_entry(
+        "batch",
+        [FileRecord("x", outside, "updated", "v1", "v2", 0o644, 0o644, 1, 1, "")],
+        (),
+        pending=True,
+    )
+    written = history._write_entry(
+        "batch",
+        [FileRecord("a.txt", str(root / "a.txt"), "updated", "older", now, None, None, 1, 1, "")],
+        (),
+        pending=True,
+    )
+    ws.history()
+    assert [e.id for e in history.pending()] == [stuck]
+    assert history.entry(written) is not None
+
+
+def test_a_pending_mode_change_counts_only_if_the_mode_changed(ws: Workspace, root: Path) -> None:
+    history = ws.context.history
+    assert history is not None
+    path = root / "s.sh"
+    path.write_text("echo\n")
+    path.chmod(0o644)
+    version = ws.read_file("s.sh").version
+    real = str(path)
+
+    def pending() -> int:
+        rec = FileRecord("s.sh", real, "updated", version, version, 0o644, 0o755, 0, 0, "")
+        return history._write_entry("safe_edit", [rec], (), pending=True)
+
+    never = pending()  # the process died before the chmod
+    ws.history()
+    assert history.entry(never) is None
+    made = pending()
+    path.chmod(0o755)  # this time it landed
+    ws.history()
+    assert history.entry(made) is not None
+    assert history.pending() == []
+
+
+def test_a_pending_change_is_judged_by_the_next_change_of_its_file(
+    ws: Workspace, root: Path
+) -> None:
+    history = ws.context.history
+    assert history is not None
+    real = str(root / "a.txt")
+    (root / "a.txt").write_text("b\n")
+    before = ws.read_file("a.txt").version
+    (root / "a.txt").write_text("c\n")
+    after = ws.read_file("a.txt").version
+    (root / "a.txt").write_text("b\n")
+    # A change from b to c whose process died before it wrote anything ...
+    dead = history._write_entry(
+        "batch",
+        [FileRecord("a.txt", real, "updated", before, after, None, None, 1, 1, "")],
+        (),
+        pending=True,
+    )
+    # ... then the same change, made by a later call, which is recorded.
+    ws.edit_file("a.txt", [{"old_text": "b", "new_text": "c"}])
+    assert ws.read_file("a.txt").version == after  # the file holds what the dead one meant
+    changes = ws.history().changes
+    assert history.entry(dead) is None  # the later change found b: the dead one never landed
+    assert [c.id for c in changes] == [dead + 1]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE changes SET undoes = 'x'",
+        "UPDATE changes SET undone_by = 'x'",
+        "UPDATE changes SET tool = x'ff'",
+        "UPDATE changes SET time = 'soon'",
+        "UPDATE files SET before_mode = 'abc'",
+        "UPDATE files SET after_mode = 99999999",
+        "UPDATE files SET restore = 5",
+        "UPDATE files SET added = 'x'",
+        "UPDATE files SET removed = -1",
+        "UPDATE files SET action = 'burned'",
+        "UPDATE files SET before_version = x'ff'",
+        "UPDATE files SET path = 3",
+        "UPDATE files SET diff = 'not compressed'",
+    ],
+)
+def test_a_damaged_record_is_an_error_with_a_code(ws: Workspace, root: Path, damage: str) -> None:
     (root / "a.txt").write_text("a\n")
     _edit(ws, "a.txt", "a", "b")
     history = ws.context.history
     assert history is not None
     with sqlite3.connect(history.path) as db:
-        db.execute("UPDATE changes SET undoes = 'x'")
+        db.execute(damage)
     with pytest.raises(EditError) as info:
-        ws.history()
+        ws.history(change_id=1)  # every column read
     assert info.value.code == "CHANGE_NOT_FOUND"
-    with pytest.raises(EditError):
+    with pytest.raises(EditError) as info:
         ws.undo()
+    assert info.value.code == "CHANGE_NOT_FOUND"
+    assert (root / "a.txt").read_text() == "b\n"
 
 
 def test_undo_does_not_write_through_a_link_planted_since(ws: Workspace, root: Path) -> None:

@@ -45,7 +45,7 @@ from editguard.fs.journal import Step, enough_descriptors
 from editguard.fs.location import Location, locate
 from editguard.fs.sandbox import Resolved, names_a_link
 from editguard.history import FileRecord, records
-from editguard.history.store import Action
+from editguard.history.store import Action, Entry, History
 from editguard.pipeline import (
     C,
     Context,
@@ -639,33 +639,60 @@ SETTLE_WAIT = 0.2
 def settle(ctx: Context) -> None:
     """Settle the history's pending entries whose change is not running: an entry whose files
     all hold what it wrote counts; one whose files all hold what it found goes (the change was
-    rolled back, or never made). Any other entry stays pending, out of the history's view.
-    Costs one query when nothing is pending; never raises."""
+    rolled back, or never made). What a file held when the change ended is what the next
+    recorded change of it found, or else what it holds now (bytes and permission bits). Any
+    other entry stays pending, out of the history's view. Costs one query when nothing is
+    pending; never raises: an entry that cannot be settled now (a busy file, a file outside the
+    roots) is left for another time, and the others are still settled."""
     history = ctx.history
     if history is None:
         return
     try:
-        for entry in history.pending():
-            with contextlib.ExitStack() as stack:
-                wheres = [ctx.sandbox.resolve(f.real) for f in entry.files]
-                for where in sorted(wheres, key=lambda w: w.real):
-                    stack.enter_context(ctx.locks.hold(where.real, where.display, SETTLE_WAIT))
-                recovered(ctx, frozenset(w.real for w in wheres))
-                now = [_version_now(ctx, w) for w in wheres]
-                if all(v == f.after_version for v, f in zip(now, entry.files, strict=True)):
-                    history.settle(entry.id, done=True)
-                elif all(v == f.before_version for v, f in zip(now, entry.files, strict=True)):
-                    history.settle(entry.id, done=False)
+        entries = history.pending()
     except EditError:
-        return  # busy, outside the roots now, or a history that fails: another time
+        return  # a history that fails: another time
+    for entry in entries:
+        with contextlib.suppress(EditError):
+            _settle_one(ctx, history, entry)
 
 
-def _version_now(ctx: Context, where: Resolved) -> str | None:
-    """The file's version, or ``None`` when it does not exist."""
+def _settle_one(ctx: Context, history: History, entry: Entry) -> None:
+    with contextlib.ExitStack() as stack:
+        wheres = [ctx.sandbox.resolve(f.real) for f in entry.files]
+        for where in sorted(wheres, key=lambda w: w.real):
+            stack.enter_context(ctx.locks.hold(where.real, where.display, SETTLE_WAIT))
+        recovered(ctx, frozenset(w.real for w in wheres))
+        pairs = [
+            (_state_after(ctx, history, entry.id, f, w), f)
+            for f, w in zip(entry.files, wheres, strict=True)
+        ]
+        if all(_holds(state, f.after_version, f.after_mode) for state, f in pairs):
+            history.settle(entry.id, done=True)
+        elif all(_holds(state, f.before_version, f.before_mode) for state, f in pairs):
+            history.settle(entry.id, done=False)
+
+
+def _state_after(
+    ctx: Context, history: History, change: int, rec: FileRecord, where: Resolved
+) -> tuple[str | None, int | None]:
+    """What the file of ``rec`` held once change ``change`` ended: what the next recorded
+    change of it found (it was made after, under the file's lock), or else what it holds now
+    (the caller holds its lock)."""
+    for later in history.later(rec.real, change, limit=1, full=False):
+        for found in later.files:
+            if found.real == rec.real:
+                return found.before_version, found.before_mode
     with locate(ctx.sandbox, where, create=True) as location:
         if location.missing:
-            return None
+            return None, None
         try:
-            return _raw(ctx, where, location)[0]
+            version, mode, _ = _raw(ctx, where, location)
         except FileNotFound:
-            return None
+            return None, None
+        return version, mode
+
+
+def _holds(state: tuple[str | None, int | None], version: str | None, mode: int | None) -> bool:
+    """Whether a file's state is that version, with those permission bits where both are
+    known."""
+    return state[0] == version and (mode is None or state[1] is None or state[1] == mode)

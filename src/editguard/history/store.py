@@ -25,7 +25,7 @@ import time
 import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from editguard.errors import ChangeNotFound, EditError, PermissionDenied, WriteFailed
 
@@ -338,7 +338,10 @@ class History:
                     return
                 if done:
                     db.execute("UPDATE changes SET pending = 0 WHERE id = ?", (change,))
-                    undoes = _ids(row[0])
+                    try:
+                        undoes = _ids(row[0])
+                    except ValueError:
+                        undoes = ()  # a damaged list: the entry counts, marking nothing
                     db.executemany(
                         "UPDATE changes SET undone_by = ? WHERE id = ?",
                         [(change, u) for u in undoes],
@@ -497,7 +500,10 @@ class History:
             for i in ids:
                 if i in heads:
                     _, when, tool, undoes, undone_by = heads[i]
-                    entry = Entry(i, _time(when), tool, tuple(files[i]), _ids(undoes), undone_by)
+                    undone = _number(undone_by, 1 << 62, optional=True)
+                    entry = Entry(
+                        i, _time(when), _tool(tool), tuple(files[i]), _ids(undoes), undone
+                    )
                     out.append(entry)
         except (ValueError, TypeError, OverflowError, zlib.error, UnicodeError) as exc:
             raise ChangeNotFound(
@@ -600,24 +606,72 @@ def _row(f: FileRecord) -> tuple[Any, ...]:
     )
 
 
+_ACTIONS = ("created", "updated", "deleted", "moved")
+
+
 def _record(row: Sequence[Any], full: bool) -> FileRecord:
+    """One stored file record, each column checked for its type.
+
+    Raises:
+        ValueError: a column that does not hold what it should (a damaged database).
+    """
     path, real, action, moved, base, bv, av, bm, am, added, removed = row[:11]
+    if action not in _ACTIONS:
+        raise ValueError(f"an action of {action!r}")
     diff, restore = "", None
     if full:
-        diff = zlib.decompress(row[11]).decode("utf-8", "surrogatepass")
-        restore = row[12]
+        diff = zlib.decompress(_bytes(row[11])).decode("utf-8", "surrogatepass")
+        restore = _bytes(row[12]) if row[12] is not None else None
     return FileRecord(
-        path=os.fsdecode(path),
-        real=os.fsdecode(real),
+        path=os.fsdecode(_bytes(path)),
+        real=os.fsdecode(_bytes(real)),
         action=action,
-        before_version=bv,
-        after_version=av,
-        before_mode=bm,
-        after_mode=am,
-        added=added,
-        removed=removed,
+        before_version=_text(bv),
+        after_version=_text(av),
+        before_mode=_number(bm, 0o7777, optional=True),
+        after_mode=_number(am, 0o7777, optional=True),
+        added=_number(added, 1 << 62),
+        removed=_number(removed, 1 << 62),
         diff=diff,
         restore=restore,
-        base=os.fsdecode(base) if base is not None else None,
-        moved=os.fsdecode(moved) if moved is not None else None,
+        base=os.fsdecode(_bytes(base)) if base is not None else None,
+        moved=os.fsdecode(_bytes(moved)) if moved is not None else None,
     )
+
+
+def _bytes(value: object) -> bytes:
+    """A stored blob. Raises ValueError for anything else."""
+    if not isinstance(value, bytes):
+        raise ValueError(f"{type(value).__name__} where bytes belong")  # noqa: TRY004
+    return value
+
+
+def _tool(value: object) -> str:
+    """A stored tool name. Raises ValueError for anything else."""
+    if not isinstance(value, str):
+        raise ValueError(f"a tool of {value!r}")  # noqa: TRY004
+    return value
+
+
+def _text(value: object) -> str | None:
+    """A stored version (text or NULL). Raises ValueError for anything else."""
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{type(value).__name__} where a version belongs")
+    return value
+
+
+@overload
+def _number(value: object, most: int, *, optional: Literal[True]) -> int | None: ...
+@overload
+def _number(value: object, most: int, *, optional: Literal[False] = ...) -> int: ...
+def _number(value: object, most: int, *, optional: bool = False) -> int | None:
+    """A stored count, mode or id in ``0..most`` (or NULL, when ``optional``).
+
+    Raises:
+        ValueError: anything else.
+    """
+    if value is None and optional:
+        return None
+    if type(value) is not int or not 0 <= value <= most:
+        raise ValueError(f"{value!r} where a number up to {most} belongs")
+    return value
