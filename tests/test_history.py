@@ -639,6 +639,9 @@ def test_a_mode_changed_since_counts_as_changed(ws: Workspace, root: Path) -> No
     with pytest.raises(EditError) as info:
         ws.undo()
     assert info.value.code == "STALE_VERSION"
+    assert "permission bits outside editguard (644 to 755)" in str(info.value)
+    assert info.value.data["outside_editguard"] is True
+    assert (info.value.data["expected_mode"], info.value.data["actual_mode"]) == ("644", "755")
     assert path.stat().st_mode & 0o777 == 0o755
     ws.undo(force=True)
     assert path.read_text() == "echo a\n"
@@ -697,3 +700,60 @@ def test_undo_of_a_move_moves_back_and_keeps_no_copy(ws: Workspace, root: Path) 
     ws.undo(redo.id)
     assert (root / "moved.txt").read_bytes() == moved
     assert not path.exists()
+
+
+def test_an_undo_records_the_files_it_found_already_restored(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    big = root / "big.txt"
+    big.write_bytes(b"".join(b"line %d\n" % i for i in range(100_000)))
+    original = big.read_bytes()
+    ws.batch(
+        [
+            {"tool": "write_file", "arguments": {"path": "a.txt", "content": "A\n"}},
+            {
+                "tool": "edit_file",
+                "arguments": {
+                    "path": "big.txt",
+                    "edits": [{"old_text": "line 7\n", "new_text": "seven\n"}],
+                },
+            },
+        ]
+    )
+    big.write_bytes(original)  # put back outside editguard
+    history = ws.context.history
+    assert history is not None
+    stored = history.stats()[1]
+    undo = ws.undo(force=True)
+    assert undo.undone == [1]
+    assert (root / "a.txt").read_text() == "a\n"
+    assert big.read_bytes() == original
+    entry = history.entry(undo.change_id or 0)
+    assert entry is not None
+    assert sorted(f.path for f in entry.files) == ["a.txt", "big.txt"]
+    assert history.stats()[1] - stored < 2_000  # the file found restored is not copied
+    with pytest.raises(EditError) as info:
+        ws.undo()  # the change is taken back for both files: nothing is left to undo
+    assert info.value.code == "CHANGE_NOT_FOUND"
+    ws.undo(undo.change_id)  # redo
+    assert (root / "a.txt").read_text() == "A\n"
+    assert big.read_bytes() == original  # the undo did not change it: neither does its redo
+
+
+def test_content_moved_away_and_back_is_an_update(ws: Workspace, root: Path) -> None:
+    (root / "c.txt").write_text("c\n")
+
+    def move(a: str, b: str) -> dict[str, object]:
+        patch = (
+            f"*** Begin Patch\n*** Update File: {a}\n*** Move to: {b}\n@@\n-c\n+c\n*** End Patch"
+        )
+        return {"tool": "apply_patch", "arguments": {"patch": patch}}
+
+    write = {"tool": "write_file", "arguments": {"path": "c.txt", "content": "C\n"}}
+    ws.batch([move("c.txt", "d.txt"), move("d.txt", "e.txt"), move("e.txt", "c.txt"), write])
+    history = ws.context.history
+    assert history is not None
+    [entry] = history.entries()
+    assert [(f.path, f.action, f.moved) for f in entry.files] == [("c.txt", "updated", None)]
+    ws.undo()
+    assert sorted(p.name for p in root.iterdir()) == ["c.txt"]
+    assert (root / "c.txt").read_text() == "c\n"

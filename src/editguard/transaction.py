@@ -28,7 +28,7 @@ import os.path
 from collections.abc import Callable, Iterable
 from types import TracebackType
 
-from editguard.core.delta import WHOLE, Layer, Splice, between
+from editguard.core.delta import WHOLE, Layer, Splice, between, pack_layers
 from editguard.core.document import Document, content_version, decode
 from editguard.core.plan import Changed, Plan, applied, render, render_tracked
 from editguard.errors import (
@@ -111,6 +111,9 @@ class Transaction:
 
         self.dry_run = dry_run
         self.undoes: list[int] = []  # the history entries this transaction takes back
+        # Paths recorded even where unchanged (an undo's files already as it restores them:
+        # without a record the history would keep their part of the undone change in effect).
+        self.kept: set[str] = set()
         self.change_id: int | None = None  # the history entry of the commit
         self.files: dict[str, StagedFile] = {}
         self._locked: set[str] = set()
@@ -400,8 +403,10 @@ class Transaction:
                 dst.version = content_version([content])
             else:
                 self.stage(dst, dataclasses.replace(document, name=destination.display), content)
-            dst.layers, dst.changed, dst.origin = layers, changed, origin
-            origin.moved_to = dst
+            dst.layers, dst.changed = layers, changed
+            # Content moved back where it started is an update of that path, not a move.
+            dst.origin = None if origin is dst else origin
+            origin.moved_to = None if origin is dst else dst
             # The permission bits move with the file; setuid, setgid and sticky do not (the
             # moved file may get another owner).
             dst.mode = None if mode is None else mode & 0o777
@@ -492,7 +497,7 @@ class Transaction:
         if history is None:
             self.ctx.journal.commit(steps)
         else:
-            entries = self._records()  # reads what is replaced, before it is
+            entries = self.records()  # reads what is replaced, before it is
             # The entry is written first and committed with the files: a history that cannot
             # record refuses the change before any file is touched.
             with history.recording(self.ctx.tool or "batch", entries, self.undoes) as change:
@@ -503,16 +508,17 @@ class Transaction:
                 warm(self.ctx, staged.where, staged.document.text)
         return True
 
-    def _records(self) -> list[FileRecord]:
-        """The history's record of each path whose state changes (see
-        :class:`~editguard.history.FileRecord`)."""
+    def records(self) -> list[FileRecord]:
+        """The history's record of each path whose state changes, and of each path in
+        :attr:`kept` (see :class:`~editguard.history.FileRecord`)."""
         out = []
         for staged in self.files.values():
             before = (staged.read_version, staged.read_mode)
             after = (staged.version, staged.mode if staged.exists else None)
-            if before == after and staged.origin is None:
-                continue
-            out.append(self._record(staged, before, after))
+            if before != after or staged.origin is not None:
+                out.append(self._record(staged, before, after))
+            elif staged.where.real in self.kept:
+                out.append(_unchanged(staged, before))
         return out
 
     def _record(
@@ -573,6 +579,19 @@ class Transaction:
             base=base if restore is not None and restore[:1] != WHOLE else None,
             moved=moved,
         )
+
+
+def _unchanged(staged: StagedFile, state: tuple[str | None, int | None]) -> FileRecord:
+    """The record of a path the change left as it was: nothing to take back."""
+    return records.record(
+        path=staged.where.display,
+        real=staged.where.real,
+        action="deleted" if state[0] is None else "updated",
+        before=state,
+        after=state,
+        diff="",
+        restore_data=None if state[0] is None else pack_layers([]),
+    )
 
 
 def text_of_staged(staged: StagedFile) -> str:

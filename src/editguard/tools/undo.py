@@ -24,7 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from editguard.core.delta import CorruptDelta, pack_whole, take_back_all, unpack
+from editguard.core.delta import CorruptDelta, take_back_all, unpack
 from editguard.core.document import content_version, decode
 from editguard.errors import (
     BinaryFile,
@@ -176,9 +176,13 @@ def _undo(
             txn.put(staged, content, target.oldest.before_mode)
         files.append(_change(staged, target.oldest))
     txn.undoes = sorted(e.id for e in chosen)
+    txn.kept = set(targets)
     written = txn.commit()
     if not written and not args.dry_run:
-        _record_unchanged(txn, history, [staged for _, staged, _ in plans])
+        # Nothing to write (every file was already as before: put back outside editguard, or
+        # by an undo whose process died after its commit point but before its record); the
+        # entry still takes the changes back, or every later undo would pick them again.
+        txn.change_id = history.record(txn.ctx.tool or "undo", txn.records(), txn.undoes)
     return files, written
 
 
@@ -214,29 +218,6 @@ def _as_left(staged: StagedFile, rec: FileRecord) -> bool:
 def _paths(chosen: list[Entry], real: str | None) -> set[str]:
     """The files an undo of ``chosen`` reads and writes."""
     return {f.real for e in chosen for f in _filtered(e, real)}
-
-
-def _record_unchanged(txn: Transaction, history: History, files: list[StagedFile]) -> None:
-    """Record an undo that had nothing to write: every file was already as it was before the
-    changes (a forced undo of files put back outside editguard, or an undo whose process died
-    after its commit point but before its record). Without the entry the changes would stay in
-    effect for the history, and every later undo would pick them again."""
-    kept = []
-    for staged in files:
-        state = (staged.read_version, staged.read_mode)
-        data = bytes_of(txn.ctx, staged) if staged.read_version is not None else None
-        kept.append(
-            records.record(
-                path=staged.where.display,
-                real=staged.where.real,
-                action="deleted" if data is None else "updated",
-                before=state,
-                after=state,
-                diff="",
-                restore_data=None if data is None else pack_whole(data),
-            )
-        )
-    txn.change_id = history.record(txn.ctx.tool or "undo", kept, txn.undoes)
 
 
 def _choose(history: History, args: UndoArgs, real: str | None) -> list[Entry]:
@@ -387,6 +368,8 @@ class _Rebuild:
         rec = _record_of(entry, real)
         if rec.before_version is None:
             return None
+        if self.staged(real).read_version == rec.before_version:
+            return self.current(real)[1]  # the file holds those bytes now (put back already)
         if rec.restore is None:
             raise _Unrestorable("the stored change is damaged (no restore data)")
         # A stored change holds at most a file's bytes, plus its splices' headers.
@@ -450,20 +433,34 @@ def _changed_since(rebuild: _Rebuild, target: _Target, staged: StagedFile) -> St
     a forced undo would make."""
     history, rec = rebuild.history, target.newest
     later = history.later(rec.real, target.newest_entry.id, full=False)
-    last_version = _record_of(later[-1], rec.real).after_version if later else rec.after_version
-    outside = staged.read_version != last_version
+    last = _record_of(later[-1], rec.real) if later else rec
+    outside = staged.read_version != last.after_version
+    # The bits alone changed outside editguard (where the history knows them).
+    bits = (
+        not outside
+        and None not in (last.after_mode, staged.read_mode)
+        and last.after_mode != staged.read_mode
+    )
     display = staged.where.display
     causes = [f"change {e.id} ({e.tool}, {_when(e.time)})" for e in later[:LISTED]]
     if len(later) > LISTED:
         causes.append(f"{len(later) - LISTED} more changes")
     if outside:
         causes.append("an edit outside editguard")
+    if bits:
+        causes.append(
+            f"a change of its permission bits outside editguard "
+            f"({last.after_mode or 0:o} to {staged.read_mode or 0:o})"
+        )
     data: dict[str, object] = {
         "expected_version": rec.after_version,
         "actual_version": staged.read_version,
         "changed_by": [e.id for e in later[:LISTED]],
-        "outside_editguard": outside,
+        "outside_editguard": outside or bits,
     }
+    if bits:
+        data["expected_mode"] = f"{last.after_mode or 0:o}"
+        data["actual_mode"] = f"{staged.read_mode or 0:o}"
     message = (
         f"{display} changed since change {target.newest_entry.id}: by {', '.join(causes)}"
         f"{'' if staged.read_version is not None else ' (it is deleted now)'}; nothing was written"
