@@ -4,16 +4,19 @@ are refused, never coerced into a write."""
 
 from __future__ import annotations
 
+import difflib
 import errno
 import json
 import os
-import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from editguard import EditError, Workspace
+from editguard.core import diff as diff_module
+from editguard.core.formats import regex_replace
 from editguard.fs import atomic
 from editguard.tools import TOOLS
 
@@ -279,7 +282,9 @@ def test_an_in_place_rewrite_after_the_last_hash_is_seen(
     assert text_file.read_text() == "ALPHA = 1\nbeta = 2\n"
 
 
-def test_a_search_that_matches_too_many_places_is_refused_early(root: Path) -> None:
+def test_a_search_that_matches_too_many_places_is_refused_early(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     big = root / "big.txt"
     big.write_text("x" * 600_000 + "\n")
     snap = Snapshot.of(big)
@@ -287,6 +292,9 @@ def test_a_search_that_matches_too_many_places_is_refused_early(root: Path) -> N
     with pytest.raises(EditError) as err:
         ws.edit_file("big.txt", [{"old_text": "x", "new_text": "y"}])
     assert (err.value.code, err.value.data["field"]) == ("TOO_MANY_EDITS", "edits[0].old_text")
+    # A lower limit, so that collecting the matches stays far inside the regex's time budget
+    # on a loaded machine (past it, the refusal is REGEX_TIMEOUT instead).
+    monkeypatch.setattr(regex_replace, "MAX_MATCHES", 50_000)
     for regex in (False, True):
         with pytest.raises(EditError) as err:
             ws.safe_edit("big.txt", search_replace={"search": "x", "replace": "y", "regex": regex})
@@ -344,16 +352,28 @@ def test_diffs_stay_small_and_fast_whatever_the_lines(root: Path) -> None:
     assert result2.diff.count("\n") <= 2003
 
 
-def test_a_diff_of_many_hunks_or_wide_characters_stays_bounded(root: Path) -> None:
+def test_a_diff_of_many_hunks_or_wide_characters_stays_bounded(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ws = Workspace([root])
     blocks = "".join("x\n" * 500 + "".join(f"s{k}_{j}\n" for j in range(8)) for k in range(20))
     (root / "a.txt").write_text(blocks)
-    started = time.monotonic()
+    compared: list[int] = []
+
+    class Counted(difflib.SequenceMatcher):  # type: ignore[type-arg]
+        def __init__(self, isjunk: None, a: list[str], b: list[str], autojunk: bool) -> None:
+            compared.append(len(a) * len(b))
+            super().__init__(isjunk, a, b, autojunk)
+
+    # Each hunk used to get its own matcher budget (a second each): the line pairs compared
+    # for one diff stay within one budget, however many hunks it has.
+    monkeypatch.setattr(diff_module, "difflib", SimpleNamespace(SequenceMatcher=Counted))
     result = ws.safe_edit(
         "a.txt", search_replace={"search": r"x\nx\n", "replace": "x\ny\n", "regex": True}
     )
-    # Not a speed measurement: each hunk used to get its own matcher budget (a second each).
-    assert time.monotonic() - started < 10
+    monkeypatch.undo()
+    assert compared
+    assert sum(compared) <= diff_module._MATCH_BUDGET
     assert result.diff is not None
     (root / "e.txt").write_text(("\U0001f600" * 1990 + "\n") * 200)
     wide = ws.write_file("e.txt", ("b" + "\U0001f600" * 1989 + "\n") * 200)
