@@ -368,3 +368,14 @@ def test_an_args_file_larger_than_a_request_may_be_is_refused_unread(root: Path)
         "call", "read_file", "--args-file", "big.json", "--max-request-bytes", "100", cwd=root
     )
     assert (code, out["error"]["code"], err) == (1, "INVALID_REQUEST", "")
+
+
+def test_file_not_found_names_the_nearest_path_in_json(root: Path) -> None:
+    (root / "src").mkdir()
+    (root / "src" / "utils.py").write_text("x = 1\n")
+    code, out, err = run("call", "read_file", '{"path": "src/util.py"}', cwd=root)
+    assert (code, err) == (1, "")
+    assert (out["error"]["code"], out["error"]["similar_paths"]) == (
+        "FILE_NOT_FOUND",
+        ["src/utils.py"],
+    )
