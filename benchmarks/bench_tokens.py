@@ -252,11 +252,15 @@ def _same(actual: Sequence[str], expected: Sequence[str]) -> bool:
 
 
 def places(
-    lines: Sequence[str], before: Sequence[str], old: Sequence[str], after: Sequence[str]
+    lines: Sequence[str],
+    before: Sequence[str],
+    old: Sequence[str],
+    after: Sequence[str],
+    at_end: bool = False,
 ) -> int:
     """How many places of ``lines`` a chunk fits, by the chunk rules: lines compared after
-    rstrip; no ``context_before`` constrains nothing; no ``context_after`` means the chunk ends
-    where the symbol ends."""
+    rstrip; a missing context constrains nothing; ``at_end`` means the chunk ends where the
+    symbol ends."""
     count = 0
     for p in range(len(before), len(lines) - len(old) - len(after) + 1):
         end = p + len(old)
@@ -264,7 +268,7 @@ def places(
             _same(lines[p - len(before) : p], before)
             and _same(lines[p:end], old)
             and _same(lines[end : end + len(after)], after)
-            and (after or end == len(lines))
+            and (not at_end or end + len(after) == len(lines))
         ):
             count += 1
     return count
@@ -272,9 +276,10 @@ def places(
 
 def _context(
     lines: Sequence[str], a: int, b: int, room_before: int, room_after: int, limit: int
-) -> tuple[int, int] | None:
+) -> tuple[int, int, bool] | None:
     """The fewest context lines (before, after) that make old lines [a, b) fit one place, each
-    side at most ``limit`` and inside its room; ``None`` if no such choice."""
+    side at most ``limit`` and inside its room, and whether the chunk needs ``at_end`` (only
+    where it reaches the symbol's end); ``None`` if no such choice."""
     low_before = 1 if a > 0 else 0
     low_after = 1 if b < len(lines) else 0
     options = [
@@ -285,8 +290,9 @@ def _context(
     # Fewest lines first; between equals, the fewest characters.
     options.sort(key=lambda kn: (kn[0] + kn[1], sum(len(x) for x in lines[a - kn[0] : b + kn[1]])))
     for k, n in options:
-        if places(lines, lines[a - k : a], lines[a:b], lines[b : b + n]) == 1:
-            return k, n
+        for at_end in (False, True) if b + n == len(lines) else (False,):
+            if places(lines, lines[a - k : a], lines[a:b], lines[b : b + n], at_end) == 1:
+                return k, n, at_end
     return None
 
 
@@ -297,7 +303,7 @@ def make_chunks(old: list[str], new: list[str]) -> list[dict[str, Any]]:
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     hunks = [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
     while True:
-        chosen: list[tuple[int, int]] = []
+        chosen: list[tuple[int, int, bool]] = []
         for index, (a, b, _c, _d) in enumerate(hunks):
             room_before = a - (hunks[index - 1][1] if index else 0)
             room_after = (hunks[index + 1][0] if index + 1 < len(hunks) else len(old)) - b
@@ -316,15 +322,15 @@ def make_chunks(old: list[str], new: list[str]) -> list[dict[str, Any]]:
         (a1, _b1, c1, _d1), (_a2, b2, _c2, d2) = hunks[m], hunks[m + 1]
         hunks[m : m + 2] = [(a1, b2, c1, d2)]
     chunks = []
-    for (a, b, c, d), (k, n) in zip(hunks, chosen, strict=True):
-        chunks.append(
-            {
-                "context_before": old[a - k : a] if k else "",
-                "old_lines": old[a:b],
-                "new_lines": new[c:d],
-                "context_after": old[b : b + n] if n else "",
-            }
-        )
+    for (a, b, c, d), (k, n, at_end) in zip(hunks, chosen, strict=True):
+        chunk: dict[str, Any] = {"old_lines": old[a:b], "new_lines": new[c:d]}
+        if k:
+            chunk["context_before"] = old[a - k : a]
+        if n:
+            chunk["context_after"] = old[b : b + n]
+        if at_end:
+            chunk["at_end"] = True
+        chunks.append(chunk)
     return chunks
 
 

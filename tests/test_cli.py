@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -151,18 +152,11 @@ def test_every_argument_has_a_description_for_the_model() -> None:
         assert walk(schema, schema.get("$defs", {})) == [], tool.name
 
 
-def test_a_terminal_gets_a_coloured_diff(root: Path) -> None:
-    (root / "a.py").write_text("x = 1\n")
+def in_a_terminal(root: Path, *args: str) -> tuple[int, str]:
+    """Run ``editguard ARGS`` in ``root`` with stdout on a pseudo-terminal: exit code, screen."""
     leader, follower = pty.openpty()
     proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "editguard",
-            "call",
-            "edit_file",
-            '{"path": "a.py", "edits": [{"old_text": "1", "new_text": "2"}]}',
-        ],
+        [sys.executable, "-m", "editguard", *args],
         cwd=root,
         stdout=follower,
         stderr=subprocess.PIPE,
@@ -180,10 +174,50 @@ def test_a_terminal_gets_a_coloured_diff(root: Path) -> None:
             break
         chunks.append(data)
     os.close(leader)
-    screen = b"".join(chunks).decode()
-    assert proc.returncode == 0
+    return proc.returncode, b"".join(chunks).decode()
+
+
+def test_a_terminal_gets_a_coloured_diff(root: Path) -> None:
+    (root / "a.py").write_text("x = 1\n")
+    code, screen = in_a_terminal(
+        root, "call", "edit_file", '{"path": "a.py", "edits": [{"old_text": "1", "new_text": "2"}]}'
+    )
+    assert code == 0
     assert "\x1b[31m-x = 1\x1b[0m" in screen
     assert "\x1b[32m+x = 2\x1b[0m" in screen
+
+
+SYMBOLS = (
+    "class Parser:\n    def parse(self, text):\n        return text\n\n\n"
+    "def mul(a, b):\n    return a * b\n"
+)
+
+
+def test_list_symbols_in_a_terminal_is_a_table(root: Path) -> None:
+    (root / "app.py").write_text(SYMBOLS)
+    code, screen = in_a_terminal(root, "call", "list_symbols", '{"path": "app.py"}')
+    assert code == 0
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", screen).replace("\r\n", "\n")
+    assert plain.splitlines()[:4] == [
+        "lines  kind      name path",
+        "  1-3  class     Parser",
+        "  2-3  method      Parser/parse",
+        "  6-7  function  mul",
+    ]
+    assert plain.splitlines()[4].startswith("-- ")
+    assert "{" not in screen
+
+
+def test_list_symbols_with_json_in_a_terminal_stays_json(root: Path) -> None:
+    (root / "app.py").write_text(SYMBOLS)
+    code, screen = in_a_terminal(root, "call", "--json", "list_symbols", '{"path": "app.py"}')
+    assert code == 0
+    listed = json.loads(screen)["symbols"]
+    assert [(s["name_path"], s["kind"], s["start_line"]) for s in listed] == [
+        ("Parser", "class", 1),
+        ("Parser/parse", "method", 2),
+        ("mul", "function", 6),
+    ]
 
 
 def test_version_flag(root: Path) -> None:
@@ -334,3 +368,14 @@ def test_an_args_file_larger_than_a_request_may_be_is_refused_unread(root: Path)
         "call", "read_file", "--args-file", "big.json", "--max-request-bytes", "100", cwd=root
     )
     assert (code, out["error"]["code"], err) == (1, "INVALID_REQUEST", "")
+
+
+def test_file_not_found_names_the_nearest_path_in_json(root: Path) -> None:
+    (root / "src").mkdir()
+    (root / "src" / "utils.py").write_text("x = 1\n")
+    code, out, err = run("call", "read_file", '{"path": "src/util.py"}', cwd=root)
+    assert (code, err) == (1, "")
+    assert (out["error"]["code"], out["error"]["similar_paths"]) == (
+        "FILE_NOT_FOUND",
+        ["src/utils.py"],
+    )

@@ -3,6 +3,7 @@ structure check, on real files."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,10 @@ BODY = """    def process(self, data):
 """
 
 
-def chunk(before: Any, old: list[str], new: list[str], after: Any) -> Chunk:
-    return make_chunk(before, old, new, after, index=0, newline="\n")
+def chunk(
+    before: Any, old: list[str], new: list[str], after: Any, *, at_end: bool = False
+) -> Chunk:
+    return make_chunk(before, old, new, after, index=0, newline="\n", at_end=at_end)
 
 
 def apply(body: str, *chunks: Chunk) -> str:
@@ -74,17 +77,32 @@ def test_a_chunk_at_the_start_of_the_symbol() -> None:
     assert out.startswith("    def process(self, data, *, strict=False):\n")
 
 
-def test_an_empty_context_after_reaches_the_end_of_the_symbol() -> None:
+def test_at_end_pins_the_chunk_to_the_end_of_the_symbol() -> None:
+    out = apply(BODY, chunk("", [], ["        log(None)"], "", at_end=True))
+    assert out == BODY + "        log(None)\n"
+
+
+@pytest.mark.parametrize("after", ["", []], ids=["empty string", "empty list"])
+def test_an_empty_context_after_is_no_constraint_mid_symbol(after: Any) -> None:
     out = apply(
         BODY,
         chunk(
-            "            log(result)",
-            ["        return result"],
-            ["        return result or None"],
-            "",
+            "    def process(self, data):",
+            ["        result = transform(data)"],
+            ["        r = 1"],
+            after,
         ),
     )
-    assert out.endswith("        return result or None\n")
+    assert out == BODY.replace("        result = transform(data)\n", "        r = 1\n")
+
+
+@pytest.mark.parametrize(
+    ("context", "lines"),
+    [("x\n", ("x",)), ("\n", ("",)), ("a\nb", ("a", "b")), ("", ()), ([""], ("",))],
+)
+def test_a_string_context_is_whole_lines(context: Any, lines: tuple[str, ...]) -> None:
+    assert chunk(context, [], ["y"], context).context_before == lines
+    assert chunk(context, [], ["y"], context).context_after == lines
 
 
 def test_lines_are_compared_without_trailing_whitespace() -> None:
@@ -141,8 +159,10 @@ CHECKS: dict[str, tuple[Chunk, int]] = {
         chunk("        return result", ["        extra"], ["        x"], ""),
         5,
     ),
-    "6 empty context_after but lines follow": (
-        chunk("        if result:", ["            log(result)"], ["            pass"], ""),
+    "6 at_end but lines follow": (
+        chunk(
+            "        if result:", ["            log(result)"], ["            pass"], "", at_end=True
+        ),
         6,
     ),
 }
@@ -299,12 +319,16 @@ def process(data):
 '''
 
 
-@pytest.fixture
-def module(root: Path) -> Path:
-    path = root / "work.py"
-    path.write_text(SOURCE)
+def old_file(path: Path, text: str) -> Path:
+    """``path`` written with ``text`` and an old mtime, so that any rewrite would show."""
+    path.write_text(text)
     set_old_mtime(path)
     return path
+
+
+@pytest.fixture
+def module(root: Path) -> Path:
+    return old_file(root / "work.py", SOURCE)
 
 
 def test_list_symbols_in_file_order_with_depth(ws: Workspace, module: Path) -> None:
@@ -806,3 +830,262 @@ def test_the_new_lines_are_reported_in_a_file_without_a_final_newline(
     text = action.get("new_body") or action.get("insert_after") or action["insert_before"]
     assert new[lines[0] - 1 : lines[1]] == text.split("\n")
     assert not (root / "f.py").read_text().endswith("\n")
+
+
+# -- chunks right the first time: the rules, and errors that say the exact fix -----------------
+
+PARSER = """class Parser:
+    def __init__(self):
+        self.n = 0
+
+    def parse(self, text):
+        text = text.rstrip()
+        return self._run(text)
+
+    def _run(self, text):
+        return text
+
+
+def mul(a, b):
+    x = a * b
+
+    return x
+"""
+
+
+@pytest.fixture
+def parser(root: Path) -> Path:
+    return old_file(root / "app.py", PARSER)
+
+
+def test_the_description_example_works_in_the_middle_of_a_method(
+    ws: Workspace, parser: Path
+) -> None:
+    from editguard.tools import tool_named
+
+    description = tool_named("edit_symbol").description
+    example = json.loads(description.rsplit("Example: ", 1)[1])
+    example["path"] = "app.py"
+    ws.edit_symbol(**example)
+    assert parser.read_text() == PARSER.replace("text.rstrip()", "text.strip()")
+
+
+@pytest.mark.parametrize("after", [None, "", [], ["        return self._run(text)"]])
+def test_context_after_may_be_left_out_or_empty_mid_symbol(
+    ws: Workspace, parser: Path, after: Any
+) -> None:
+    one = {
+        "context_before": "    def parse(self, text):",
+        "old_lines": ["        text = text.rstrip()"],
+        "new_lines": ["        text = text.strip()"],
+    }
+    if after is not None:
+        one["context_after"] = after
+    ws.edit_symbol("app.py", "Parser/parse", chunks=[one])
+    assert parser.read_text() == PARSER.replace("text.rstrip()", "text.strip()")
+
+
+def test_a_blank_next_line_is_a_blank_context_line(ws: Workspace, parser: Path) -> None:
+    chunk = {"old_lines": ["    x = a * b"], "new_lines": ["    x = b * a"], "context_after": [""]}
+    ws.edit_symbol("app.py", "mul", chunks=[chunk])
+    assert parser.read_text() == PARSER.replace("a * b", "b * a")
+
+
+def test_blank_context_lines_past_the_symbol_edges_are_not_compared(
+    ws: Workspace, parser: Path
+) -> None:
+    # The blank lines between two methods are outside each method's range.
+    first = {
+        "context_before": ["", "    def parse(self, text):"],
+        "old_lines": ["        text = text.rstrip()"],
+        "new_lines": ["        text = text.strip()"],
+    }
+    last = {
+        "old_lines": ["        return self._run(text)"],
+        "new_lines": ["        return self._run(text) or None"],
+        "context_after": ["", "    def _run(self, text):"][:1],
+        "at_end": True,
+    }
+    ws.edit_symbol("app.py", "Parser/parse", chunks=[first, last])
+    assert parser.read_text() == PARSER.replace("text.rstrip()", "text.strip()").replace(
+        "self._run(text)\n", "self._run(text) or None\n"
+    )
+
+
+def test_at_end_inserts_at_the_end_of_the_symbol(ws: Workspace, parser: Path) -> None:
+    chunk = {"old_lines": [], "new_lines": ["    assert x"], "at_end": True}
+    ws.edit_symbol("app.py", "mul", chunks=[chunk])
+    assert parser.read_text() == PARSER + "    assert x\n"
+
+
+def fails(ws: Workspace, path: Path, symbol: str, chunk: dict[str, Any]) -> EditError:
+    snap = Snapshot.of(path)
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol(path.name, symbol, chunks=[chunk])
+    assert Snapshot.of(path) == snap
+    return err.value
+
+
+# name: (symbol, chunk as sent, failed check, the file after the chunk with its fix)
+FIXABLE: dict[str, tuple[str, dict[str, Any], int, str]] = {
+    "context_after skips the blank line that follows": (
+        "mul",
+        {
+            "context_before": "def mul(a, b):",
+            "old_lines": ["    x = a * b"],
+            "new_lines": ["    x = b * a"],
+            "context_after": "    return x",
+        },
+        1,
+        PARSER.replace("a * b", "b * a"),
+    ),
+    "at_end where lines follow": (
+        "Parser/parse",
+        {
+            "context_before": "    def parse(self, text):",
+            "old_lines": ["        text = text.rstrip()"],
+            "new_lines": ["        text = text.strip()"],
+            "at_end": True,
+        },
+        6,
+        PARSER.replace("text.rstrip()", "text.strip()"),
+    ),
+    "context_after outside the symbol": (
+        "Parser/_run",
+        {
+            "old_lines": ["        return text"],
+            "new_lines": ["        return text or None"],
+            "context_after": ["", "", "def mul(a, b):"],
+        },
+        1,
+        PARSER.replace("return text\n", "return text or None\n"),
+    ),
+    "a deletion with trailing whitespace missing": (
+        "Parser/parse",
+        {"old_lines": ["        text = text.rstrip()"], "new_lines": []},
+        4,
+        PARSER.replace("        text = text.rstrip()\n", ""),
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("symbol", "chunk", "check", "after"), FIXABLE.values(), ids=FIXABLE.keys()
+)
+def test_the_fix_in_the_error_makes_the_chunk_fit(
+    ws: Workspace, parser: Path, symbol: str, chunk: dict[str, Any], check: int, after: str
+) -> None:
+    if check == 4:  # the file has trailing whitespace the chunk lacks
+        parser.write_text(PARSER.replace("text.rstrip()", "text.rstrip()  "))
+    error = fails(ws, parser, symbol, chunk)
+    assert (error.code, error.data["check"]) == ("CHUNK_MISMATCH", check)
+    [candidate] = error.data["candidates"]
+    fix = candidate["fix"]
+    assert json.dumps(fix) in error.message
+    ws.edit_symbol("app.py", symbol, chunks=[{**chunk, **fix}])
+    assert parser.read_text() == after
+
+
+def test_at_end_names_the_lines_that_follow(ws: Workspace, parser: Path) -> None:
+    error = fails(ws, parser, "Parser/parse", FIXABLE["at_end where lines follow"][1])
+    assert '7: "        return self._run(text)"' in error.message
+
+
+def test_old_lines_that_differ_show_the_file_lines_not_a_fix(ws: Workspace, parser: Path) -> None:
+    chunk = {
+        "context_before": "    def parse(self, text):",
+        "old_lines": ["        text = text.strip()"],
+        "new_lines": ["        text = text.lower()"],
+    }
+    error = fails(ws, parser, "Parser/parse", chunk)
+    [candidate] = error.data["candidates"]
+    assert (candidate["check"], candidate["found"]) == (2, ["        text = text.rstrip()"])
+    assert "fix" not in candidate  # new_lines were written for other old lines
+    assert 'line 6 is "        text = text.rstrip()"' in error.message
+
+
+def test_old_lines_alone_not_in_the_symbol_name_the_closest_line(
+    ws: Workspace, parser: Path
+) -> None:
+    error = fails(ws, parser, "mul", {"old_lines": ["    return y"], "new_lines": ["    return 0"]})
+    assert (error.data["check"], error.data["closest_line"]) == (2, 16)
+    assert "candidates" not in error.data  # not one candidate per line of the symbol
+
+
+def test_context_before_outside_the_symbol_names_its_lines(ws: Workspace, parser: Path) -> None:
+    chunk = {"context_before": "class Parser:", "old_lines": [], "new_lines": ["    x = 1"]}
+    error = fails(ws, parser, "Parser/parse", chunk)
+    assert error.data["check"] == 0
+    assert "lines 5-7" in error.message
+
+
+# -- tolerance never lands a chunk in the wrong place ------------------------------------------
+
+
+STEPS = "def steps():\n    step()\n    log()\n    step()\n    log()\n    done()\n"
+
+
+def test_a_chunk_whose_lines_repeat_is_refused_until_its_context_is_unique(
+    ws: Workspace, root: Path
+) -> None:
+    path = root / "steps.py"
+    path.write_text(STEPS)
+    chunk: dict[str, Any] = {"old_lines": ["    log()"], "new_lines": ["    log(1)"]}
+    for extra in ({}, {"context_before": "    step()"}, {"context_after": ""}):
+        error = fails(ws, path, "steps", {**chunk, **extra})
+        assert (error.code, error.data["lines"]) == ("AMBIGUOUS_MATCH", [3, 5])
+        assert "2│    step()" in error.message
+        assert "4│    step()" in error.message
+    ws.edit_symbol("steps.py", "steps", chunks=[{**chunk, "context_after": "    done()"}])
+    assert path.read_text() == STEPS.replace("log()\n    done", "log(1)\n    done")
+
+
+REAL = Path(__file__).resolve().parent.parent / "src" / "editguard" / "core" / "diagnosis.py"
+
+
+def removed_line(diff: str) -> int:
+    """The old line number of the first removed line of a one-hunk diff."""
+    head, *rest = diff.split("@@ -", 1)[1].split("\n")
+    line = int(head.split(",")[0].split(" ")[0])
+    for d in rest:
+        if d.startswith("-"):
+            return line
+        line += 1
+    raise AssertionError(diff)
+
+
+def test_every_line_of_a_real_function_lands_where_it_is_or_is_refused(
+    ws: Workspace, root: Path
+) -> None:
+    """Each line of a real function, sent alone as old_lines (no context), and again with a
+    blank context_after, is replaced at its own line when that fits one place, and refused
+    when it fits several or none: never written anywhere else."""
+    text = REAL.read_text()
+    (root / "d.py").write_text(text)
+    target = next(s for s in ws.list_symbols("d.py").symbols if s.name_path == "_wrong_count")
+    lines = text.split("\n")
+    body = lines[target.start_line - 1 : target.end_line]
+    landed = 0
+    refusals: list[tuple[int, int]] = []
+    codes: set[str] = set()
+    for n, line in enumerate(body, target.start_line):
+        if not line.strip():
+            continue
+        same = [i for i, other in enumerate(body) if other.rstrip() == line.rstrip()]
+        # A blank line after, or the symbol's end (the blank line past it is not compared).
+        blank_after = [i for i in same if i + 1 == len(body) or not body[i + 1].strip()]
+        for extra, places in (({}, same), ({"context_after": [""]}, blank_after)):
+            chunk = {"old_lines": [line], "new_lines": [line + "  # edited"], **extra}
+            try:
+                result = ws.edit_symbol("d.py", "_wrong_count", chunks=[chunk], dry_run=True)
+            except EditError as err:
+                codes.add(err.code)
+                refusals.append((n, len(places)))
+                continue
+            landed += 1
+            assert removed_line(result.diff) == target.start_line + places[0], (n, extra)
+            assert len(places) == 1, (n, extra)
+    assert codes == {"AMBIGUOUS_MATCH", "CHUNK_MISMATCH"}
+    assert all(count != 1 for _, count in refusals)  # refused only what fits 0 or 2+ places
+    assert landed > 20
+    assert len(refusals) > 5

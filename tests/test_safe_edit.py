@@ -199,6 +199,47 @@ def test_search_replace_count_limit(ws: Workspace, temp_file: Path) -> None:
     assert result.replacements == 2
 
 
+@pytest.mark.parametrize("regex", [False, True], ids=["literal", "regex"])
+def test_a_count_above_the_matches_is_refused_with_where_they_are(
+    ws: Workspace, temp_file: Path, regex: bool
+) -> None:
+    snap = Snapshot.of(temp_file)
+    search = "line 2" if not regex else "line [2]"
+    with pytest.raises(EditError) as err:
+        ws.safe_edit(
+            "test.txt",
+            search_replace={"search": search, "replace": "x", "count": 2, "regex": regex},
+        )
+    found = err.value
+    assert found.code == "WRONG_COUNT"
+    assert (found.data["expected_occurrences"], found.data["actual_occurrences"]) == (2, 1)
+    assert [m["line_number"] for m in found.data["match_locations"]] == [2]
+    assert "count" in found.suggestions[0]
+    assert "occurrences" not in found.text()  # edit_file's field, not safe_edit's
+    assert Snapshot.of(temp_file) == snap
+
+
+def test_a_count_above_the_matches_warns_in_interactive_mode(
+    ws: Workspace, temp_file: Path
+) -> None:
+    result = ws.safe_edit(
+        "test.txt",
+        search_replace={"search": "line 2", "replace": "x", "count": 2},
+        mode="interactive",
+    )
+    assert temp_file.read_text() == "line 1\nx\nline 3\n"
+    assert result.replacements == 1
+    assert "count is 2 but search matched 1 place(s), at line(s) 2" in result.warnings[0]
+
+
+def test_no_match_names_safe_edits_own_field(ws: Workspace, temp_file: Path) -> None:
+    with pytest.raises(EditError) as err:
+        ws.safe_edit("test.txt", search_replace={"search": "lien 2\nline 3", "replace": "x"})
+    assert err.value.code == "NO_MATCH"
+    assert "old_text" not in err.value.text()
+    assert "copy search from it" in err.value.suggestions[0]
+
+
 def test_search_replace_pattern_not_found_strict(ws: Workspace, temp_file: Path) -> None:
     with pytest.raises(EditError) as err:
         ws.safe_edit("test.txt", search_replace={"search": "lien 2", "replace": "x"})

@@ -475,3 +475,86 @@ def test_wrong_count_names_the_lines_of_many_places_within_bounds(
     assert d["more_lines"] == list(range(11, 1011))
     assert "at lines 11, 12," in err.value.text()
     assert "60 and 2940 more" in err.value.text()
+
+
+# -- FILE_NOT_FOUND names the nearest existing paths ---------------------------------------
+
+MISSING_CALLS: dict[str, Callable[[Workspace, str], Any]] = {
+    "read_file": lambda ws, p: ws.read_file(p),
+    "edit_file": lambda ws, p: ws.edit_file(p, [{"old_text": "x", "new_text": "y"}]),
+    "edit_lines": lambda ws, p: ws.edit_lines(
+        p, [{"line_number": 1, "type": "Insert", "text": "y"}]
+    ),
+    "safe_edit": lambda ws, p: ws.safe_edit(p, search_replace={"search": "x", "replace": "y"}),
+    "list_symbols": lambda ws, p: ws.list_symbols(p),
+    "edit_symbol": lambda ws, p: ws.edit_symbol(p, "add", new_body="def add():\n    pass\n"),
+    "apply_patch update": lambda ws, p: ws.apply_patch(
+        f"*** Begin Patch\n*** Update File: {p}\n@@\n-x\n+y\n*** End Patch"
+    ),
+    "apply_patch delete": lambda ws, p: ws.apply_patch(
+        f"*** Begin Patch\n*** Delete File: {p}\n*** End Patch"
+    ),
+    "apply_diff": lambda ws, p: ws.apply_diff(f"--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-x\n+y\n"),
+    "batch": lambda ws, p: ws.batch(
+        [
+            {
+                "tool": "edit_file",
+                "arguments": {"path": p, "edits": [{"old_text": "x", "new_text": "y"}]},
+            }
+        ]
+    ),
+}
+
+
+@pytest.fixture
+def tree(root: Path) -> Path:
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "src" / "utils.py").write_text(APP)
+    (root / "src" / "pkg" / "mod.py").write_text(APP)
+    return root
+
+
+@pytest.mark.parametrize("call", MISSING_CALLS.values(), ids=MISSING_CALLS.keys())
+@pytest.mark.parametrize(
+    ("asked", "near"),
+    [
+        ("src/util.py", "src/utils.py"),
+        ("scr/pkg/mod.py", "src/pkg/mod.py"),
+        ("utils.py", "src/utils.py"),
+    ],
+    ids=["misspelt name", "misspelt folder", "one folder too high"],
+)
+def test_file_not_found_names_the_nearest_existing_path(
+    tree: Path, call: Callable[[Workspace, str], Any], asked: str, near: str
+) -> None:
+    snap = Snapshot.of(tree / near)
+    with pytest.raises(EditError) as err:
+        call(Workspace([tree]), asked)
+    assert err.value.code == "FILE_NOT_FOUND"
+    assert err.value.data["similar_paths"] == [near]
+    assert near in err.value.suggestions[0]
+    assert Snapshot.of(tree / near) == snap
+    assert not (tree / asked).exists()
+
+
+def test_file_not_found_without_anything_near_suggests_nothing(tree: Path) -> None:
+    with pytest.raises(EditError) as err:
+        Workspace([tree]).read_file("docs/guide.md")
+    assert err.value.code == "FILE_NOT_FOUND"
+    assert "similar_paths" not in err.value.data
+
+
+def test_file_not_found_never_suggests_or_follows_a_symbolic_link(
+    tree: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("x\n")
+    (tree / "lib").symlink_to(outside)  # a folder link out of the root
+    (tree / "src" / "secrets.py").symlink_to(outside / "secret.py")
+    ws = Workspace([tree])
+    for asked in ("lbi/secret.py", "src/secret.py", "secret.py"):
+        with pytest.raises(EditError) as err:
+            ws.read_file(asked)
+        assert err.value.code == "FILE_NOT_FOUND"
+        assert "similar_paths" not in err.value.data, asked

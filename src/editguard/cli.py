@@ -347,6 +347,21 @@ def format_history(changes: list[dict[str, Any]], *, colour: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def format_symbols(symbols: list[dict[str, Any]], *, colour: bool) -> str:
+    """A table of ``list_symbols`` results: each definition's lines, kind and name path (what
+    edit_symbol takes), indented by depth, in file order."""
+    if not symbols:
+        return "no symbols\n"
+    spans = [f"{s['start_line']}-{s['end_line']}" for s in symbols]
+    width = max(len("lines"), *map(len, spans))
+    kinds = max(len("kind"), *(len(s["kind"]) for s in symbols))
+    head = f"{'lines':>{width}}  {'kind':<{kinds}}  name path"
+    rows = [f"\x1b[1m{head}\x1b[0m" if colour else head]
+    for span, s in zip(spans, symbols, strict=True):
+        rows.append(f"{span:>{width}}  {s['kind']:<{kinds}}  {'  ' * s['depth']}{s['name_path']}")
+    return "\n".join(rows) + "\n"
+
+
 def _limit(value: int, flag: str) -> int:
     """A size limit from the command line, which must be positive."""
     if value < 1:
@@ -499,6 +514,10 @@ def _print_human(out: TextIO, result: dict[str, Any]) -> None:
         return
     if isinstance(result.get("changes"), list):  # history
         out.write(format_history(result["changes"], colour=True))
+        return
+    if isinstance(result.get("symbols"), list):  # list_symbols
+        out.write(format_symbols(result["symbols"], colour=True))
+        out.write(f"\x1b[2m-- {result['path']}, version {result['version']}\x1b[0m\n")
         return
     diffs = [f.get("diff") or "" for f in result.get("files", []) if isinstance(f, dict)]
     out.write(colour_diff(result.get("diff") or "".join(diffs)))

@@ -37,6 +37,7 @@ from editguard.fs.atomic import FileReader, write_atomic
 from editguard.fs.journal import Journal
 from editguard.fs.location import Location, locate
 from editguard.fs.lock import FileLocks
+from editguard.fs.nearest import suggesting
 from editguard.fs.sandbox import Resolved, Sandbox
 from editguard.history import History, records
 from editguard.languages import language_of
@@ -212,7 +213,7 @@ def read(ctx: Context, path: str, *, warm: bool = False) -> tuple[Resolved, Docu
     """Resolve and load ``path`` for a tool that only reads; ``warm`` parses it in the
     background afterwards, for the edit that may follow."""
     where = ctx.sandbox.resolve(path)
-    with locate(ctx.sandbox, where) as location:
+    with suggesting(where), locate(ctx.sandbox, where) as location:
         doc, version = load(ctx, location)
     if warm:
         _warm(ctx, where, doc.text, None)
@@ -251,6 +252,7 @@ def run_edit(
     with (
         _writer(ctx, where, writes),
         error_context(path=where.display),
+        suggesting(where),
         locate(ctx.sandbox, where, create=create) as location,
     ):
         if writes:

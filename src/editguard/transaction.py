@@ -43,6 +43,7 @@ from editguard.errors import (
 from editguard.fs.atomic import UMASK, FileReader
 from editguard.fs.journal import Step, enough_descriptors
 from editguard.fs.location import Location, locate
+from editguard.fs.nearest import with_nearest
 from editguard.fs.sandbox import Resolved, names_a_link
 from editguard.history import FileRecord, records
 from editguard.history.store import Action, Entry, History
@@ -204,14 +205,17 @@ class Transaction:
         display = where.display
         if not staged.exists:
             if not create:
-                raise FileNotFound(
-                    f"{display} does not exist"
-                    + (
-                        " (an earlier change of this call deleted it)"
-                        if staged.read_version
-                        else ""
+                raise with_nearest(
+                    FileNotFound(
+                        f"{display} does not exist"
+                        + (
+                            " (an earlier change of this call deleted it)"
+                            if staged.read_version
+                            else ""
+                        ),
+                        path=display,
                     ),
-                    path=display,
+                    where,
                 )
             check_version(display, expected_version, None)
             return staged, Document("", name=display)
@@ -314,8 +318,11 @@ class Transaction:
         self._not_a_link(where, "deleted")
         staged = self.file(where)
         if not staged.exists:
-            raise FileNotFound(
-                f"{where.display} does not exist, so it cannot be deleted", path=where.display
+            raise with_nearest(
+                FileNotFound(
+                    f"{where.display} does not exist, so it cannot be deleted", path=where.display
+                ),
+                where,
             )
         self.stage(staged, None)
         return staged
@@ -363,9 +370,12 @@ class Transaction:
             self._not_a_link(destination, "replaced by a move")
             src = self.file(source)
             if not src.exists:
-                raise FileNotFound(
-                    f"{source.display} does not exist, so it cannot be moved",
-                    path=source.display,
+                raise with_nearest(
+                    FileNotFound(
+                        f"{source.display} does not exist, so it cannot be moved",
+                        path=source.display,
+                    ),
+                    source,
                 )
             content = src.content if src.content is not None else bytes_of(self.ctx, src)
             # What moves, taken before any source is staged away (a swap reads both first).

@@ -62,10 +62,19 @@ def mismatch_error(
     return _wrong_count(mismatch, old_text, path, total_edits, after, what)
 
 
-def not_found(text: str, search: str, path: str) -> NoMatch:
+def not_found(text: str, search: str, path: str, expected: int = 1) -> NoMatch:
     """NO_MATCH for a safe_edit search that matched nothing, with the most similar regions."""
-    mismatch = CountMismatch(0, 1, 0, text, (), False)
+    mismatch = CountMismatch(0, expected, 0, text, (), False)
     return _no_match(mismatch, search, "", path, None, "", what="search")
+
+
+def too_few(
+    text: str, search: str, path: str, expected: int, starts: tuple[int, ...]
+) -> WrongCount:
+    """WRONG_COUNT for a safe_edit search that matched fewer places than its ``count``, with
+    where each match is."""
+    mismatch = CountMismatch(0, expected, len(starts), text, starts, False)
+    return _wrong_count(mismatch, search, path, None, "", what="search")
 
 
 def _no_match(
@@ -131,7 +140,7 @@ def _no_match(
         parts.append(
             f"Lines alike to the first region (as compared) also start at lines {named}"
             + (f" and {rest} more" if rest else "")
-            + ": add a distinctive line to old_text to say which you mean."
+            + f": add a distinctive line to {what} to say which you mean."
         )
     return NoMatch(
         "\n".join(parts),
@@ -139,7 +148,7 @@ def _no_match(
         edit_index=None if total is None else m.index,
         total_edits=total,
         data=data,
-        suggestions=_no_match_tips(text, old, similar, bool(applied_note)),
+        suggestions=_no_match_tips(text, old, similar, bool(applied_note), what),
     )
 
 
@@ -187,10 +196,12 @@ def _head(old: str) -> str:
     return old[:end]
 
 
-def _no_match_tips(text: str, old: str, similar: list[SimilarRegion], applied: bool) -> list[str]:
+def _no_match_tips(
+    text: str, old: str, similar: list[SimilarRegion], applied: bool, what: str = "old_text"
+) -> list[str]:
     tips = ["Drop this edit if the change is already in the file."] if applied else []
     tips += [
-        "Use read_file to see the exact content, then copy old_text from it precisely "
+        f"Use read_file to see the exact content, then copy {what} from it precisely "
         "(without the line-number prefix)."
     ]
     kinds = {d.kind for r in similar[:1] for d in r.differences}
@@ -204,17 +215,17 @@ def _no_match_tips(text: str, old: str, similar: list[SimilarRegion], applied: b
         )
     if "line_numbers" in kinds:
         tips.append(
-            "Remove the line-number prefixes (such as '12│') from every line of old_text: "
+            f"Remove the line-number prefixes (such as '12│') from every line of {what}: "
             "they are read_file's, not the file's."
         )
     if "escaping" in kinds or ("\\n" in old and LF not in old):
-        tips.append("Send real line breaks in old_text, not the two characters backslash-n.")
+        tips.append(f"Send real line breaks in {what}, not the two characters backslash-n.")
     if "quotes" in kinds or "case" in kinds:
         tips.append("Match quote characters and letter case exactly as the file has them.")
     if LF in old:
         tips.append(
-            "For a multi-line old_text, make sure every line (and each line break) is "
-            "exactly as in the file; a shorter, unique old_text is less fragile."
+            f"For a multi-line {what}, make sure every line (and each line break) is "
+            f"exactly as in the file; a shorter, unique {what} is less fragile."
         )
     return tips
 
@@ -281,14 +292,22 @@ def _wrong_count(
         f"expected {m.expected} occurrence(s) of {what} in {path} but found {m.found}"
         f"{loosely}{after}:\n{listing}"
     )
-    tips = [
-        f"If you mean all of them, set occurrences to {m.found}."
-        if m.rung == "exact"
-        else "Copy old_text exactly from the place you mean, with a line or two of context "
-        "that only that place has.",
-        "Otherwise add surrounding lines to old_text so that it matches only the places you "
-        "mean, or split it into several edits, each with a unique old_text.",
-    ]
+    count = "count" if what == "search" else "occurrences"
+    if m.found < m.expected and what == "search":
+        tips = [
+            f"If these are all the places you mean, set count to {m.found} (or leave count "
+            "out to replace every match); otherwise re-read the file: the other places may "
+            "differ from search."
+        ]
+    else:
+        tips = [
+            f"If you mean all of them, set {count} to {m.found}."
+            if m.rung == "exact"
+            else f"Copy {what} exactly from the place you mean, with a line or two of context "
+            "that only that place has.",
+            f"Otherwise add surrounding lines to {what} so that it matches only the places you "
+            f"mean, or split it into several edits, each with a unique {what}.",
+        ]
     data = {
         "search_text": excerpt(old),
         "expected_occurrences": m.expected,
@@ -339,5 +358,8 @@ def uncorrectable_error(
             "match": rung,
             "match_locations": [{"line_number": first, "end_line": last}],
         },
-        suggestions=["Send old_text and new_text exactly as the file has these lines."],
+        suggestions=[
+            f"Send {what} and {'replace' if what == 'search' else 'new_text'} exactly as the "
+            "file has these lines."
+        ],
     )

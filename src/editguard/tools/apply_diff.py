@@ -14,6 +14,7 @@ from editguard.errors import (
     StaleVersion,
     error_context,
 )
+from editguard.fs.nearest import with_nearest
 from editguard.fs.sandbox import Resolved
 from editguard.pipeline import Change, Context
 from editguard.tools._common import Validation
@@ -252,7 +253,9 @@ def _unchanged_text(
     """A section without hunks: the file's bytes stay (any file, text or not)."""
     staged = txn.file(where)
     if not staged.exists:
-        raise FileNotFound(f"{where.display} does not exist", path=where.display)
+        raise with_nearest(
+            FileNotFound(f"{where.display} does not exist", path=where.display), where
+        )
     previous = staged.version
     if fd.new_path is None:
         if staged.document is None or staged.document.text:

@@ -15,6 +15,7 @@ from editguard.core.formats.codex_patch import (
 )
 from editguard.core.formats.whole_text import compile_whole_text
 from editguard.errors import EditError, FileNotFound, InvalidPatch, error_context
+from editguard.fs.nearest import with_nearest
 from editguard.fs.sandbox import Resolved
 from editguard.pipeline import Change, Context
 from editguard.tools._common import Validation
@@ -122,7 +123,10 @@ def _operation(
         if stage:
             txn.delete(where)
         elif not staged.exists:
-            raise FileNotFound(f"{display} does not exist, so it cannot be deleted", path=display)
+            raise with_nearest(
+                FileNotFound(f"{display} does not exist, so it cannot be deleted", path=display),
+                where,
+            )
         diff = f"Binary file {display} deleted\n" if binary else whole_diff(old, "", display)
         return FileChange(
             path=display, action="deleted", diff=diff, version=None, previous_version=previous

@@ -38,17 +38,13 @@ from editguard.validate.structure import structure_findings
 
 
 class ChunkModel(Args):
-    """One change inside the symbol, located by its context lines."""
+    """One change inside the symbol: old_lines replaced by new_lines."""
 
-    context_before: str | list[str] = Field(
-        description="Line(s) right before the change, copied from the file ('' = none)."
-    )
-    old_lines: list[str] = Field(description="The lines to replace ([] for an insertion).")
-    new_lines: list[str] = Field(description="The lines to put there ([] for a deletion).")
-    context_after: str | list[str] = Field(
-        description="Line(s) right after the change; '' means the change reaches the end of "
-        "the symbol."
-    )
+    context_before: str | list[str] = Field("", description="Lines right above old_lines.")
+    old_lines: list[str] = Field(description="Whole lines to replace ([]: insert).")
+    new_lines: list[str] = Field(description="Their replacement ([]: delete).")
+    context_after: str | list[str] = Field("", description="Lines right below old_lines.")
+    at_end: bool = Field(False, description="The chunk ends at the symbol's last line.")
 
 
 class EditSymbolArgs(Args):
@@ -64,14 +60,11 @@ class EditSymbolArgs(Args):
     )
     line: int | None = Field(None, ge=1, description="A line inside the definition (1-based).")
     column: int | None = Field(None, ge=1, description="A column on that line (1-based).")
-    chunks: list[ChunkModel] | None = Field(
-        None,
-        description="Context chunks applied inside the symbol; each must fit exactly one place.",
-    )
+    chunks: list[ChunkModel] | None = Field(None, description="Changes inside the symbol.")
     new_body: str | None = Field(
         None,
         description="The symbol's whole new text, first line (and decorators) included, "
-        "written exactly as given, indentation too. " + SYMBOL_RANGE,
+        "written exactly as given, indentation too.",
     )
     insert_before: str | None = Field(
         None, description="Whole lines to insert before the symbol's range, exactly as given."
@@ -198,7 +191,7 @@ def _action(args: EditSymbolArgs, exact: bool) -> SymbolAction:
     if args.chunks is not None:
         return Chunks(
             tuple(
-                ChunkText(c.context_before, c.old_lines, c.new_lines, c.context_after)
+                ChunkText(c.context_before, c.old_lines, c.new_lines, c.context_after, c.at_end)
                 for c in args.chunks
             ),
             exact=exact,
@@ -216,22 +209,20 @@ TOOL = Tool(
     description=(
         "Edit one function, method or class, named by its name path ('Class/method'; '.' also "
         "separates; a leading '/' anchors at the top level; 'name[1]' picks the second match) or "
-        "by line and column. Exactly one action: chunks (the cheapest for small changes in a "
-        "symbol of 20+ lines; for a short symbol new_body costs fewer tokens): "
-        "[{context_before, old_lines, new_lines, context_after}], lines compared "
-        "without trailing whitespace; context may be a string or a list, '' = none; an empty "
-        "context_after means the chunk ends where the symbol ends; each chunk must fit exactly "
-        "one place), new_body (the whole new text of the symbol, first line included, exactly "
-        "as given), insert_before or insert_after (whole lines next to the symbol). Everything "
-        "outside the symbol stays identical; the result is syntax-checked and every other "
-        "symbol must still exist (mode 'strict' refuses otherwise). "
-        + SYMBOL_RANGE
-        + SYMBOL_LANGUAGES
-        + "\n"
+        "by line and column. Exactly one action: chunks (cheapest for a small change in a "
+        "symbol of 20+ lines), new_body (the symbol's whole new text, first line included, "
+        "exactly as given), insert_before or insert_after (whole lines next to the symbol). A "
+        "chunk replaces old_lines by new_lines; context_before/context_after (optional; lines, "
+        "or a string of whole lines) must directly surround old_lines: omit them when old_lines "
+        "occur once in the symbol; at_end: true pins the chunk to the symbol's end. Lines "
+        "compare without trailing whitespace; blank context lines past the symbol's edges are "
+        "ignored. A chunk that fits no place or several writes nothing; the error shows the "
+        "real lines and what to send. Everything outside the symbol "
+        "stays identical; the result is syntax-checked and every other symbol must still exist "
+        "(mode 'strict' refuses otherwise). " + SYMBOL_RANGE + SYMBOL_LANGUAGES + "\n"
         'Example: {"path": "src/app.py", "symbol": "Parser/parse", "chunks": [{"context_before":'
-        ' "    def parse(self, text):", "old_lines": ["        return self._run(text)"], '
-        '"new_lines": ["        text = text.strip()", "        return self._run(text)"], '
-        '"context_after": ""}]}'
+        ' "    def parse(self, text):", "old_lines": ["        text = text.rstrip()"], '
+        '"new_lines": ["        text = text.strip()"]}]}'
     ),
     arguments=EditSymbolArgs,
     result=EditSymbolResult,

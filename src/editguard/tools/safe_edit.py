@@ -53,7 +53,8 @@ class SearchReplaceOp(Args):
     count: int | None = Field(
         None,
         json_schema_extra={"minimum": 0},
-        description="Replace at most this many (null or 0: all of them).",
+        description="Replace the first this many (null or 0: all); fewer matches is "
+        "WRONG_COUNT in strict mode.",
     )
     flags: int | str = Field(
         0,

@@ -1,27 +1,35 @@
 """Context chunks inside one symbol (``edit_symbol``): the matcher that makes the new symbol text.
 
-A chunk is ``context_before`` / ``old_lines`` / ``new_lines`` / ``context_after``, each a list of
-lines (a context may be one string; an empty string is no context). Lines are compared after
-``rstrip`` (:data:`~editguard.core.seek.TRAILING_WHITESPACE`). Candidates are found by
-``context_before`` with :func:`~editguard.core.seek.seek` and settled by seven checks:
+A chunk is ``context_before`` / ``old_lines`` / ``new_lines`` / ``context_after`` / ``at_end``.
+The contexts are optional lines that must directly surround the old lines (a list, or one string
+of whole lines: ``""`` is none, a final line break ends the last line); ``at_end`` pins the
+chunk's last line to the symbol's last line. Lines are compared after ``rstrip``
+(:data:`~editguard.core.seek.TRAILING_WHITESPACE`); blank context lines that run past the
+symbol's first or last line (the blank line between two definitions) are not compared.
+Candidates are found by ``context_before`` with :func:`~editguard.core.seek.seek` and settled by
+seven checks:
 
 1. ``context_after`` follows the old lines;   2. ``old_lines`` match;
-3. an insertion (no old lines) has context to place it;   4. a deletion (no new lines) matches
-exactly;   5. the chunk stays inside the symbol;   6. an empty ``context_after`` means the chunk
-ends where the symbol ends;   7. line endings written into a chunk match the file's.
+3. an insertion (no old lines) has context or ``at_end`` to place it;   4. a deletion (no new
+lines) matches exactly;   5. the chunk stays inside the symbol;   6. with ``at_end``, nothing
+follows the chunk;   7. line endings written into a chunk match the file's.
 
 We never guess (as "take the first candidate that passes" would): a chunk that fits
 at several places is AMBIGUOUS_MATCH, one that fits nowhere is CHUNK_MISMATCH naming the check
-that failed at each candidate. Every chunk is validated against the original body before
-anything changes; chunks are then applied from the bottom up.
+that failed at each candidate, the file's lines there, and (for a context, ``at_end`` or a
+deletion's exact lines) the fields that would make it fit. Every chunk is validated against the
+original body before anything changes; chunks are then applied from the bottom up.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import itertools
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from editguard.core.document import CR, CRLF, LF
 from editguard.core.listing import excerpt, listing
@@ -59,11 +67,18 @@ class Chunk:
     old_lines: tuple[str, ...]
     new_lines: tuple[str, ...]
     context_after: tuple[str, ...]
+    at_end: bool = False
 
 
 def _lines_of(value: str | Sequence[str], field: str, index: int, newline: str) -> tuple[str, ...]:
-    """A context or line list as lines; line breaks written inside must be the file's (check 7)."""
-    items = ([value] if value else []) if isinstance(value, str) else list(value)
+    """A context or line list as lines; line breaks written inside must be the file's (check 7).
+
+    A string is the text of whole lines: ``""`` is none, and a final line break ends its last
+    line (``"x\n"`` is the one line ``x``, ``"\n"`` one blank line)."""
+    if isinstance(value, str):
+        items = [_without_final_break(value)] if value else []
+    else:
+        items = list(value)
     out: list[str] = []
     for item in items:
         if CR in item or LF in item:
@@ -82,14 +97,22 @@ def _lines_of(value: str | Sequence[str], field: str, index: int, newline: str) 
     return tuple(out)
 
 
+def _without_final_break(text: str) -> str:
+    for brk in (CRLF, LF, CR):
+        if text.endswith(brk):
+            return text[: -len(brk)]
+    return text
+
+
 def make_chunk(
     context_before: str | Sequence[str],
     old_lines: Sequence[str],
     new_lines: Sequence[str],
-    context_after: str | Sequence[str],
+    context_after: str | Sequence[str] = (),
     *,
     index: int,
     newline: str,
+    at_end: bool = False,
 ) -> Chunk:
     """A chunk from the request's fields (raising check 7 failures)."""
     return Chunk(
@@ -97,6 +120,7 @@ def make_chunk(
         _lines_of(old_lines, "old_lines", index, newline),
         _lines_of(new_lines, "new_lines", index, newline),
         _lines_of(context_after, "context_after", index, newline),
+        at_end,
     )
 
 
@@ -104,25 +128,102 @@ def _same(actual: Sequence[str], expected: Sequence[str]) -> bool:
     return lines_match(actual, expected, TRAILING_WHITESPACE)
 
 
-def _failure(lines: list[str], chunk: Chunk, position: int) -> tuple[int, str] | None:
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    """Why a chunk does not fit at one candidate, with the file's lines there."""
+
+    check: int
+    reason: str
+    fix: dict[str, Any] | None = None  # fields that make the chunk fit here (context only)
+    found: tuple[str, ...] | None = None  # the symbol's lines where old_lines would be
+
+
+def _quoted(line: str) -> str:
+    return json.dumps(line, ensure_ascii=False)
+
+
+def _first_difference(actual: Sequence[str], expected: Sequence[str]) -> int:
+    return next(
+        i for i, (a, e) in enumerate(zip(actual, expected, strict=True)) if not _same([a], [e])
+    )
+
+
+def _failure(lines: list[str], chunk: Chunk, position: int, first_line: int) -> _Failure | None:
     """The first of checks 1-6 that fails with the chunk placed after ``position``, if any."""
     start = position + 1
     end = start + len(chunk.old_lines)
+    old, after = chunk.old_lines, chunk.context_after
+    last = first_line + len(lines) - 1  # the symbol's last line
     if end > len(lines):
-        return 5, f"old_lines would run past the end of the symbol (line {len(lines)})"
-    if not _same(lines[start:end], chunk.old_lines):
-        return 2, "old_lines differ from the symbol's lines there"
-    if end + len(chunk.context_after) > len(lines):
-        return 1, "context_after would run past the end of the symbol"
-    if not _same(lines[end : end + len(chunk.context_after)], chunk.context_after):
-        return 1, "context_after differs from the lines that follow old_lines"
-    if not chunk.old_lines and not chunk.context_before and not chunk.context_after:
-        return 3, "an insertion needs context_before or context_after to place it"
-    if not chunk.new_lines and list(lines[start:end]) != list(chunk.old_lines):
-        return 4, "a deletion must match old_lines exactly, trailing whitespace included"
-    if not chunk.context_after and end != len(lines):
-        return 6, "context_after is empty, which means the end of the symbol, but lines follow"
+        return _Failure(
+            5,
+            f"old_lines hold {len(old)} line(s), but from line {first_line + start} the symbol "
+            f"has {len(lines) - start} (it ends at line {last}); edit lines outside it with "
+            "edit_file",
+        )
+    if not _same(lines[start:end], old):
+        i = _first_difference(lines[start:end], old)
+        return _Failure(
+            2,
+            f"old_lines[{i}] is {_quoted(old[i])} but line {first_line + start + i} is "
+            f"{_quoted(lines[start + i])}",
+            found=tuple(lines[start:end]),
+        )
+    # Blank context lines past the symbol's last line are not compared (check 1).
+    inside = min(len(after), len(lines) - end)
+    real = lines[end : end + inside]
+    if not _same(real, after[:inside]):
+        i = _first_difference(real, after[:inside])
+        return _Failure(
+            1,
+            f"context_after[{i}] is {_quoted(after[i])} but line {first_line + end + i} is "
+            f"{_quoted(lines[end + i])} (context_after may also be left out)",
+            fix={"context_after": real},
+        )
+    if any(line.strip() for line in after[inside:]):
+        return _Failure(
+            1,
+            f"context_after runs {len(after) - inside} line(s) past the symbol's last line "
+            f"({last}); lines outside the symbol are no context (context_after may also be "
+            "left out)",
+            fix={"context_after": real},
+        )
+    if not old and not chunk.context_before and not after and not chunk.at_end:
+        return _Failure(
+            3, "an insertion (old_lines []) needs context_before, context_after or at_end: true"
+        )
+    if not chunk.new_lines and list(lines[start:end]) != list(old):
+        return _Failure(
+            4,
+            "a deletion (new_lines []) needs old_lines exactly, trailing whitespace included",
+            fix={"old_lines": lines[start:end]},
+        )
+    rest = lines[end + inside :]
+    if chunk.at_end and rest:
+        shown = ", ".join(
+            f"{first_line + end + inside + i}: {_quoted(line)}" for i, line in enumerate(rest[:3])
+        )
+        return _Failure(
+            6,
+            f"at_end is true (the chunk ends where the symbol ends), but {len(rest)} line(s) "
+            f"follow, up to line {last} ({shown}{', ...' if len(rest) > 3 else ''})",
+            fix={"at_end": False},
+        )
     return None
+
+
+def _candidates(lines: list[str], before: Sequence[str]) -> list[int]:
+    """Each place ``before`` ends at (-1: just above the symbol's first line)."""
+    size = len(before)
+    found = {hit.line + size - 1 for hit in seek(lines, before, ladder=_LADDER)}
+    # Blank lines at the top of context_before may lie above the symbol (the blank line between
+    # two definitions): the rest then has to start at the symbol's first line.
+    blank = next((i for i, line in enumerate(before) if line.strip()), size)
+    for skip in range(1, blank + 1):
+        rest = before[skip:]
+        if _same(lines[: len(rest)], rest):
+            found.add(len(rest) - 1)
+    return sorted(found)
 
 
 def apply_chunks_with_endings(
@@ -161,14 +262,11 @@ def apply_chunks_with_endings(
     unit = indent_unit(lines)
     for index, chunk in enumerate(chunks):
         # A candidate is the line just before old_lines (-1: the symbol's start).
-        size = len(chunk.context_before)
-        candidates = [
-            hit.line + size - 1 for hit in seek(lines, chunk.context_before, ladder=_LADDER)
-        ]
+        candidates = _candidates(lines, chunk.context_before)
         fitting = []
         failures = []
         for p in candidates:
-            failed = _failure(lines, chunk, p)
+            failed = _failure(lines, chunk, p, first_line)
             if failed is None:
                 fitting.append(p)
             else:
@@ -180,18 +278,12 @@ def apply_chunks_with_endings(
                 news[index] = new_lines
                 placed.append((start, start + len(chunk.old_lines), index))
                 continue
-        if not candidates:
+        if not chunk.context_before:  # every line is a candidate: keep those old_lines fit
+            failures = [(p, f) for p, f in failures if f.check not in (2, 5)]
+        if not candidates or not (fitting or failures):
             raise _not_found(lines, chunk, index, len(chunks), first_line, symbol)
         if len(fitting) > 1:
-            where = [first_line + p + 1 for p in fitting]
-            raise AmbiguousMatch(
-                f"chunk {index + 1} of {len(chunks)} fits at {len(fitting)} places in {symbol} "
-                f"(old_lines would start at lines {', '.join(map(str, where))}); add context "
-                "lines to make it unique",
-                edit_index=index,
-                total_edits=len(chunks),
-                data={"lines": where},
-            )
+            raise _ambiguous(lines, chunk, fitting, index, len(chunks), first_line, symbol)
         if not fitting:
             raise _mismatch(lines, chunk, failures, index, len(chunks), first_line, symbol)
         placed.append((fitting[0] + 1, fitting[0] + 1 + len(chunk.old_lines), index))
@@ -251,8 +343,7 @@ def _loose(
     block = [*before, *old, *after]
     if not chunk.new_lines or not any(line.strip() for line in block):
         return None
-    # An empty context_after means the end of the symbol (check 6).
-    start = 0 if after else max(len(lines) - len(block), 0)
+    start = max(len(lines) - len(block), 0) if chunk.at_end else 0  # check 6
     hits = seek(lines, block, start=start, ladder=_LOOSE, first_line=first_line, indent_unit=unit)
     if not hits:
         return None
@@ -295,6 +386,40 @@ def _loose(
     return at, new_lines, (used(own, found), explain(own, found, "the chunk"))
 
 
+def _ambiguous(
+    lines: list[str],
+    chunk: Chunk,
+    fitting: list[int],
+    index: int,
+    total: int,
+    first_line: int,
+    symbol: str,
+) -> AmbiguousMatch:
+    where = [first_line + p + 1 for p in fitting]
+    size = len(chunk.old_lines)
+    shown = "\n".join(
+        f"at line {first_line + p + 1}:\n"
+        + _numbered(
+            lines,
+            first_line,
+            p - len(chunk.context_before),
+            p + 2 + size + len(chunk.context_after),
+        )
+        for p in fitting[:5]
+    )
+    return AmbiguousMatch(
+        f"chunk {index + 1} of {total} fits at {len(fitting)} places in {symbol} (old_lines "
+        f"would start at lines {', '.join(map(str, where))}); nothing was changed:\n{shown}",
+        edit_index=index,
+        total_edits=total,
+        data={"lines": where},
+        suggestions=[
+            "Add to context_before or context_after a line (shown above) that only the place "
+            "you mean has, or set at_end: true if it is the symbol's end."
+        ],
+    )
+
+
 def _numbered(lines: list[str], first_line: int, lo: int, hi: int) -> str:
     lo, hi = max(0, lo), min(len(lines), hi)
     return listing(lines[lo:hi], first_line + lo, width=len(str(first_line + hi)))
@@ -303,50 +428,81 @@ def _numbered(lines: list[str], first_line: int, lo: int, hi: int) -> str:
 def _not_found(
     lines: list[str], chunk: Chunk, index: int, total: int, first_line: int, symbol: str
 ) -> ChunkMismatch:
-    shown = _numbered(lines, first_line, 0, 60)
-    context = excerpt(LF.join(chunk.context_before))
+    """context_before is nowhere in the symbol (check 0), or, without it, old_lines (check 2)."""
+    field = "context_before" if chunk.context_before else "old_lines"
+    sent = chunk.context_before or chunk.old_lines
+    last = first_line + len(lines) - 1
+    shown = _numbered(lines, first_line, 0, 60) + ("\n..." if len(lines) > 60 else "")
+    head = next((line for line in sent if line.strip()), "")
+    close = difflib.get_close_matches(head.strip(), [x.strip() for x in lines], n=1, cutoff=0.6)
+    nearest = ""
+    data: dict[str, Any] = {"check": 0 if chunk.context_before else 2, "symbol": symbol}
+    if close:
+        at = next(i for i, x in enumerate(lines) if x.strip() == close[0])
+        nearest = f" The closest line is {first_line + at}: {_quoted(lines[at])}."
+        data["closest_line"] = first_line + at
     return ChunkMismatch(
-        f"chunk {index + 1} of {total}: context_before >>>{context}<<< is "
-        f"not in {symbol} (lines compared without trailing whitespace). The symbol's lines:\n"
-        f"{shown}" + ("\n..." if len(lines) > 60 else ""),
+        f"chunk {index + 1} of {total}: {field} >>>{excerpt(LF.join(sent))}<<< is not in "
+        f"{symbol}, lines {first_line}-{last} (lines compared without trailing whitespace)."
+        f"{nearest} The symbol's lines:\n{shown}",
         edit_index=index,
         total_edits=total,
-        data={"check": 0, "symbol": symbol},
-        suggestions=["Copy context_before exactly from the lines above (without the numbers)."],
+        data=data,
+        suggestions=[
+            f"Copy {field} exactly from the lines above (without the numbers); context must "
+            "lie inside the symbol."
+        ],
     )
 
 
 def _mismatch(
     lines: list[str],
     chunk: Chunk,
-    failures: list[tuple[int, tuple[int, str]]],
+    failures: list[tuple[int, _Failure]],
     index: int,
     total: int,
     first_line: int,
     symbol: str,
 ) -> ChunkMismatch:
     parts = []
-    for p, (check, reason) in failures[:5]:
+    for p, failed in failures[:5]:
+        tail = len(chunk.context_after) + (3 if failed.check == 6 else 1)
         parts.append(
-            f"at line {first_line + p + 1}: check {check} failed: {reason}:\n"
+            f"at line {first_line + p + 1}: check {failed.check} failed: {failed.reason}"
+            + (f"; send {json.dumps(failed.fix, ensure_ascii=False)}" if failed.fix else "")
+            + ":\n"
             + _numbered(
                 lines,
                 first_line,
                 p + 1 - len(chunk.context_before),
-                p + 2 + len(chunk.old_lines) + len(chunk.context_after),
+                p + 1 + len(chunk.old_lines) + tail,
             )
         )
     more = f"\n... and {len(failures) - 5} more candidates" if len(failures) > 5 else ""
+    candidates = []
+    for p, failed in failures:
+        candidate: dict[str, Any] = {
+            "line": first_line + p + 1,
+            "check": failed.check,
+            "reason": failed.reason,
+        }
+        if failed.fix is not None:
+            candidate["fix"] = failed.fix
+        if failed.found is not None:
+            candidate["found"] = list(failed.found)
+        candidates.append(candidate)
+    fixes = [f.fix for _, f in failures if f.fix is not None]
+    tip = (
+        f"Send the chunk again with {json.dumps(fixes[0], ensure_ascii=False)}."
+        if len(failures) == 1 and fixes
+        else "Copy old_lines and the contexts exactly from the numbered lines above."
+    )
+    found = "context_before was" if chunk.context_before else "old_lines were"
     return ChunkMismatch(
-        f"chunk {index + 1} of {total} fits nowhere in {symbol}; context_before was found "
+        f"chunk {index + 1} of {total} fits nowhere in {symbol}; {found} found "
         f"{len(failures)} time(s):\n" + "\n".join(parts) + more,
         edit_index=index,
         total_edits=total,
-        data={
-            "check": failures[0][1][0],
-            "candidates": [
-                {"line": first_line + p + 1, "check": c, "reason": r} for p, (c, r) in failures
-            ],
-        },
-        suggestions=["Copy old_lines and context_after exactly from the numbered lines above."],
+        data={"check": failures[0][1].check, "candidates": candidates},
+        suggestions=[tip],
     )

@@ -13,7 +13,7 @@ from typing import Any
 
 import regex
 
-from editguard.core.diagnosis import not_found
+from editguard.core.diagnosis import not_found, too_few
 from editguard.core.document import Document, line_numbers, normalize_newlines
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.formats.tolerance import Refusal, tolerant_places
@@ -75,7 +75,8 @@ def compile_regex_replace(
     :mod:`editguard.core.seek` (unless ``request.exact``): it lands when the first rung that
     finds it finds it at one place (or at ``count`` places when a count is given), with the
     same correction applied to the replacement. A search that matches nothing raises NO_MATCH
-    when ``required`` (strict mode), and is otherwise a warning on an empty plan.
+    when ``required`` (strict mode), and is otherwise a warning on an empty plan; so does one
+    that matches fewer places than ``count`` (WRONG_COUNT, or a warning and those places).
     ``max_size`` bounds the new text (in characters) while the replacements are made, so that
     many matches of a long replacement cannot fill memory.
 
@@ -85,6 +86,7 @@ def compile_regex_replace(
         RegexTimeout: matching took longer than ``timeout`` seconds.
         NoMatch: nothing matched and ``required``, or a tolerant match cannot carry its
             correction over to the replacement.
+        WrongCount: fewer places than ``count`` matched and ``required`` (otherwise a warning).
         WrongCount: the ladder's first rung that finds the literal finds it at another number
             of places than expected.
         TooManyEdits: more than MAX_MATCHES places match.
@@ -104,18 +106,28 @@ def compile_regex_replace(
     match: tuple[str, str | None] = ("exact", None)
     if not plan and not request.regex and not request.exact:
         plan, match = _tolerant(doc, request)
+    path = doc.name or "the file"
     if not plan:
         if required:
-            raise not_found(doc.text, request.search, doc.name or "the file")
+            raise not_found(doc.text, request.search, path, request.count or 1)
         warning = f"pattern {request.search!r} not found; nothing was changed"
         return Compiled(plan, (AppliedEdit(0, 0, ()),), (warning,))
+    starts = [r.start for r in plan.replacements]
+    lines = line_numbers(doc.text, starts)
+    warnings: tuple[str, ...] = ()
+    if request.count and len(starts) < request.count:
+        if required:
+            raise too_few(doc.text, request.search, path, request.count, tuple(starts))
+        warnings = (
+            f"count is {request.count} but search matched {len(starts)} place(s), at line(s) "
+            f"{', '.join(map(str, lines[:50]))}; those were replaced",
+        )
     doc.check_encodable("".join(r.text for r in plan.replacements))
-    lines = line_numbers(doc.text, [r.start for r in plan.replacements])
     shift, landed = 0, []
     for r, line in zip(plan.replacements, lines, strict=True):
         landed.append(line + shift)
         shift += r.text.count("\n") - doc.text.count("\n", r.start, r.end)
-    return Compiled(plan, (AppliedEdit(0, len(landed), tuple(landed), *match),))
+    return Compiled(plan, (AppliedEdit(0, len(landed), tuple(landed), *match),), warnings)
 
 
 def _tolerant(doc: Document, request: RegexReplace) -> tuple[Plan, tuple[str, str | None]]:

@@ -36,12 +36,14 @@ class Target:
 
 @dataclass(frozen=True, slots=True)
 class ChunkText:
-    """One chunk as the request gives it: each context a string (``""``: none) or lines."""
+    """One chunk as the request gives it: each context a string of whole lines (``""``: none)
+    or a list of lines; ``at_end``: the chunk ends at the symbol's last line."""
 
     context_before: str | Sequence[str]
     old_lines: Sequence[str]
     new_lines: Sequence[str]
-    context_after: str | Sequence[str]
+    context_after: str | Sequence[str] = ()
+    at_end: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +112,7 @@ def _replacement(
                 c.context_after,
                 index=i,
                 newline=doc.newline,
+                at_end=c.at_end,
             )
             for i, c in enumerate(action.chunks)
         ]
