@@ -475,3 +475,22 @@ def test_wrong_count_names_the_lines_of_many_places_within_bounds(
     assert d["more_lines"] == list(range(11, 1011))
     assert "at lines 11, 12," in err.value.text()
     assert "60 and 2940 more" in err.value.text()
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["LF", "CRLF"])
+@pytest.mark.parametrize(
+    "char", ["\N{RIGHTWARDS ARROW}", "\N{GRINNING FACE}"], ids=["arrow", "emoji"]
+)
+def test_a_large_file_beyond_latin1_is_written_like_a_naive_replace(
+    root: Path, char: str, newline: str
+) -> None:
+    lines = [f"value_{n} = compute({n}) * 2  # entry" for n in range(100_000)]
+    lines[0] = f"# {char} first line"
+    data = (newline.join(lines) + newline).encode("utf-8")
+    path = root / "big.py"
+    path.write_bytes(data)
+    old, new = lines[50_000], f"{lines[50_000]}  # {char} edited"
+    result = Workspace([root]).edit_file("big.py", [{"old_text": old, "new_text": new}])
+    expected = data.replace(old.encode(), new.encode(), 1)
+    assert path.read_bytes() == expected
+    assert result.version == content_version([expected])
