@@ -275,8 +275,12 @@ class _LineEndings:
             self.pending_cr = True
         if not piece:
             return ""
-        crlf = piece.count(CRLF)
-        found = (piece.count(LF) - crlf, crlf, piece.count(CR) - crlf)
+        has_cr = CR in piece
+        if has_cr:
+            crlf = piece.count(CRLF)
+            found = (piece.count(LF) - crlf, crlf, piece.count(CR) - crlf)
+        else:  # the usual case: one count, not three
+            found = (piece.count(LF), 0, 0)
         before = sum(self.counts)
         kinds = {k for k in range(3) if self.counts[k] or found[k]}
         if self.codes is None and len(kinds) > 1:
@@ -286,7 +290,7 @@ class _LineEndings:
             self.codes += bytes(_CODE_OF[m.group()] for m in _BREAK.finditer(piece))
         for k in range(3):
             self.counts[k] += found[k]
-        if CR in piece:
+        if has_cr:
             piece = piece.replace(CRLF, LF).replace(CR, LF)
         return piece
 
