@@ -316,3 +316,36 @@ def test_bytes_outside_the_edited_region_never_change(case: tuple[bytes, str, st
     assert out.startswith(head)
     tail = suffix_doc[len(doc.bom) :]
     assert out.endswith(tail)
+
+
+# -- large files beyond Latin-1 ----------------------------------------------------------------
+
+# One character beyond ASCII makes CPython store the whole decoded text at 1, 2 or 4 bytes a
+# character; untouched text is encoded back a bounded slice at a time.
+WIDE = {"latin-1": "\N{LATIN SMALL LETTER E WITH ACUTE}", "arrow": "\N{RIGHTWARDS ARROW}"}
+WIDE["emoji"] = "\N{GRINNING FACE}"
+
+
+def large_file(char: str, newline: str) -> tuple[bytes, list[str]]:
+    """About 3.5 MB (more than three of the renderer's slices) holding ``char`` on its first
+    and last lines, and its lines."""
+    lines = [f"value_{n} = compute({n}) * 2  # entry" for n in range(100_000)]
+    lines[0] = f"# {char} first line"
+    lines[-1] = f"last = '{char}'"
+    return (newline.join(lines) + newline).encode("utf-8"), lines
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["LF", "CRLF"])
+@pytest.mark.parametrize("char", list(WIDE.values()), ids=list(WIDE))
+def test_a_large_file_beyond_latin1_is_edited_like_a_naive_replace(char: str, newline: str) -> None:
+    data, lines = large_file(char, newline)
+    assert len(data) > 3 * (1 << 20)
+    picks = [1, 29_127, 50_000, 99_998]  # untouched spans before, between and after the edits
+    edits = [E(lines[k], f"{lines[k]}  # {char} edited") for k in picks]
+    expected = data
+    for e in edits:
+        expected = expected.replace(e.old_text.encode(), e.new_text.encode(), 1)
+    assert apply(data, edits) == expected
+    assert apply(data, edits[2:3]) == data.replace(
+        edits[2].old_text.encode(), edits[2].new_text.encode(), 1
+    )

@@ -558,3 +558,22 @@ def test_file_not_found_never_suggests_or_follows_a_symbolic_link(
             ws.read_file(asked)
         assert err.value.code == "FILE_NOT_FOUND"
         assert "similar_paths" not in err.value.data, asked
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["LF", "CRLF"])
+@pytest.mark.parametrize(
+    "char", ["\N{RIGHTWARDS ARROW}", "\N{GRINNING FACE}"], ids=["arrow", "emoji"]
+)
+def test_a_large_file_beyond_latin1_is_written_like_a_naive_replace(
+    root: Path, char: str, newline: str
+) -> None:
+    lines = [f"value_{n} = compute({n}) * 2  # entry" for n in range(100_000)]
+    lines[0] = f"# {char} first line"
+    data = (newline.join(lines) + newline).encode("utf-8")
+    path = root / "big.py"
+    path.write_bytes(data)
+    old, new = lines[50_000], f"{lines[50_000]}  # {char} edited"
+    result = Workspace([root]).edit_file("big.py", [{"old_text": old, "new_text": new}])
+    expected = data.replace(old.encode(), new.encode(), 1)
+    assert path.read_bytes() == expected
+    assert result.version == content_version([expected])

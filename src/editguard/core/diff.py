@@ -7,7 +7,7 @@ import difflib
 import json
 
 from editguard.core.delta import spans
-from editguard.core.document import LF, line_numbers
+from editguard.core.document import LF
 from editguard.core.plan import Plan
 
 CONTEXT = 3
@@ -59,18 +59,21 @@ def render_diff(
         return ""
     out = _Capped(None if max_lines is None else max_lines + 2)
     out += [f"--- a/{path}", f"+++ b/{path}"]
-    first_lines = line_numbers(text, (lo for lo, _, _ in groups))
     shift = 0
+    line, reached = 1, 0  # the line number at offset ``reached`` of text
     budget = [_MATCH_BUDGET]  # line pairs the matcher may still compare, for the whole diff
-    for (lo, hi, new), line in zip(groups, first_lines, strict=True):
-        if text[lo:hi] == new:
+    for lo, hi, new in groups:
+        old = text[lo:hi]
+        if old == new:
             continue  # replacements that cancel out (insert then delete the same text)
-        old_seq = _lines(text[lo:hi])
+        if out.full:  # nothing more is shown: count the group's lines, split none
+            out.dropped += _line_count(old) + _line_count(new)
+            continue
+        line += text.count(LF, reached, lo)
+        reached = lo
+        old_seq = _lines(old)
         new_seq = _lines(new)
-        if out.full:  # nothing more is shown: count the group's lines, match none
-            out.dropped += len(old_seq) + len(new_seq)
-        else:
-            _emit(out, old_seq, new_seq, line, line + shift, context, budget)
+        _emit(out, old_seq, new_seq, line, line + shift, context, budget)
         shift += len(new_seq) - len(old_seq)
     if out.dropped:
         out.cap = None
@@ -157,6 +160,11 @@ def _forward_lines(text: str, pos: int, count: int) -> int:
             return len(text)
         pos = nl + 1
     return pos
+
+
+def _line_count(text: str) -> int:
+    """``len(_lines(text))``, without making the lines."""
+    return text.count(LF) + (1 if text and not text.endswith(LF) else 0)
 
 
 def _lines(text: str) -> list[str]:

@@ -224,6 +224,12 @@ def _decode_pass(source: ChunkSource, codec: str, bom: bytes) -> Document:
     decoder = codecs.getincrementaldecoder(codec)("strict")
     lines = _LineEndings()
     skip, offset = len(bom), 0
+    # The text grows by ``+=`` on a local name that holds the only reference: CPython then
+    # extends the string in place (a realloc), so the decoded pieces never sit beside the whole
+    # text as they would for a join (one arrow at its start made a 100 MB file's text 200 MB,
+    # and the join's pieces 100 MB more). A wider character than the text holds so far still
+    # copies it once, into the wider kind.
+    text = ""
     for block in source():
         chunk = block[skip:] if skip else block
         skip = max(0, skip - len(block))
@@ -234,9 +240,10 @@ def _decode_pass(source: ChunkSource, codec: str, bom: bytes) -> Document:
                 data={"reason": "nul_byte", "offset": offset + chunk.index(b"\x00")},
             )
         offset += len(chunk)
-        lines.feed(decoder.decode(chunk))
-    lines.feed(decoder.decode(b"", final=True))
-    doc = lines.finish(codec, bom)
+        text += lines.feed(decoder.decode(chunk))
+    text += lines.feed(decoder.decode(b"", final=True))
+    text += lines.feed("", final=True)
+    doc = lines.finish(text, codec, bom)
     if codec in ("cp1252", "latin-1"):
         sample = doc.text[:65536]
         controls = sum(1 for ch in sample if ch in _BINARY_CONTROLS)
@@ -253,12 +260,12 @@ class _LineEndings:
     """Normalizes decoded text piece by piece and remembers the line endings it met."""
 
     def __init__(self) -> None:
-        self.pieces: list[str] = []
         self.counts = [0, 0, 0]  # LF, CRLF, CR
         self.codes: bytearray | None = None  # one per break, once a second kind shows up
         self.pending_cr = False
 
-    def feed(self, piece: str, *, final: bool = False) -> None:
+    def feed(self, piece: str, *, final: bool = False) -> str:
+        """``piece`` normalized; a CR at its end waits for the next piece (unless ``final``)."""
         if self.pending_cr:
             piece = CR + piece
             self.pending_cr = False
@@ -267,9 +274,13 @@ class _LineEndings:
             piece = piece[:-1]
             self.pending_cr = True
         if not piece:
-            return
-        crlf = piece.count(CRLF)
-        found = (piece.count(LF) - crlf, crlf, piece.count(CR) - crlf)
+            return ""
+        has_cr = CR in piece
+        if has_cr:
+            crlf = piece.count(CRLF)
+            found = (piece.count(LF) - crlf, crlf, piece.count(CR) - crlf)
+        else:  # the usual case: one count, not three
+            found = (piece.count(LF), 0, 0)
         before = sum(self.counts)
         kinds = {k for k in range(3) if self.counts[k] or found[k]}
         if self.codes is None and len(kinds) > 1:
@@ -279,14 +290,12 @@ class _LineEndings:
             self.codes += bytes(_CODE_OF[m.group()] for m in _BREAK.finditer(piece))
         for k in range(3):
             self.counts[k] += found[k]
-        if CR in piece:
+        if has_cr:
             piece = piece.replace(CRLF, LF).replace(CR, LF)
-        self.pieces.append(piece)
+        return piece
 
-    def finish(self, encoding: str, bom: bytes) -> Document:
-        self.feed("", final=True)
-        text = "".join(self.pieces)
-        self.pieces.clear()
+    def finish(self, text: str, encoding: str, bom: bytes) -> Document:
+        """The Document of ``text``, all the pieces fed (the last one ``final``)."""
         best = max(range(3), key=lambda k: (self.counts[k], -k))
         newline = _EOL_OF[best] if self.counts[best] else LF
         codes = bytes(self.codes) if self.codes is not None else None
@@ -296,8 +305,8 @@ class _LineEndings:
 def eol_style(raw: str) -> EolStyle:
     """The line-ending style of text as it is on disk (not normalized)."""
     lines = _LineEndings()
-    lines.feed(raw)
-    return lines.finish("utf-8", b"").eol_style
+    text = lines.feed(raw, final=True)
+    return lines.finish(text, "utf-8", b"").eol_style
 
 
 def normalize_newlines(text: str) -> str:

@@ -64,7 +64,8 @@ class NeedleSet:
         if any(not n for n in needles):
             raise ValueError("needles must not be empty")
         self.needles: tuple[str, ...] = tuple(needles)
-        self.max_length = max((len(n) for n in needles), default=0)
+        self.lengths = [len(n) for n in self.needles]
+        self.max_length = max(self.lengths, default=0)
         self._automaton: ahocorasick.Automaton | None = None
         if len(self.needles) > _FEW:
             automaton = ahocorasick.Automaton()
@@ -80,7 +81,7 @@ class NeedleSet:
             found = {nid: find_all(text, n, limit=limit) for nid, n in enumerate(self.needles)}
             return {nid: hits for nid, hits in found.items() if hits}
         out: dict[int, list[int]] = {}
-        lengths = [len(n) for n in self.needles]
+        lengths = self.lengths
         overlap = self.max_length - 1
         for base in range(0, max(len(text), 1), _SCAN_CHUNK):
             own_end = base + _SCAN_CHUNK

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from editguard.core.delta import Splice
 from editguard.core.document import LF, Document, code_of, encode_pieces, encode_text
 
+# Untouched text is encoded this many characters at a time (see _untouched).
+_SLICE = 1 << 20
+
 
 @dataclass(frozen=True, slots=True)
 class Replacement:
@@ -191,7 +194,10 @@ def _untouched(
     if start >= end:
         return
     if codes is None:
-        yield text[start:end], None
+        # A bounded slice at a time: one slice of the untouched half of a large file would be
+        # a copy of half the file beside it (twice or four times its bytes beyond Latin-1).
+        for at in range(start, end, _SLICE):
+            yield text[at : min(end, at + _SLICE)], None
         return
     # Mixed endings: hand each line's own ending back, a bounded slice at a time.
     step = 1 << 16

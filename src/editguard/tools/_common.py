@@ -50,11 +50,12 @@ class Args(BaseModel):
     def _json_strings(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
+        fields = _json_keys(cls)
+        if not fields:
+            return data
         out = dict(data)
-        for name, field in cls.model_fields.items():
-            if _takes_str(field.annotation) or not _takes_json(field.annotation):
-                continue
-            for key in [name, *_aliases(field.validation_alias)]:
+        for keys in fields:
+            for key in keys:
                 value = out.get(key)
                 if isinstance(value, str) and value.lstrip()[:1] in ("[", "{"):
                     # Not JSON (or nested too deeply): validation then names the field.
@@ -63,6 +64,23 @@ class Args(BaseModel):
                 elif isinstance(value, tuple):  # a Python caller's sequence; strict wants a list
                     out[key] = list(value)
         return out
+
+
+# Per argument model: the names (with aliases) of each field a JSON string may stand for. Worked
+# out once per model, not per validation: a list of 1,000 edits validates 1,000 models.
+_JSON_KEYS: dict[type[BaseModel], list[list[str]]] = {}
+
+
+def _json_keys(model: type[BaseModel]) -> list[list[str]]:
+    keys = _JSON_KEYS.get(model)
+    if keys is None:
+        keys = [
+            [name, *_aliases(field.validation_alias)]
+            for name, field in model.model_fields.items()
+            if not _takes_str(field.annotation) and _takes_json(field.annotation)
+        ]
+        _JSON_KEYS[model] = keys
+    return keys
 
 
 def _aliases(alias: Any) -> list[str]:
