@@ -206,10 +206,11 @@ def answer_of(result: CallToolResult) -> Answer:
     if not result.is_error:
         assert result.structured_content is not None
         return Answer(True, result.structured_content)
-    head, marker, data = block.text.partition("\n\nError data (JSON): ")
-    assert marker, block.text
-    body = json.loads(data)
-    body["message"] = head.split(": ", 1)[1]
+    # The code, the text, then (as its last line) the data the text does not say.
+    code, _, text = block.text.partition(": ")
+    head, _, last = text.rpartition("\n")
+    body = json.loads(last) if last.startswith("{") else {}
+    body.update(code=code, message=head if body else text)
     return Answer(False, body)
 
 
