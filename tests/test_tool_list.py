@@ -136,6 +136,9 @@ async def test_serve_tools_lists_and_runs_only_the_chosen_tools(root: Path) -> N
         names = [t.name for t in (await client.list_tools()).tools]
         assert names == list(SETS["edit"])
         assert "read_file" not in names
+        # The instructions do not send the model to a tool it does not have.
+        assert client.instructions is not None
+        assert "read_file" not in client.instructions
         edited = await client.call_tool(
             "edit_file", {"path": "a.py", "edits": [{"old_text": "1", "new_text": "2"}]}
         )

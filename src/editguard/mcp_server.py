@@ -65,6 +65,12 @@ INSTRUCTIONS = (
     "what to send next; nothing is written when an edit fails. Use write_file only to create a "
     "file or replace all of it."
 )
+# For a server without read_file (serve --tools edit): the host reads files itself.
+INSTRUCTIONS_WITHOUT_READ = (
+    "editguard edits files exactly or not at all: copy old_text exactly from the file (without "
+    "any line-number prefix your reader adds). Every failure starts with a code (NO_MATCH, "
+    "WRONG_COUNT, ...) and says what to send next; nothing is written when an edit fails."
+)
 
 
 def compact(value: Any) -> str:
@@ -154,7 +160,7 @@ class EditguardServer(MCPServer):
             name="editguard",
             title="editguard",
             version=__version__,
-            instructions=INSTRUCTIONS,
+            instructions=INSTRUCTIONS if "read_file" in tools else INSTRUCTIONS_WITHOUT_READ,
             log_level=log_level.upper(),  # type: ignore[arg-type]
         )
         self.context = workspace if isinstance(workspace, ToolContext) else workspace.context
