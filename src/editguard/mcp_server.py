@@ -126,9 +126,9 @@ def _said(value: Any, text: str, *, top: bool) -> bool:
     """Whether ``text`` already shows ``value``: a string whose every line is in it; a number
     written in it; a list or object all of whose parts are. Inside a list or object, what only
     describes a shown region (its position, similarity, flags, kind tags) counts as shown with
-    it; at the top level, a flag or a number not written in the text is kept."""
+    it; at the top level, a flag, a "none" or a number not written in the text is kept."""
     if value is None or value in ("", [], {}):
-        return True
+        return not top  # at the top, "none" is a fact (no version: the file is gone)
     if isinstance(value, bool):
         return not top
     if isinstance(value, int | float):
