@@ -76,7 +76,7 @@ class EditLinesArgs(Args):
     )
     expected_version: str | None = Field(
         None,
-        description=VERSION_HELP + " Recommended: stale line numbers hit wrong lines.",
+        description=VERSION_HELP,
     )
     mode: Mode = Field("strict", description=MODE_HELP)
 
@@ -111,7 +111,8 @@ TOOL = Tool(
     title="Edit a file by line numbers",
     description=(
         "Insert, delete or replace lines by number, as read_file shows them; all edits or "
-        "none are written. Prefer edit_file when you can quote the text. Returns the diff and "
+        "none are written. Pass read_file's version as expected_version: stale line numbers "
+        "hit wrong lines. Prefer edit_file when you can quote the text. Returns the diff and "
         "the new version.\n"
         'Example: {"path": "a.py", "edits": [{"line_number": 3, "type": "Insert", "text": '
         '"import os"}, {"line_number": 10, "type": "ReplaceSection", "end_line": 12, "text": '

@@ -90,7 +90,8 @@ TOOL = Tool(
         "Read a text file as numbered lines, like `  12│    return x`: the 'N│' prefix is not "
         "part of the file, never copy it into old_text. Shows 2000 lines unless start_line/"
         "end_line say otherwise. Returns content, total_lines, truncated and next_start_line, "
-        "encoding, line_ending and version: pass it as expected_version to the edit."
+        "encoding, line_ending and version: pass it as expected_version to an edit, which then "
+        "fails (STALE_VERSION) instead of changing a file that changed since."
     ),
     arguments=ReadFileArgs,
     result=ReadFileResult,
