@@ -37,14 +37,19 @@ from typing import Any
 
 import anyio
 from bench_history import python_module
-from bench_startup import command as editguard_command
-from bench_startup import time_call
+from bench_startup import HERE, Tree, time_call
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 REFERENCE_PACKAGE = "@modelcontextprotocol/server-filesystem"
 REFERENCE_BIN = "mcp-server-filesystem"
 DEFAULT_CACHE = Path.home() / ".cache" / "editguard-bench"
+
+
+def editguard_command() -> list[str]:
+    """The installed ``editguard`` script beside this Python, else ``python -m editguard``."""
+    script = shutil.which("editguard", path=str(Path(sys.executable).parent))
+    return [script] if script else [sys.executable, "-m", "editguard"]
 
 
 def reference_command(cache: Path, install: bool) -> list[str] | None:
@@ -203,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         cli_folder = Path(tmp, "cli")
         cli_folder.mkdir()
         (cli_folder / "a.py").write_text(content, encoding="utf-8")  # the 5,005-line module
-        cli = [time_call(str(cli_folder)) for _ in range(spawns)]
+        cli = [time_call(Tree("editguard", HERE), str(cli_folder)) for _ in range(spawns)]
 
     eg = servers[0]
     ref = servers[1] if len(servers) > 1 else None

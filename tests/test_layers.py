@@ -195,7 +195,54 @@ def test_a_low_layer_loads_nothing_from_above_it(module: str, allowed: tuple[str
     assert not _under(loaded, "pydantic", "mcp", "tree_sitter")
 
 
-def test_importing_editguard_loads_neither_the_mcp_sdk_nor_a_parser() -> None:
+def test_importing_editguard_loads_nothing_before_a_name_is_used() -> None:
     loaded = _loaded("import sys, editguard; print('\\n'.join(sorted(sys.modules)))")
+    assert not _under(loaded, "editguard.workspace", "editguard.tools", "pydantic", "mcp")
+    loaded = _loaded(
+        "import sys; from editguard import Workspace; print('\\n'.join(sorted(sys.modules)))"
+    )
     assert "editguard.workspace" in loaded
     assert not _under(loaded, "mcp", "tree_sitter", "editguard.mcp_server", "editguard.cli")
+
+
+_CALL = """
+import sys
+from editguard.cli import main
+main(["call", sys.argv[1], sys.argv[2]])
+print("\\n".join(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def _loaded_by_call(folder: Path, tool: str, arguments: str) -> list[str]:
+    """The modules loaded by ``editguard call TOOL ARGUMENTS`` in ``folder``."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _CALL, tool, arguments],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        cwd=folder,
+    )
+    return proc.stderr.split()
+
+
+def test_a_call_loads_its_own_tool_and_nothing_it_does_not_need(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    loaded = _loaded_by_call(tmp_path, "read_file", '{"path": "a.py"}')
+    assert "editguard.tools.read_file" in loaded
+    tools = [m for m in _under(loaded, "editguard.tools") if m.rpartition(".")[2][0] != "_"]
+    assert tools == ["editguard.tools", "editguard.tools.read_file"]
+    # No other tool's models, no validator or parser, no symbols, no MCP SDK.
+    assert not _under(
+        loaded,
+        "editguard.workspace",
+        "editguard.validate",
+        "editguard.symbols",
+        "editguard.prewarm",
+        "tree_sitter",
+        "mcp",
+    )
+    edit = '{"path": "a.py", "edits": [{"old_text": "1", "new_text": "2"}]}'
+    loaded = _loaded_by_call(tmp_path, "edit_file", edit)
+    assert "editguard.validate" in loaded  # an edit is checked: the test above can fail
+    assert not _under(loaded, "editguard.tools.read_file", "editguard.tools.apply_patch", "mcp")

@@ -22,9 +22,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, ListRootsResult, Root, TextContent
 
 from editguard import Workspace
+from editguard.errors import EditError
 from editguard.fs.lock import FileLocks
 from editguard.mcp_server import EditguardServer, is_loopback, narrow, parse_address
-from editguard.tools import TOOLS, read_file
+from editguard.tools import TOOLS, read_file, tool_named
 
 from .conftest import Snapshot, set_old_mtime
 
@@ -59,8 +60,11 @@ def code_of(result: CallToolResult) -> str:
 
 
 def error_data(result: CallToolResult) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(text_of(result).split("Error data (JSON): ", 1)[1])
-    return data
+    """The code, and the data the error's text does not say (its last line, as JSON), if any."""
+    text = text_of(result)
+    last = text.rsplit("\n", 1)[-1]
+    data: dict[str, Any] = json.loads(last) if last.startswith("{") else {}
+    return {"code": code_of(result), **data}
 
 
 # -- in memory ---------------------------------------------------------------------------
@@ -303,25 +307,48 @@ async def test_a_malformed_call_names_the_wrong_field(server: EditguardServer) -
             "edit_file", {"path": "app.py", "edits": [{"old_text": "a + b"}]}
         )
     assert code_of(result) == "INVALID_REQUEST"
-    assert error_data(result)["field"] == "edits[0].new_text"
+    assert "edits[0].new_text: Field required" in text_of(result)
 
 
-async def test_errors_carry_their_data_for_the_model(server: EditguardServer) -> None:
+async def test_an_error_says_each_fact_once(server: EditguardServer) -> None:
+    arguments = {
+        "path": "app.py",
+        "edits": [
+            {"old_text": "a + b", "new_text": "b"},
+            {"old_text": "def add(a, b):\n  return b\n", "new_text": "x"},
+        ],
+    }
+    async with Client(server, raise_exceptions=True) as client:
+        result = await client.call_tool("edit_file", arguments)
+    text = text_of(result)
+    assert result.structured_content is None  # one form for the model to read, not two
+    assert text.startswith("NO_MATCH: edit 2 of 2: ")
+    assert "1│def add(a, b):" in text  # the file's nearby lines, to copy from
+    assert "indentation" in text
+    # The same error, as the tool raises it: its message, each suggestion and the searched text
+    # appear once; the structured copies of what the text shows are left out.
+    error = tool_named("edit_file").run_safely(server.context, arguments)
+    assert isinstance(error, EditError)
+    assert error.data["similar_content"]
+    assert error.suggestions
+    assert text.count(error.message) == 1
+    for tip in error.suggestions:
+        assert text.count(tip) == 1
+    assert text.count(">>>def add(a, b):") == 1
+    data = error_data(result)
+    assert not {"similar_content", "search_text", "edit_index", "suggestions", "message"} & {*data}
+
+
+async def test_an_error_keeps_the_data_its_text_does_not_say(root: Path) -> None:
+    (root / "a.txt").write_text("one\n")
+    server = EditguardServer(Workspace([root]), log_level="WARNING")
     async with Client(server, raise_exceptions=True) as client:
         result = await client.call_tool(
-            "edit_file",
-            {
-                "path": "app.py",
-                "edits": [
-                    {"old_text": "a + b", "new_text": "b"},
-                    {"old_text": "def add(a, b):\n  return b\n", "new_text": "x"},
-                ],
-            },
+            "edit_lines", {"path": "a.txt", "edits": [{"line_number": 9, "type": "Delete"}]}
         )
-    data = error_data(result)
-    assert (data["edit_index"], data["total_edits"]) == (1, 2)
-    assert data["similar_content"][0]["start_line"] == 1
-    assert "indentation" in text_of(result)
+    assert code_of(result) == "LINE_OUT_OF_RANGE"
+    assert "a.txt" not in text_of(result).split("\n", 1)[0]  # the message does not name it...
+    assert error_data(result)["path"] == "a.txt"  # ...so the data does, once
 
 
 async def test_an_unknown_tool_is_an_invalid_request(server: EditguardServer) -> None:
@@ -777,7 +804,7 @@ async def test_apply_patch_apply_diff_and_batch_through_the_server(
         )
         assert batch.is_error
         assert code_of(batch) == "NO_MATCH"
-        assert error_data(batch)["call"] == 1
+        assert text_of(batch).startswith("NO_MATCH: call 2 of 2 (apply_patch): ")
     assert (root / "app.py").read_text() == "def add(a, b):\n    return b + a\n"
     assert (root / "docs/notes.md").read_text() == "# Notes\n- one\n"
     assert not (root / "b.txt").exists()

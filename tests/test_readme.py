@@ -98,6 +98,7 @@ def test_every_cli_command_is_documented() -> None:
         "--max-file-bytes",
         "--max-argument-bytes",
         "--max-request-bytes",
+        "--tools",
     ):
         assert flag in README
 

@@ -7,57 +7,144 @@ The one entry point is :class:`Workspace`::
     ws.edit_file("app.py", [{"old_text": "DEBUG = True", "new_text": "DEBUG = False"}])
 
 Every failure raises an :class:`EditError` subclass with a stable ``code``.
+
+Names are imported on first use (``from editguard import Workspace`` loads the tools then), so
+that ``import editguard`` and the command line start fast.
 """
 
-from editguard.core.formats.lines import LineOp
-from editguard.core.formats.search_replace import SearchReplace
-from editguard.errors import (
-    AmbiguousMatch,
-    AmbiguousSymbol,
-    BinaryFile,
-    ChangeNotFound,
-    ChunkMismatch,
-    EditError,
-    EncodingError,
-    FileBusy,
-    FileNotFound,
-    FileTooLarge,
-    InternalError,
-    InvalidPatch,
-    InvalidRegex,
-    InvalidRequest,
-    LineOutOfRange,
-    NoMatch,
-    NotAFile,
-    OutsideRoot,
-    OverlappingEdits,
-    PermissionDenied,
-    RegexTimeout,
-    StaleVersion,
-    SymbolNotFound,
-    TooManyEdits,
-    ValidationFailed,
-    WriteFailed,
-    WrongCount,
-)
-from editguard.fs.journal import Journal
-from editguard.fs.lock import FileLocks
-from editguard.history import History
-from editguard.pipeline import Mode
-from editguard.tools._common import FindingModel, Validation
-from editguard.tools._files import FileChange, HunkResult, PatchResult
-from editguard.tools.batch import BatchCall, BatchResult
-from editguard.tools.edit_file import AppliedEdit, EditFileResult, EditOperation
-from editguard.tools.edit_lines import LineEditOp
-from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
-from editguard.tools.history import ChangedFile, ChangeModel, HistoryResult
-from editguard.tools.list_symbols import ListSymbolsResult, SymbolModel
-from editguard.tools.read_file import ReadFileResult
-from editguard.tools.safe_edit import LineEdit, SafeEditResult, SearchReplaceOp
-from editguard.tools.undo import RestoredFile, UndoResult
-from editguard.tools.write_file import WriteFileResult
-from editguard.validate import Linter
-from editguard.workspace import Workspace
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from editguard.core.formats.lines import LineOp
+    from editguard.core.formats.search_replace import SearchReplace
+    from editguard.errors import (
+        AmbiguousMatch,
+        AmbiguousSymbol,
+        BinaryFile,
+        ChangeNotFound,
+        ChunkMismatch,
+        EditError,
+        EncodingError,
+        FileBusy,
+        FileNotFound,
+        FileTooLarge,
+        InternalError,
+        InvalidPatch,
+        InvalidRegex,
+        InvalidRequest,
+        LineOutOfRange,
+        NoMatch,
+        NotAFile,
+        OutsideRoot,
+        OverlappingEdits,
+        PermissionDenied,
+        RegexTimeout,
+        StaleVersion,
+        SymbolNotFound,
+        TooManyEdits,
+        ValidationFailed,
+        WriteFailed,
+        WrongCount,
+    )
+    from editguard.fs.journal import Journal
+    from editguard.fs.lock import FileLocks
+    from editguard.history import History
+    from editguard.pipeline import Mode
+    from editguard.tools._common import FindingModel, Validation
+    from editguard.tools._files import FileChange, HunkResult, PatchResult
+    from editguard.tools.batch import BatchCall, BatchResult
+    from editguard.tools.edit_file import AppliedEdit, EditFileResult, EditOperation
+    from editguard.tools.edit_lines import LineEditOp
+    from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
+    from editguard.tools.history import ChangedFile, ChangeModel, HistoryResult
+    from editguard.tools.list_symbols import ListSymbolsResult, SymbolModel
+    from editguard.tools.read_file import ReadFileResult
+    from editguard.tools.safe_edit import LineEdit, SafeEditResult, SearchReplaceOp
+    from editguard.tools.undo import RestoredFile, UndoResult
+    from editguard.tools.write_file import WriteFileResult
+    from editguard.validate import Linter
+    from editguard.workspace import Workspace
+
+# Where each public name lives.
+_WHERE = {
+    "AmbiguousMatch": "editguard.errors",
+    "AmbiguousSymbol": "editguard.errors",
+    "AppliedEdit": "editguard.tools.edit_file",
+    "BatchCall": "editguard.tools.batch",
+    "BatchResult": "editguard.tools.batch",
+    "BinaryFile": "editguard.errors",
+    "ChangeModel": "editguard.tools.history",
+    "ChangeNotFound": "editguard.errors",
+    "ChangedFile": "editguard.tools.history",
+    "ChunkMismatch": "editguard.errors",
+    "ChunkModel": "editguard.tools.edit_symbol",
+    "EditError": "editguard.errors",
+    "EditFileResult": "editguard.tools.edit_file",
+    "EditOperation": "editguard.tools.edit_file",
+    "EditSymbolResult": "editguard.tools.edit_symbol",
+    "EncodingError": "editguard.errors",
+    "FileBusy": "editguard.errors",
+    "FileChange": "editguard.tools._files",
+    "FileLocks": "editguard.fs.lock",
+    "FileNotFound": "editguard.errors",
+    "FileTooLarge": "editguard.errors",
+    "FindingModel": "editguard.tools._common",
+    "History": "editguard.history",
+    "HistoryResult": "editguard.tools.history",
+    "HunkResult": "editguard.tools._files",
+    "InternalError": "editguard.errors",
+    "InvalidPatch": "editguard.errors",
+    "InvalidRegex": "editguard.errors",
+    "InvalidRequest": "editguard.errors",
+    "Journal": "editguard.fs.journal",
+    "LineEdit": "editguard.tools.safe_edit",
+    "LineEditOp": "editguard.tools.edit_lines",
+    "LineOp": "editguard.core.formats.lines",
+    "LineOutOfRange": "editguard.errors",
+    "Linter": "editguard.validate",
+    "ListSymbolsResult": "editguard.tools.list_symbols",
+    "Mode": "editguard.pipeline",
+    "NoMatch": "editguard.errors",
+    "NotAFile": "editguard.errors",
+    "OutsideRoot": "editguard.errors",
+    "OverlappingEdits": "editguard.errors",
+    "PatchResult": "editguard.tools._files",
+    "PermissionDenied": "editguard.errors",
+    "ReadFileResult": "editguard.tools.read_file",
+    "RegexTimeout": "editguard.errors",
+    "RestoredFile": "editguard.tools.undo",
+    "SafeEditResult": "editguard.tools.safe_edit",
+    "SearchReplace": "editguard.core.formats.search_replace",
+    "SearchReplaceOp": "editguard.tools.safe_edit",
+    "StaleVersion": "editguard.errors",
+    "SymbolModel": "editguard.tools.list_symbols",
+    "SymbolNotFound": "editguard.errors",
+    "TooManyEdits": "editguard.errors",
+    "UndoResult": "editguard.tools.undo",
+    "Validation": "editguard.tools._common",
+    "ValidationFailed": "editguard.errors",
+    "Workspace": "editguard.workspace",
+    "WriteFailed": "editguard.errors",
+    "WriteFileResult": "editguard.tools.write_file",
+    "WrongCount": "editguard.errors",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # the next access is a plain lookup
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})
+
 
 __version__ = "0.1.0"
 

@@ -173,6 +173,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="another Host name HTTP clients may use (DNS-rebinding protection)",
     )
     serve.add_argument(
+        "--tools",
+        default="all",
+        metavar="NAMES",
+        help="serve only these tools: comma-separated tool names and sets (all, edit: for hosts "
+        "with their own file reader and writer, minimal: read_file, edit_file, write_file); "
+        "default: all",
+    )
+    serve.add_argument(
         "--log-level",
         default="INFO",
         type=str.upper,
@@ -232,13 +240,19 @@ def _serve(args: argparse.Namespace) -> int:
     import logging  # noqa: PLC0415
     import os  # noqa: PLC0415
 
+    from editguard.tools import select  # noqa: PLC0415
+
+    try:
+        tools = select(args.tools)
+    except ValueError as exc:
+        raise _Usage(f"--tools: {exc}") from None
     # stdout belongs to the protocol on stdio: every log line goes to stderr.
     logging.basicConfig(
         stream=sys.stderr,
         level=args.log_level,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    workspace = _workspace(args, prewarm=True)
+    context = _context(args, prewarm=True)
     from editguard.mcp_server import (  # noqa: PLC0415 - the SDK loads only to serve
         TOKEN_ENV,
         EditguardServer,
@@ -253,7 +267,7 @@ def _serve(args: argparse.Namespace) -> int:
             address = parse_address(args.http)
         except ValueError:
             raise _Usage(f"--http takes [HOST:]PORT, not {args.http!r}") from None
-    server = EditguardServer(workspace, log_level=args.log_level)
+    server = EditguardServer(context, log_level=args.log_level, tools=tools)
     if address is None:
         serve_stdio(server)
         return EXIT_OK
@@ -265,16 +279,17 @@ def _serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _workspace(args: argparse.Namespace, *, prewarm: bool) -> Any:
-    """The Workspace the command line describes.
+def _context(args: argparse.Namespace, *, prewarm: bool) -> Any:
+    """The tools' context the command line describes (what a Workspace holds, without importing
+    every tool).
 
     Raises:
         _Usage: a bad limit, linter or root.
     """
-    from editguard.workspace import Workspace  # noqa: PLC0415
+    from editguard.tools._context import open_context  # noqa: PLC0415
 
     try:
-        return Workspace(
+        return open_context(
             args.roots or ["."],
             linters=_linters(args),
             prewarm=prewarm,
@@ -295,14 +310,14 @@ def _history(args: argparse.Namespace, out: TextIO) -> int:
     from editguard.errors import EditError  # noqa: PLC0415
     from editguard.tools import tool_named  # noqa: PLC0415
 
-    workspace = _workspace(args, prewarm=False)
+    context = _context(args, prewarm=False)
     arguments: dict[str, Any] = {"limit": _limit(args.limit, "--limit")}
     if args.path is not None:
         arguments["path"] = args.path
     if args.change is not None:
         arguments["change_id"] = args.change
     human = out.isatty() and not args.json
-    answer = tool_named("history").run_safely(workspace.context, arguments)
+    answer = tool_named("history").run_safely(context, arguments)
     if isinstance(answer, EditError):
         _print_error(out, answer.to_dict(), human)
         return EXIT_TOOL_ERROR
@@ -370,6 +385,8 @@ def _limit(value: int, flag: str) -> int:
 
 
 def _linters(args: argparse.Namespace) -> list[Any]:
+    if not args.linter and not args.blocking_linter:
+        return []  # and the validators stay unloaded until an edit needs them
     from editguard.validate.linters import linter_named  # noqa: PLC0415
 
     try:
@@ -381,10 +398,9 @@ def _linters(args: argparse.Namespace) -> list[Any]:
 
 
 def _tools(out: TextIO) -> int:
-    from editguard.tools import TOOLS  # noqa: PLC0415 - keeps `--version` and `--help` instant
+    from editguard.tools._listing import listing  # noqa: PLC0415 - keeps `--help` instant
 
-    listing = [t.describe() for t in TOOLS]
-    json.dump(listing, out, indent=2, ensure_ascii=False)
+    json.dump(listing(), out, indent=2, ensure_ascii=False)
     out.write("\n")
     return EXIT_OK
 
@@ -455,9 +471,9 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
     try:
         tool = tool_named(args.tool)
     except KeyError:
-        from editguard.tools import TOOLS  # noqa: PLC0415
+        from editguard.tools import NAMES  # noqa: PLC0415
 
-        names = ", ".join(t.name for t in TOOLS)
+        names = ", ".join(NAMES)
         raise _Usage(f"no tool named {args.tool!r}; the tools are: {names}") from None
     human = out.isatty() and not args.json
     try:
@@ -466,8 +482,8 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
         _print_error(out, exc.to_dict(), human)
         return EXIT_TOOL_ERROR
     # One call, then the process ends: nothing to parse ahead for.
-    workspace = _workspace(args, prewarm=False)
-    answer = tool.run_safely(workspace.context, arguments)
+    context = _context(args, prewarm=False)
+    answer = tool.run_safely(context, arguments)
     if isinstance(answer, EditError):
         _print_error(out, answer.to_dict(), human)
         return EXIT_TOOL_ERROR

@@ -1,12 +1,18 @@
 """The MCP server: every tool of the registry, over stdio or Streamable HTTP.
 
-Tool names, descriptions, input and output schemas and hints all come from
-:mod:`editguard.tools`, so the server shows exactly what ``editguard tools`` prints, and a new
-tool appears here with no extra work. Every failure is a tool result with ``isError: true``
-whose text starts with the error's code; arguments are validated by the registry's own models,
-so a malformed call gets INVALID_REQUEST naming the field, not the SDK's generic message.
+Tool names, descriptions, input schemas and hints all come from :mod:`editguard.tools`, so the
+server shows exactly what ``editguard tools`` prints, and a new tool appears here with no extra
+work. ``tools/list`` is answered from the stored listing: no tool is imported before its first
+call. Every failure is a tool result with ``isError: true`` whose text starts with the error's
+code; arguments are validated by the registry's own models, so a malformed call gets
+INVALID_REQUEST naming the field, not the SDK's generic message.
 
-This module imports the MCP SDK (about 0.75 s); the CLI imports it only for ``serve``.
+What the model reads is compact JSON, each fact once: a result as one JSON object (the text, and
+the same object as structured content, for hosts that read that instead); an error as its text
+(code, message with the file's nearby lines, suggestions) and then only the data the text does
+not already say (:func:`error_result`).
+
+This module imports the MCP SDK (about 0.5 s); the CLI imports it only for ``serve``.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import socket
 import sys
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 import anyio
@@ -38,8 +44,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from editguard import __version__
 from editguard.errors import EditError, InvalidRequest, OutsideRoot
-from editguard.tools import TOOLS, Tool, tool_named
-from editguard.workspace import Workspace
+from editguard.pipeline import Context as ToolContext
+from editguard.tools import NAMES, tool_named
+from editguard.tools._context import with_roots
+from editguard.tools._listing import listing
+
+if TYPE_CHECKING:
+    from editguard.workspace import Workspace
 
 logger = logging.getLogger("editguard")
 
@@ -54,11 +65,17 @@ INSTRUCTIONS = (
     "what to send next; nothing is written when an edit fails. Use write_file only to create a "
     "file or replace all of it."
 )
+# For a server without read_file (serve --tools edit): the host reads files itself.
+INSTRUCTIONS_WITHOUT_READ = (
+    "editguard edits files exactly or not at all: copy old_text exactly from the file (without "
+    "any line-number prefix your reader adds). Every failure starts with a code (NO_MATCH, "
+    "WRONG_COUNT, ...) and says what to send next; nothing is written when an edit fails."
+)
 
 
-def mcp_tool(tool: Tool[Any, Any]) -> MCPTool:
-    """The MCP description of a registry tool: exactly what ``editguard tools`` prints."""
-    return MCPTool.model_validate(tool.describe())
+def compact(value: Any) -> str:
+    """``value`` as the shortest JSON: no spaces, characters as they are."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def wire_safe(value: Any) -> Any:
@@ -78,25 +95,76 @@ def wire_safe(value: Any) -> Any:
 
 
 def error_result(error: EditError) -> CallToolResult:
-    """A failed call: ``isError``, the code first, then the message and the data as JSON."""
-    data = wire_safe(error.to_dict())
-    details = {k: v for k, v in data.items() if k != "message"}
-    text = wire_safe(f"{error}\n\nError data (JSON): {json.dumps(details, ensure_ascii=False)}")
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+    """A failed call: ``isError``, and one text a model reads once: the code, the message (with
+    the file's nearby lines, "edit k of n" and the suggestions), then, as compact JSON, only the
+    data the message does not already say (:func:`unsaid`)."""
+    text = str(error)
+    rest = unsaid(error, text)
+    if rest:
+        text += "\n" + compact(rest)
+    return CallToolResult(content=[TextContent(type="text", text=wire_safe(text))], is_error=True)
+
+
+def unsaid(error: EditError, text: str) -> dict[str, Any]:
+    """The error's data (as ``to_dict`` gives it) without what ``text`` already states: the code,
+    the message, the suggestions, "edit k of n", and every field whose value the text shows
+    (:func:`_said`)."""
+    data = error.to_dict()
+    for key in ("code", "message", "suggestions"):
+        data.pop(key, None)
+    if error.edit_index is not None and error.total_edits is not None:
+        data.pop("edit_index", None)
+        data.pop("total_edits", None)
+    return {k: v for k, v in data.items() if not _said(v, text, top=True)}
+
+
+_NUMBER = r"(?<![\d.]){}(?![\d])"
+_TAG = re.compile(r"[a-z][a-z_]{0,23}")
+
+
+def _said(value: Any, text: str, *, top: bool) -> bool:
+    """Whether ``text`` already shows ``value``: a string whose every line is in it; a number
+    written in it; a list or object all of whose parts are. Inside a list or object, what only
+    describes a shown region (its position, similarity, flags, kind tags) counts as shown with
+    it; at the top level, a flag, a "none" or a number not written in the text is kept."""
+    if value is None or value in ("", [], {}):
+        return not top  # at the top, "none" is a fact (no version: the file is gone)
+    if isinstance(value, bool):
+        return not top
+    if isinstance(value, int | float):
+        return not top or re.search(_NUMBER.format(re.escape(str(value))), text) is not None
+    if isinstance(value, str):
+        if not top and _TAG.fullmatch(value):
+            return True
+        return all(line.strip() in text for line in value.splitlines() if line.strip())
+    if isinstance(value, dict):
+        return all(_said(v, text, top=False) for v in value.values())
+    if isinstance(value, list):
+        scalars = all(not isinstance(v, dict | list) for v in value)
+        return all(_said(v, text, top=top and scalars) for v in value)
+    return False
 
 
 class EditguardServer(MCPServer):
-    """An MCP server whose tools are editguard's registry, working in ``workspace``."""
+    """An MCP server whose tools are editguard's registry, working in ``workspace`` (a
+    Workspace, or its context)."""
 
-    def __init__(self, workspace: Workspace, *, log_level: str = "INFO") -> None:
+    def __init__(
+        self,
+        workspace: Workspace | ToolContext,
+        *,
+        log_level: str = "INFO",
+        tools: tuple[str, ...] = NAMES,
+    ) -> None:
         super().__init__(
             name="editguard",
             title="editguard",
             version=__version__,
-            instructions=INSTRUCTIONS,
+            instructions=INSTRUCTIONS if "read_file" in tools else INSTRUCTIONS_WITHOUT_READ,
             log_level=log_level.upper(),  # type: ignore[arg-type]
         )
-        self.workspace = workspace
+        self.context = workspace if isinstance(workspace, ToolContext) else workspace.context
+        self.tools = tools
 
     async def run_stdio_async(self) -> None:
         """Serve stdio, reading frames through :func:`no_lone_surrogates`."""
@@ -107,27 +175,26 @@ class EditguardServer(MCPServer):
             )
 
     async def list_tools(self) -> list[MCPTool]:
-        """Every tool of the registry."""
-        return [mcp_tool(tool) for tool in TOOLS]
+        """The tools served (every tool of the registry unless ``--tools`` chose some)."""
+        return [MCPTool.model_validate(t) for t in listing(self.tools)]
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult:
         """Run a registry tool; every failure becomes an ``isError`` result with its code."""
-        try:
-            tool = tool_named(name)
-        except KeyError:
-            names = ", ".join(t.name for t in TOOLS)
+        if name not in self.tools:
+            names = ", ".join(self.tools)
             return error_result(
                 InvalidRequest(
                     f"no tool named {name!r}; the tools are: {names}", data={"field": "name"}
                 )
             )
         try:
-            workspace = await self._workspace_for(context)
+            ctx = await self._context_for(context)
         except EditError as exc:
             return error_result(exc)
-        answer = await anyio.to_thread.run_sync(tool.run_safely, workspace.context, arguments or {})
+        tool = tool_named(name)
+        answer = await anyio.to_thread.run_sync(tool.run_safely, ctx, arguments or {})
         if isinstance(answer, EditError):
             if answer.code == "INTERNAL_ERROR":
                 logger.error("%s failed with a bug: %s", name, answer.message, exc_info=answer)
@@ -135,61 +202,62 @@ class EditguardServer(MCPServer):
                 logger.info("%s failed: %s", name, answer.code)
             return error_result(answer)
         data = wire_safe(answer.model_dump(mode="json"))
-        text = json.dumps(data, indent=2, ensure_ascii=False)
+        text = compact(data)
         return CallToolResult(
             content=[TextContent(type="text", text=text)], structured_content=data
         )
 
-    async def _workspace_for(self, context: Context[Any, Any] | None) -> Workspace:
-        """The server's workspace, narrowed to the client's roots when the client offers some.
+    async def _context_for(self, context: Context[Any, Any] | None) -> ToolContext:
+        """The server's context, narrowed to the client's roots when the client offers some.
 
         Roots may narrow the allowed folders, never widen them.
         """
         if context is None:
-            return self.workspace
+            return self.context
         try:
             capabilities = context.client_capabilities
         except (LookupError, AttributeError, ValueError):
-            return self.workspace
+            return self.context
         if capabilities is None or capabilities.roots is None:
-            return self.workspace
+            return self.context
         try:
             with warnings.catch_warnings():
                 # Roots are deprecated by the 2026-07-28 protocol; clients still offer them.
                 warnings.simplefilter("ignore")
                 listed = await context.session.list_roots()
         except (MCPError, RuntimeError, AttributeError, anyio.BrokenResourceError):
-            return self.workspace
+            return self.context
         client_roots = [
             unquote(urlparse(str(root.uri)).path)
             for root in listed.roots
             if str(root.uri).startswith("file://")
         ]
         if not client_roots:
-            return self.workspace
-        allowed = narrow(self.workspace.roots, client_roots)
+            return self.context
+        roots = self.context.sandbox.roots
+        allowed = narrow(roots, client_roots)
         if not allowed:
             raise OutsideRoot(
                 "the client's roots share no folder with the folders this server may edit",
-                data={"server_roots": list(self.workspace.roots), "client_roots": client_roots},
+                data={"server_roots": list(roots), "client_roots": client_roots},
             )
-        if tuple(allowed) == self.workspace.roots:
-            return self.workspace
+        if tuple(allowed) == roots:
+            return self.context
         try:
-            narrowed = self.workspace.with_roots(allowed)
+            narrowed = with_roots(self.context, allowed)
         except (OSError, ValueError):  # a root changed or vanished while it was resolved
             narrowed = None
         if narrowed is None:
             raise OutsideRoot(
                 "the client's roots changed while they were resolved; nothing was done",
-                data={"server_roots": list(self.workspace.roots), "client_roots": client_roots},
+                data={"server_roots": list(roots), "client_roots": client_roots},
             )
         # The narrowed roots are resolved again when the sandbox is made: a folder swapped for
         # a link in between must not turn into a root outside the server's.
-        if not all(any(_inside(r, s) for s in self.workspace.roots) for r in narrowed.roots):
+        if not all(any(_inside(r, s) for s in roots) for r in narrowed.sandbox.roots):
             raise OutsideRoot(
                 "the client's roots changed while they were resolved; nothing was done",
-                data={"server_roots": list(self.workspace.roots), "client_roots": client_roots},
+                data={"server_roots": list(roots), "client_roots": client_roots},
             )
         return narrowed
 

@@ -17,9 +17,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
-from typing import Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Literal, Protocol, TypeVar
 
-from editguard import prewarm
 from editguard.core.delta import Splice
 from editguard.core.diff import render_diff
 from editguard.core.document import Document, content_version, decode_stream, encode_document
@@ -41,7 +40,10 @@ from editguard.fs.nearest import suggesting
 from editguard.fs.sandbox import Resolved, Sandbox
 from editguard.history import History, records
 from editguard.languages import language_of
-from editguard.validate import Finding, Linter, Report, validate
+
+if TYPE_CHECKING:
+    # Validation (and the parsers behind it) loads with the first edit, not with read_file.
+    from editguard.validate import Finding, Linter, Report
 
 Mode = Literal["strict", "interactive", "verify_only"]
 
@@ -330,7 +332,7 @@ def _record(
         history.record(ctx.tool or "edit", [entry])
     except EditError as exc:
         note = f"this change is not in the history, so undo cannot take it back: {exc.message}"
-        return Report(report.findings, (*report.notes, note))
+        return dataclasses.replace(report, notes=(*report.notes, note))
     return report
 
 
@@ -437,6 +439,8 @@ def _warm(ctx: Context, where: Resolved, text: str, plan: Plan | None) -> None:
     edit that may follow. The new text is built only when it will be parsed."""
     if not ctx.prewarm:
         return
+    from editguard import prewarm  # noqa: PLC0415 - a one-shot command never warms
+
     size = len(text) + (plan.size_change() if plan is not None else 0)
     if prewarm.Prewarmer.wants(where.real, size):
         prewarm.SHARED.schedule(where.real, plan.apply_to_text(text) if plan else text)
@@ -449,6 +453,8 @@ def _validated(ctx: Context, where: Resolved, old: str, change: Change, mode: Mo
     Raises:
         ValidationFailed: strict mode and a blocking finding.
     """
+    from editguard.validate import Report, validate  # noqa: PLC0415 - see the imports
+
     name, plan = where.real, change.plan
     checked = language_of(name) is not None or any(
         linter.applies_to(name) for linter in ctx.linters

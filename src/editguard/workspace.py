@@ -14,11 +14,10 @@ from typing import Any
 from editguard.core.formats.lines import LineOp
 from editguard.core.formats.search_replace import SearchReplace
 from editguard.fs.journal import Journal
-from editguard.fs.lock import SHARED, FileLocks
-from editguard.fs.sandbox import Sandbox
+from editguard.fs.lock import FileLocks
 from editguard.history import History
 from editguard.history.store import DEFAULT_BYTES, DEFAULT_ENTRIES
-from editguard.pipeline import Context, Mode
+from editguard.pipeline import Mode
 from editguard.tools import (
     apply_diff,
     apply_patch,
@@ -33,6 +32,15 @@ from editguard.tools import (
     undo,
     write_file,
 )
+from editguard.tools._context import (
+    DEFAULT_MAX_ARGUMENT_BYTES,
+    DEFAULT_MAX_EDITS,
+    DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_MAX_REQUEST_BYTES,
+    DEFAULT_READ_LINES,
+    open_context,
+    with_roots,
+)
 from editguard.tools._files import PatchResult
 from editguard.tools.batch import BatchCall, BatchResult
 from editguard.tools.edit_file import EditFileResult, EditOperation
@@ -44,15 +52,7 @@ from editguard.tools.read_file import ReadFileResult
 from editguard.tools.safe_edit import LineEdit, SafeEditResult, SearchReplaceOp
 from editguard.tools.undo import UndoResult
 from editguard.tools.write_file import WriteFileResult
-from editguard.transaction import settle
 from editguard.validate import Linter
-from editguard.validate.linters import linter_named
-
-DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024
-DEFAULT_MAX_EDITS = 1000
-DEFAULT_READ_LINES = 2000
-DEFAULT_MAX_ARGUMENT_BYTES = 10_000_000
-DEFAULT_MAX_REQUEST_BYTES = 20_000_000
 
 
 class Workspace:
@@ -109,30 +109,22 @@ class Workspace:
         history_entries: int = DEFAULT_ENTRIES,
         history_bytes: int = DEFAULT_BYTES,
     ) -> None:
-        if not isinstance(journal, Journal):
-            journal = Journal(os.fspath(journal) if journal is not None else None)
-        sandbox = Sandbox(roots)
-        if not isinstance(history, History) and history is not False:
-            folder = None if history is None or history is True else os.fspath(history)
-            history = History(
-                sandbox.roots, folder, max_entries=history_entries, max_bytes=history_bytes
-            )
-        self.context = Context(
-            sandbox=sandbox,
-            locks=locks or SHARED,
-            linters=tuple(linter_named(x) if isinstance(x, str) else x for x in linters),
+        self.context = open_context(
+            roots,
             max_file_bytes=max_file_bytes,
             max_edits=max_edits,
             read_lines=read_lines,
+            locks=locks,
+            linters=linters,
             prewarm=prewarm,
             max_argument_bytes=max_argument_bytes,
             max_request_bytes=max_request_bytes,
             exact=exact,
             journal=journal,
-            history=history or None,
+            history=history,
+            history_entries=history_entries,
+            history_bytes=history_bytes,
         )
-        journal.recover(self.context.locks)
-        settle(self.context)
 
     @property
     def roots(self) -> tuple[str, ...]:
@@ -141,23 +133,9 @@ class Workspace:
 
     def with_roots(self, roots: Iterable[str | os.PathLike[str]]) -> Workspace:
         """The same workspace (limits, locks, linters) with other allowed folders."""
-        ctx = self.context
-        return Workspace(
-            roots,
-            max_file_bytes=ctx.max_file_bytes,
-            max_edits=ctx.max_edits,
-            read_lines=ctx.read_lines,
-            locks=ctx.locks,
-            linters=ctx.linters,
-            prewarm=ctx.prewarm,
-            max_argument_bytes=ctx.max_argument_bytes,
-            max_request_bytes=ctx.max_request_bytes,
-            exact=ctx.exact,
-            journal=ctx.journal,
-            history=False if ctx.history is None else ctx.history.folder,
-            history_entries=ctx.history.max_entries if ctx.history else DEFAULT_ENTRIES,
-            history_bytes=ctx.history.max_bytes if ctx.history else DEFAULT_BYTES,
-        )
+        workspace = Workspace.__new__(Workspace)
+        workspace.context = with_roots(self.context, roots)
+        return workspace
 
     def read_file(
         self, path: str, start_line: int | None = None, end_line: int | None = None

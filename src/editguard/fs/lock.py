@@ -21,8 +21,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from filelock import FileLock, Timeout
-
 from editguard.errors import FileBusy, PermissionDenied
 
 DEFAULT_TIMEOUT = 30.0
@@ -58,6 +56,8 @@ class FileLocks:
             thread_lock = self._threads.setdefault(name, threading.Lock())
         if not thread_lock.acquire(timeout=wait):
             raise self._busy(display)
+        from filelock import FileLock, Timeout  # noqa: PLC0415 - a reading call takes no lock
+
         try:
             self._check_folder()
             lock = FileLock(os.path.join(self.folder, name + ".lock"), timeout=wait)

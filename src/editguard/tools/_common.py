@@ -7,35 +7,29 @@ import contextlib
 import json
 import types
 import typing
-from typing import Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from editguard.core.document import EolStyle
 from editguard.pipeline import Mode, Outcome
-from editguard.validate import Report
+
+if TYPE_CHECKING:
+    from editguard.validate import Report
 
 LineEnding = EolStyle  # one Literal for the core and the wire
 
 MODE_HELP = (
-    "What to do when the edit would introduce syntax errors (or blocking linter findings): "
-    "'strict' (default) refuses with VALIDATION_FAILED and writes nothing; 'interactive' writes "
-    "and returns the findings as warnings; 'verify_only' writes nothing and reports them."
+    "If it adds syntax errors: strict refuses, interactive writes and warns, verify_only reports."
 )
 
-VERSION_HELP = (
-    "Optional. The `version` that read_file (or your last edit) returned. If the file has "
-    "changed since, the call fails with STALE_VERSION and writes nothing."
-)
+VERSION_HELP = "version from read_file or your last edit; changed since: STALE_VERSION."
 
-DRY_RUN_HELP = "Check every edit and return the diff without writing anything."
+DRY_RUN_HELP = "Return the diff, write nothing."
 
-EXACT_HELP = (
-    "Find the text only exactly: no tolerance for trailing whitespace, typographic "
-    "punctuation, pasted line numbers or an indentation shift."
-)
+EXACT_HELP = "Match exactly: no near-miss tolerance."
 
-PATH_HELP = "File to edit: relative to the workspace root, or absolute."
+PATH_HELP = "Relative to the root, or absolute."
 
 
 class Args(BaseModel):

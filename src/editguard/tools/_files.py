@@ -33,10 +33,7 @@ def transaction(ctx: Context, dry_run: bool) -> Iterator[tuple[Transaction, bool
         yield txn, True
 
 
-EXPECTED_VERSIONS_HELP = (
-    "Optional: the version read_file returned for each file, by path; a file that changed "
-    "since makes the call fail with STALE_VERSION and write nothing."
-)
+EXPECTED_VERSIONS_HELP = "{path: version read_file returned}; a file changed since: STALE_VERSION."
 
 
 class PatchArgs(Args):

@@ -10,12 +10,14 @@ import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from editguard.errors import EditError, InvalidRequest, internal_error
-from editguard.pipeline import Context
+
+if TYPE_CHECKING:
+    from editguard.pipeline import Context
 
 A = TypeVar("A", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
@@ -46,28 +48,33 @@ class Tool(Generic[A, R]):
         return [path] if isinstance(path, str) else []
 
     def input_schema(self) -> dict[str, Any]:
-        """JSON Schema of the arguments."""
-        return self.arguments.model_json_schema()
+        """JSON Schema of the arguments, as lean as it can be and still say the same
+        (:func:`lean_schema`)."""
+        return lean_schema(self.arguments.model_json_schema())
 
     def output_schema(self) -> dict[str, Any]:
-        """JSON Schema of a successful result."""
-        return self.result.model_json_schema()
+        """JSON Schema of a successful result (not listed over MCP: the description says what
+        comes back, and a schema of every result would cost more than all the rest)."""
+        return lean_schema(self.result.model_json_schema())
 
     def describe(self) -> dict[str, Any]:
-        """The tool as MCP's ``tools/list`` shows it (and ``editguard tools`` prints it)."""
+        """The tool as MCP's ``tools/list`` shows it (and ``editguard tools`` prints it).
+
+        Hints are given where they differ from MCP's defaults (not read-only, destructive, not
+        idempotent, open world).
+        """
+        hints: dict[str, Any] = {"readOnlyHint": True} if self.read_only else {}
+        if not self.read_only and not self.destructive:
+            hints["destructiveHint"] = False
+        if self.idempotent:
+            hints["idempotentHint"] = True
+        hints["openWorldHint"] = False
         return {
             "name": self.name,
             "title": self.title,
             "description": self.description,
             "inputSchema": self.input_schema(),
-            "outputSchema": self.output_schema(),
-            "annotations": {
-                "title": self.title,
-                "readOnlyHint": self.read_only,
-                "destructiveHint": self.destructive,
-                "idempotentHint": self.idempotent,
-                "openWorldHint": False,
-            },
+            "annotations": hints,
         }
 
     def parse(self, arguments: Mapping[str, Any]) -> A:
@@ -101,6 +108,77 @@ class Tool(Generic[A, R]):
             return exc
         except Exception as exc:  # noqa: BLE001 - a bug must still answer with a code
             return internal_error(exc)
+
+
+def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A pydantic JSON Schema with what a model does not need taken out, the meaning kept: no
+    ``title`` (the property's name says it), no class docstrings, an optional field as its
+    plain type (``anyOf [X, null]`` with ``default: null`` is X, not required), and a nested
+    model used once written in place (``$defs`` only for one used twice or more)."""
+    schema = {k: v for k, v in schema.items() if k != "description"}
+    defs: dict[str, Any] = {
+        name: {k: v for k, v in d.items() if k != "description"}
+        for name, d in schema.get("$defs", {}).items()
+    }
+    uses: dict[str, int] = {}
+    _count_refs(schema, uses)
+    inline = {name for name in defs if uses.get(name, 0) == 1}
+
+    def lean(node: Any, *, props: bool = False) -> Any:
+        if isinstance(node, list):
+            return [lean(n) for n in node]
+        if not isinstance(node, dict):
+            return node
+        if props:  # property names, not keywords
+            return {k: lean(v) for k, v in node.items()}
+        options = node.get("anyOf")
+        if (
+            isinstance(options, list)
+            and "default" in node
+            and node["default"] is None
+            and {"type": "null"} in options
+        ):
+            rest = [o for o in options if o != {"type": "null"}]
+            node = {k: v for k, v in node.items() if k not in ("anyOf", "default")}
+            if len(rest) == 1:
+                node = {**rest[0], **node}
+            else:
+                node["anyOf"] = rest
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.rsplit("/", 1)[-1] in inline:
+            given = {k: v for k, v in node.items() if k != "$ref"}
+            node = {**defs[ref.rsplit("/", 1)[-1]], **given}
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "title" and isinstance(value, str):
+                continue
+            if key == "additionalProperties" and value is False:
+                continue  # an unknown field is refused with INVALID_REQUEST naming it
+            if key == "default" and value is False and node.get("type") == "boolean":
+                continue  # an absent flag is off
+            if key == "$defs":
+                kept = {n: lean(d) for n, d in defs.items() if n not in inline}
+                if kept:
+                    out[key] = kept
+                continue
+            out[key] = lean(value, props=key == "properties")
+        return out
+
+    result: dict[str, Any] = lean(schema)
+    return result
+
+
+def _count_refs(node: Any, uses: dict[str, int]) -> None:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            name = ref.rsplit("/", 1)[-1]
+            uses[name] = uses.get(name, 0) + 1
+        for value in node.values():
+            _count_refs(value, uses)
+    elif isinstance(node, list):
+        for value in node:
+            _count_refs(value, uses)
 
 
 def invalid_request(

@@ -36,10 +36,7 @@ from editguard.transaction import Transaction
 class ApplyDiffArgs(PatchArgs):
     """Arguments of apply_diff."""
 
-    diff: str = Field(
-        description="The diff: diff -u or git diff output, one file or many ('---'/'+++' "
-        "headers, '@@' hunks)."
-    )
+    diff: str = Field(description="diff -u or git diff output, one file or many.")
 
 
 def paths(args: ApplyDiffArgs) -> list[str]:
@@ -283,17 +280,11 @@ TOOL = Tool(
     name="apply_diff",
     title="Apply a unified or git diff to several files",
     description=(
-        "Apply a unified diff (diff -u, git diff) to one file or many, all of them or none (a "
-        "failure anywhere writes nothing, also after a crash). Handles new and deleted files "
-        "(/dev/null), renames, mode changes, '\\ No newline at end of file' and CRLF files "
-        "(each file keeps its own line endings). Each hunk lands at its stated line if its "
-        "context and '-' lines match there, else at the nearest place they do (two equally "
-        "near: refused); context is never dropped. Lines that differ only in trailing "
-        "whitespace, typographic punctuation or one indentation shift still match. The result "
-        "gives each file's action, diff and version, and each hunk's offset; an error names "
-        "the file and the hunk and shows its real lines.\n"
-        'Example: {"diff": "--- a/src/app.py\\n+++ b/src/app.py\\n@@ -1,2 +1,2 @@\\n def '
-        'main():\\n-    return 1\\n+    return 0\\n"}'
+        "Apply a unified diff (diff -u, git diff: new, deleted and renamed files, mode "
+        "changes, CRLF) to one file or many, all or none. A hunk lands at its stated line, "
+        "else at the nearest place its context and '-' lines match (two equally near: "
+        "refused); context is matched like edit_file's old_text. Returns each file's action, "
+        "diff and version, and each hunk's offset."
     ),
     arguments=ApplyDiffArgs,
     result=PatchResult,

@@ -38,11 +38,7 @@ from editguard.transaction import Transaction
 class ApplyPatchArgs(PatchArgs):
     """Arguments of apply_patch."""
 
-    patch: str = Field(
-        description=(
-            "The patch, from '*** Begin Patch' to '*** End Patch' (a heredoc around it is fine)."
-        )
-    )
+    patch: str = Field(description="From '*** Begin Patch' to '*** End Patch'.")
 
 
 def paths(args: ApplyPatchArgs) -> list[str]:
@@ -177,19 +173,13 @@ TOOL = Tool(
     name="apply_patch",
     title="Apply a Codex-format patch to several files",
     description=(
-        "Apply a patch in Codex's apply_patch format: add, delete, update and move files, all "
-        "of them or none (a failure anywhere writes nothing, also after a crash). Format: "
-        "'*** Begin Patch', then per file '*** Add File: path' (+ lines), '*** Delete File: "
-        "path', or '*** Update File: path' (optionally '*** Move to: new/path') with chunks: "
-        "'@@' or '@@ line to find first', then ' ' context, '-' removed and '+' added lines; "
-        "'*** End of File' pins a chunk to the file's end; last '*** End Patch'. Chunks are "
-        "found in order, each after the one before. Context that differs only in trailing "
-        "whitespace, typographic punctuation or one indentation shift is still found when "
-        "unique. Line endings, encoding and untouched bytes are kept. The result gives each "
-        "file's action, diff and version; an error names the file and the chunk and shows "
-        "its real lines.\n"
-        'Example: {"patch": "*** Begin Patch\\n*** Update File: src/app.py\\n@@ def main():\\n'
-        '-    return 1\\n+    return 0\\n*** Add File: NOTES.md\\n+# Notes\\n*** End Patch"}'
+        "Apply a Codex apply_patch patch: add, delete, update and move files, all or none. "
+        "Per file '*** Add File: p' (+ lines), '*** Delete File: p' or '*** Update File: p' "
+        "(optional '*** Move to: q') with chunks: '@@' or '@@ line to find first', then ' ' "
+        "context, '-' and '+' lines; '*** End of File' pins a chunk to the end. Context is "
+        "matched like edit_file's old_text. Returns each file's action, diff and version.\n"
+        'Example: {"patch": "*** Begin Patch\\n*** Update File: a.py\\n@@ def main():\\n'
+        '-    return 1\\n+    return 0\\n*** End Patch"}'
     ),
     arguments=ApplyPatchArgs,
     result=PatchResult,

@@ -29,8 +29,8 @@ WRITING = (
 class BatchCall(Args):
     """One call of a batch."""
 
-    tool: str = Field(description=f"A writing tool: {', '.join(WRITING)}.")
-    arguments: dict[str, Any] = Field(description="Its arguments, as the tool itself takes them.")
+    tool: str = Field(description="A writing tool.")
+    arguments: dict[str, Any] = Field(description="Its arguments, as the tool takes them.")
 
 
 class BatchArgs(Args):
@@ -38,10 +38,7 @@ class BatchArgs(Args):
 
     calls: list[BatchCall] = Field(
         min_length=1,
-        description=(
-            "Calls run in order, each on the result of the ones before it (also on the same "
-            "file); all land or none does."
-        ),
+        description="Run in order, each on the result of the ones before.",
     )
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
 
@@ -120,14 +117,10 @@ TOOL = Tool(
     name="batch",
     title="Several writing calls as one transaction",
     description=(
-        "Run several writing calls (edit_file, edit_lines, safe_edit, write_file, edit_symbol, "
-        "apply_patch, apply_diff) as one transaction: each sees the result of the ones before "
-        "it, also on the same file, and either every file is written or none is, even across "
-        "a crash. An error names the call (call k of n) and nothing is written. The result "
-        "lists each call's own result.\n"
-        'Example: {"calls": [{"tool": "edit_file", "arguments": {"path": "a.py", "edits": '
-        '[{"old_text": "x = 1", "new_text": "x = 2"}]}}, {"tool": "write_file", "arguments": '
-        '{"path": "b.py", "content": "y = 2\\n"}}]}'
+        "Run several writing calls (edit_file, edit_lines, safe_edit, write_file, "
+        "edit_symbol, apply_patch, apply_diff) as one transaction: each sees the ones before, "
+        "all files are written or none, even across a crash; an error names the call (call k "
+        "of n). Returns each call's result."
     ),
     arguments=BatchArgs,
     result=BatchResult,

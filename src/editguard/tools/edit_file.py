@@ -29,23 +29,18 @@ class EditOperation(Args):
     old_text: str = Field(
         validation_alias=AliasChoices("old_text", "old_string", "old_str", "oldText"),
         description=(
-            "The exact text to replace, copied from the file character for character "
-            "(indentation, quotes and line breaks included; without read_file's line-number "
-            "prefix). Must not be empty. Write line breaks as \\n: they match CRLF files too."
+            "Text to replace, copied exactly from the file (indentation too, no 'N│' prefix); "
+            "\\n matches CRLF too."
         ),
     )
     new_text: str = Field(
         validation_alias=AliasChoices("new_text", "new_string", "new_str", "newText"),
-        description="The replacement text. Empty deletes old_text. Line breaks follow the file.",
+        description="Replacement; empty deletes old_text.",
     )
     occurrences: int = Field(
         1,
         ge=1,
-        description=(
-            "How many times old_text occurs in the file at this point (after the earlier edits "
-            "of this call). The edit fails with WRONG_COUNT unless the count is exactly this; "
-            "all of them are replaced."
-        ),
+        description="How often old_text occurs (after the edits before it); all are replaced.",
     )
 
 
@@ -54,10 +49,7 @@ class EditFileArgs(Args):
 
     path: str = Field(description=PATH_HELP)
     edits: list[EditOperation] = Field(
-        description=(
-            "Edits applied in order: each sees the result of the ones before it. All succeed "
-            "or nothing is written."
-        ),
+        description="Applied in order, each on the result of the ones before.",
     )
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
     expected_version: str | None = Field(None, description=VERSION_HELP)
@@ -138,20 +130,13 @@ TOOL = Tool(
     name="edit_file",
     title="Edit a file by search/replace",
     description=(
-        "Change an existing text file by search/replace. Each edit replaces old_text "
-        "(copied exactly from the file, no line-number prefix) with new_text. Edits apply in "
-        "order, each on the result of the previous ones. old_text must occur exactly "
-        "`occurrences` times (default 1) or the call fails with WRONG_COUNT and lists every "
-        "match. An old_text that differs only in trailing whitespace, typographic punctuation, "
-        "pasted line numbers or one indentation shift is still found when that is unambiguous, "
-        "new_text gets the same correction and the result's `match` says so. Otherwise "
-        "NO_MATCH shows the most similar lines of the file and what differs. All edits "
-        "succeed or nothing is written. Encoding, BOM, line endings and untouched bytes are "
-        "kept. Use dry_run to preview the diff. Use write_file instead to "
-        "create a file or replace all of it.\n"
-        'Example: {"path": "src/app.py", "edits": [{"old_text": "    return a + b\\n", '
-        '"new_text": "    return a - b\\n"}, {"old_text": "DEBUG = True", "new_text": '
-        '"DEBUG = False"}]}'
+        "Change part of a text file by search/replace: each edit's old_text (copied exactly "
+        "from the file) becomes new_text. old_text must occur exactly `occurrences` times "
+        "(default 1), else WRONG_COUNT lists the matches. A near miss (trailing whitespace, "
+        "typographic punctuation, pasted line numbers, one indentation shift) is found when "
+        "unambiguous and new_text gets the same correction; else NO_MATCH shows the most "
+        "similar lines. All edits or none are written; encoding, line endings and untouched "
+        "bytes are kept. Returns the diff, each edit's lines and `match`, and the version."
     ),
     arguments=EditFileArgs,
     result=EditFileResult,

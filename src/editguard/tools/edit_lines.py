@@ -8,7 +8,7 @@ from pydantic import AliasChoices, Field, field_validator
 
 from editguard.core.formats.lines import LineKind, LineOp, compile_line_ops, validate_line_ops
 from editguard.pipeline import Change, Context, Mode, run_edit
-from editguard.tools._common import MODE_HELP, PATH_HELP, Args
+from editguard.tools._common import DRY_RUN_HELP, MODE_HELP, PATH_HELP, VERSION_HELP, Args
 from editguard.tools._tool import Tool
 from editguard.tools.edit_file import EditFileResult
 
@@ -25,34 +25,29 @@ class LineEditOp(Args):
 
     line_number: int = Field(
         validation_alias=AliasChoices("line_number", "LineNumber", "lineNumber", "line"),
-        description="1-based line the edit applies to (Insert: the line to insert before).",
+        description="1-based line, as read (Insert: the line to insert before).",
     )
     type: str = Field(
         validation_alias=AliasChoices("type", "Type"),
         description=(
-            "Insert (text before line_number; past the last line appends), Delete (line_number "
-            "through end_line), Replace (the whole line, or only old_text inside it), "
-            "ReplaceSection (line_number through end_line become text). Any case; "
-            "replace_section also works."
+            "Insert (before line_number; past the end appends), Delete or ReplaceSection "
+            "(line_number..end_line), Replace (the line, or old_text in it)."
         ),
     )
     text: str | None = Field(
         None,
         validation_alias=AliasChoices("text", "Text"),
-        description=(
-            "The new line(s); \\n between lines. Empty: ReplaceSection deletes the lines, "
-            "Replace leaves an empty line."
-        ),
+        description="New line(s), \\n between; empty ReplaceSection deletes.",
     )
     old_text: str | None = Field(
         None,
         validation_alias=AliasChoices("old_text", "OldText", "oldText"),
-        description="Replace only: the exact text to replace inside line line_number.",
+        description="Replace: the text to replace inside the line.",
     )
     end_line: int | None = Field(
         None,
         validation_alias=AliasChoices("end_line", "EndLine", "endLine"),
-        description="Last line (inclusive) for Delete (default: line_number) and ReplaceSection.",
+        description="Last line (inclusive) of Delete and ReplaceSection.",
     )
 
     @field_validator("type")
@@ -72,22 +67,16 @@ class EditLinesArgs(Args):
     path: str = Field(description=PATH_HELP)
     edits: list[LineEditOp] = Field(
         validation_alias=AliasChoices("edits", "editsJson", "edits_json"),
-        description=(
-            "Line edits. Every line number refers to the file as you read it (edits do not "
-            "shift each other); edits must not overlap; all succeed or nothing is written."
-        ),
+        description="Non-overlapping; numbers as read (edits do not shift each other).",
     )
     dry_run: bool = Field(
         False,
         validation_alias=AliasChoices("dry_run", "dryRun"),
-        description="Check the edits and return the diff without writing anything.",
+        description=DRY_RUN_HELP,
     )
     expected_version: str | None = Field(
         None,
-        description=(
-            "The version read_file returned. Strongly recommended: line numbers from a stale "
-            "read hit the wrong lines; a changed file gives STALE_VERSION instead."
-        ),
+        description=VERSION_HELP,
     )
     mode: Mode = Field("strict", description=MODE_HELP)
 
@@ -121,17 +110,13 @@ TOOL = Tool(
     name="edit_lines",
     title="Edit a file by line numbers",
     description=(
-        "Insert, delete or replace lines by number (1-based, as read_file shows them). Types: "
-        "Insert (text before line_number; past the last line appends), Delete (line_number "
-        "through end_line), Replace (the whole line, or only old_text inside it), "
-        "ReplaceSection (line_number through end_line become text; empty text deletes). Every "
-        "line number refers to the file as you read it, so edits never shift each other; "
-        "overlapping edits are refused; all succeed or nothing is written. Line numbers go stale "
-        "when the file changes: pass the version from read_file as expected_version. Prefer "
-        "edit_file when you can quote the text to change.\n"
-        'Example: {"path": "src/app.py", "expected_version": "5c0f3c6d9f0b7a1e", "edits": '
-        '[{"line_number": 3, "type": "Insert", "text": "import os"}, {"line_number": 10, '
-        '"type": "ReplaceSection", "end_line": 12, "text": "    return 0"}]}'
+        "Insert, delete or replace lines by number, as read_file shows them; all edits or "
+        "none are written. Pass read_file's version as expected_version: stale line numbers "
+        "hit wrong lines. Prefer edit_file when you can quote the text. Returns the diff and "
+        "the new version.\n"
+        'Example: {"path": "a.py", "edits": [{"line_number": 3, "type": "Insert", "text": '
+        '"import os"}, {"line_number": 10, "type": "ReplaceSection", "end_line": 12, "text": '
+        '"    return 0"}]}'
     ),
     arguments=EditLinesArgs,
     result=EditFileResult,

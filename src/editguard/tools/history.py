@@ -19,11 +19,9 @@ MAX_LIMIT = 1000
 class HistoryArgs(Args):
     """Arguments of history."""
 
-    path: str | None = Field(None, description="Only the changes of this file.")
-    limit: int = Field(10, ge=1, le=MAX_LIMIT, description="How many changes (newest first).")
-    change_id: int | None = Field(
-        None, ge=1, le=2**62, description="One change in full, with each file's diff."
-    )
+    path: str | None = Field(None, description="Only this file's changes.")
+    limit: int = Field(10, ge=1, le=MAX_LIMIT, description="How many, newest first.")
+    change_id: int | None = Field(None, ge=1, le=2**62, description="One change, with diffs.")
 
 
 class ChangedFile(BaseModel):
@@ -161,11 +159,9 @@ TOOL = Tool(
     name="history",
     title="List the changes editguard made",
     description=(
-        "The changes editguard's tools made (kept across restarts), newest first: id, time, "
-        "tool, and per file the action, versions and lines added/removed. Give path for one "
-        "file's changes; give change_id for one change with each file's diff. Use an id with "
-        "undo.\n"
-        'Example: {"path": "src/app.py", "limit": 5}'
+        "The changes editguard made (kept across restarts), newest first: id, time, tool, "
+        "and per file the action, versions and lines added/removed; change_id shows one with "
+        "its diffs. Use an id with undo."
     ),
     arguments=HistoryArgs,
     result=HistoryResult,

@@ -7,16 +7,11 @@ from pydantic import BaseModel, Field
 from editguard.errors import error_context
 from editguard.pipeline import Context, read
 from editguard.symbols import symbols_of
-from editguard.tools._common import Args
+from editguard.tools._common import PATH_HELP, Args
 from editguard.tools._tool import Tool
 
-SYMBOL_RANGE = (
-    "A symbol's range is whole lines: the definition with its decorators, attributes or "
-    "annotations, an export keyword or template header, and the doc comments directly above it."
-)
-SYMBOL_LANGUAGES = (
-    " Languages: Python, JavaScript, TypeScript, TSX, Go, Rust, Java, C, C++, C#, Ruby, PHP."
-)
+SYMBOL_RANGE = "A range is whole lines, with decorators and the doc comments above."
+SYMBOL_LANGUAGES = " Python, JS, TS, TSX, Go, Rust, Java, C, C++, C#, Ruby, PHP."
 
 
 class SymbolModel(BaseModel):
@@ -33,10 +28,8 @@ class SymbolModel(BaseModel):
 class ListSymbolsArgs(Args):
     """Arguments of list_symbols."""
 
-    path: str = Field(description="Source file to list.")
-    depth: int | None = Field(
-        None, ge=1, description="How deep to list: 1 = top level only (default: everything)."
-    )
+    path: str = Field(description=PATH_HELP)
+    depth: int | None = Field(None, ge=1, description="1: top level only (default: all).")
 
 
 class ListSymbolsResult(BaseModel):
@@ -72,11 +65,9 @@ TOOL = Tool(
     name="list_symbols",
     title="List the definitions of a source file",
     description=(
-        "List every definition of a source file (classes, functions, methods, structs, "
-        "interfaces ...) with its kind, name path (e.g. 'Parser/parse') and line range, in file "
-        "order. Use it before edit_symbol to find the name path; depth 1 lists only top-level "
-        "definitions. " + SYMBOL_RANGE + SYMBOL_LANGUAGES + "\n"
-        'Example: {"path": "src/app.py", "depth": 2}'
+        "List the definitions of a source file (classes, functions, methods ...) in file "
+        "order: name, kind, name_path (e.g. 'Parser/parse', for edit_symbol), start_line, "
+        "end_line, depth. " + SYMBOL_RANGE + SYMBOL_LANGUAGES
     ),
     arguments=ListSymbolsArgs,
     result=ListSymbolsResult,

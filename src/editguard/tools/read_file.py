@@ -7,18 +7,16 @@ from pydantic import BaseModel, Field
 from editguard.core.listing import listing
 from editguard.errors import InvalidRequest
 from editguard.pipeline import Context, read
-from editguard.tools._common import Args, LineEnding
+from editguard.tools._common import PATH_HELP, Args, LineEnding
 from editguard.tools._tool import Tool
 
 
 class ReadFileArgs(Args):
     """Arguments of read_file."""
 
-    path: str = Field(description="File to read: relative to the workspace root, or absolute.")
-    start_line: int | None = Field(None, ge=1, description="First line to show (1-based).")
-    end_line: int | None = Field(
-        None, ge=1, description="Last line to show (inclusive). Default: up to the read limit."
-    )
+    path: str = Field(description=PATH_HELP)
+    start_line: int | None = Field(None, ge=1, description="First line (1-based).")
+    end_line: int | None = Field(None, ge=1, description="Last line (inclusive).")
 
 
 class ReadFileResult(BaseModel):
@@ -89,13 +87,11 @@ TOOL = Tool(
     name="read_file",
     title="Read a file with line numbers",
     description=(
-        "Read a text file and return its lines, each prefixed with its line number and '│', "
-        "like `  12│    return x`. The prefix is NOT part of the file: never copy it into "
-        "old_text. Also returns total_lines, encoding, line_ending and `version`; pass that "
-        "version as expected_version to an edit so it fails (STALE_VERSION) instead of "
-        "editing a file that changed since you read it. Shows up to 2000 lines unless you give "
-        "start_line/end_line; `truncated` and next_start_line say when there is more.\n"
-        'Example: {"path": "src/app.py", "start_line": 40, "end_line": 60}'
+        "Read a text file as numbered lines, like `  12│    return x`: the 'N│' prefix is not "
+        "part of the file, never copy it into old_text. Shows 2000 lines unless start_line/"
+        "end_line say otherwise. Returns content, total_lines, truncated and next_start_line, "
+        "encoding, line_ending and version: pass it as expected_version to an edit, which then "
+        "fails (STALE_VERSION) instead of changing a file that changed since."
     ),
     arguments=ReadFileArgs,
     result=ReadFileResult,

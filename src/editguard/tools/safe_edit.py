@@ -13,6 +13,7 @@ from editguard.pipeline import Change, Context, Mode, run_edit
 from editguard.tools._common import (
     EXACT_HELP,
     MODE_HELP,
+    PATH_HELP,
     VERSION_HELP,
     Args,
     Validation,
@@ -26,11 +27,9 @@ EditMode = Literal["content", "line_edits", "search_replace"]
 class LineEdit(Args):
     """Replace lines start_line..end_line (inclusive, as read) with new_content."""
 
-    start_line: int = Field(ge=1, description="1-based first line to replace.")
-    end_line: int = Field(ge=1, description="1-based last line to replace (inclusive).")
-    new_content: str = Field(
-        description="The new lines (\\n between them). Empty deletes the range."
-    )
+    start_line: int = Field(ge=1, description="First line to replace (1-based).")
+    end_line: int = Field(ge=1, description="Last line to replace (inclusive).")
+    new_content: str = Field(description="New lines, \\n between; empty deletes.")
 
     @model_validator(mode="after")
     def _range(self) -> LineEdit:
@@ -44,23 +43,19 @@ class LineEdit(Args):
 class SearchReplaceOp(Args):
     """A literal or regular-expression replacement over the whole file."""
 
-    search: str = Field(description="Literal text, or a regular expression if regex is true.")
-    replace: str = Field(
-        description="Replacement; with regex, \\1 and \\g<name> refer to captured groups."
-    )
-    regex: bool = Field(False, description="Treat search as a regular expression.")
+    search: str = Field(description="Literal text, or a regular expression with regex.")
+    replace: str = Field(description="Replacement; with regex, \\1 and \\g<name> work.")
+    regex: bool = Field(False, description="search is a Python regular expression.")
     exact: bool = Field(False, description=EXACT_HELP)
     count: int | None = Field(
         None,
         json_schema_extra={"minimum": 0},
-        description="Replace the first this many (null or 0: all); fewer matches is "
-        "WRONG_COUNT in strict mode.",
+        description="Replace the first this many (0 or none: all); fewer matches: "
+        "WRONG_COUNT (strict mode).",
     )
     flags: int | str = Field(
         0,
-        description=(
-            "Regex flags: an int (Python re values) or names such as 'IGNORECASE|MULTILINE'."
-        ),
+        description="re flags: an int, or names like 'IGNORECASE|MULTILINE'.",
     )
 
     @field_validator("count")
@@ -74,12 +69,12 @@ class SearchReplaceOp(Args):
 class SafeEditArgs(Args):
     """Arguments of safe_edit: exactly one of content, line_edits, search_replace."""
 
-    path: str = Field(description="File to edit (content may also create it).")
+    path: str = Field(description=PATH_HELP)
     mode: Mode = Field("strict", description=MODE_HELP)
-    show_diff: bool = Field(True, description="Return the unified diff of the change.")
-    content: str | None = Field(None, description="The whole new content of the file.")
+    show_diff: bool = Field(True, description="Return the diff.")
+    content: str | None = Field(None, description="The whole new file (may create it).")
     line_edits: list[LineEdit] | None = Field(
-        None, description="Line-range replacements; line numbers as read; no overlaps."
+        None, description="Line ranges to replace; numbers as read; no overlaps."
     )
     search_replace: SearchReplaceOp | None = Field(
         None, description="One literal or regex replacement over the whole file."
@@ -187,15 +182,10 @@ TOOL = Tool(
     name="safe_edit",
     title="Edit a file in one of three ways, syntax-checked",
     description=(
-        "Edit a file with exactly one of: content (the whole new file; creates it if missing), "
-        "line_edits ([{start_line, end_line, new_content}], inclusive, line numbers as read, no "
-        "overlaps; empty new_content deletes), or search_replace ({search, replace, regex, count, "
-        "flags}: literal or regular expression, \\1 and \\g<name> in replace, count null = "
-        "all). The result is syntax-checked before anything is written: mode 'strict' (default) "
-        "refuses an edit that introduces syntax errors, 'interactive' writes and warns, "
-        "'verify_only' only reports. show_diff returns the diff.\n"
-        'Example: {"path": "src/app.py", "search_replace": {"search": "print\\\\((.*)\\\\)", '
-        '"replace": "log(\\\\1)", "regex": true}}'
+        "Edit a file with exactly one of content (the whole file), line_edits or "
+        "search_replace (literal or regex, all matches by default), syntax-checked before "
+        "anything is written (see mode). Returns the diff, replacements, created and the new "
+        "version."
     ),
     arguments=SafeEditArgs,
     result=SafeEditResult,

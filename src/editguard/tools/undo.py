@@ -61,18 +61,16 @@ class UndoArgs(Args):
         None,
         ge=1,
         le=MAX_ID,
-        description="The change to undo (an id from history). Default: the latest.",
+        description="An id from history (default: the latest change).",
     )
-    path: str | None = Field(
-        None, description="Undo this file's latest changes (only this file is restored)."
-    )
+    path: str | None = Field(None, description="Undo this file's latest changes (only this file).")
     steps: int = Field(
-        1, ge=1, le=MAX_STEPS, description="How many of the latest changes (not with change_id)."
+        1, ge=1, le=MAX_STEPS, description="How many latest changes (not with change_id)."
     )
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
     force: bool = Field(
         False,
-        description="Undo even if a file changed since (the undo can itself be undone).",
+        description="Undo even if a file changed since.",
     )
 
 
@@ -535,13 +533,10 @@ TOOL = Tool(
     name="undo",
     title="Undo a recorded change",
     description=(
-        "Put files back exactly as they were before a change editguard made (bytes, encoding, "
-        "line endings, permissions; a created file is deleted, a deleted one recreated, a move "
-        "moved back), as one transaction. Default: the latest change; change_id: that change "
-        "(see history); path: that file's latest changes (steps: how many). A file changed "
-        "since fails with STALE_VERSION showing what changed; force: true undoes anyway. The "
-        "undo is itself recorded, so undoing it is a redo.\n"
-        'Example: {"path": "src/app.py"}'
+        "Put files back exactly as before a change editguard made (created files deleted, "
+        "deleted ones recreated, moves reversed), all or none. A file changed since fails with "
+        "STALE_VERSION showing what changed. An undo is recorded too: undo it to redo. Returns "
+        "the undone ids, this undo's change_id and each file's diff."
     ),
     arguments=UndoArgs,
     result=UndoResult,

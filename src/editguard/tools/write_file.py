@@ -9,6 +9,7 @@ from editguard.core.formats.whole_text import compile_whole_text, line_ending
 from editguard.pipeline import Change, Context, Mode, run_edit
 from editguard.tools._common import (
     MODE_HELP,
+    PATH_HELP,
     VERSION_HELP,
     Args,
     LineEnding,
@@ -21,15 +22,8 @@ from editguard.tools._tool import Tool
 class WriteFileArgs(Args):
     """Arguments of write_file."""
 
-    path: str = Field(
-        description="File to create or overwrite; missing parent folders are created."
-    )
-    content: str = Field(
-        description=(
-            "The complete new content. When overwriting, the file keeps its encoding, "
-            "byte-order mark and line-ending style (\\n becomes CRLF in a CRLF file)."
-        )
-    )
+    path: str = Field(description=PATH_HELP)
+    content: str = Field(description="The whole new content (\\n becomes CRLF in a CRLF file).")
     expected_version: str | None = Field(None, description=VERSION_HELP)
     mode: Mode = Field("strict", description=MODE_HELP)
 
@@ -77,12 +71,10 @@ TOOL = Tool(
     name="write_file",
     title="Create or overwrite a whole file",
     description=(
-        "Create a new file, or replace the whole content of an existing one, atomically "
-        "(missing parent folders are created). Overwriting keeps the file's encoding, BOM, "
-        "permissions and line-ending style. For changing part of a file, prefer edit_file: it "
-        "sends less and cannot drop lines you did not mean to touch. Pass expected_version "
-        "from read_file to refuse overwriting a file that changed since you read it.\n"
-        'Example: {"path": "notes/todo.md", "content": "# TODO\\n- write tests\\n"}'
+        "Create a file (and its folders), or replace all of an existing one, atomically; "
+        "overwriting keeps its encoding, BOM, permissions and line endings. To change part of "
+        "a file, edit_file sends less and cannot drop lines. Returns created, the diff and the "
+        "version."
     ),
     arguments=WriteFileArgs,
     result=WriteFileResult,
