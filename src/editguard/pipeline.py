@@ -458,9 +458,7 @@ def _validated(ctx: Context, where: Resolved, old: str, change: Change, mode: Mo
             notes=(f"validation skipped: the file is over {VALIDATE_LIMIT // 1_000_000} MB",)
         )
     new = plan.apply_to_text(old)
-    report = validate(name, old, new, plan, ctx.linters)
-    if change.check is not None:
-        report = Report(report.findings + change.check(new), report.notes)
+    report = validate(name, old, new, plan, ctx.linters, change.check)
     if mode == "strict" and report.blocking:
         raise report.refusal(where.display, new, plan)
     return report

@@ -40,14 +40,15 @@ def syntax_findings(name: str, old: str, new: str, plan: Plan) -> list[Finding]:
         problem = python.check_edit(old, new, plan)  # the region the plan touched, if it can
     else:
         problem = strict[1](new)
-    if strict is not None and strict[0] == "python" and problem is None:
+    strict_found = _strict_findings(strict, old, new, problem) if strict and problem else []
+    if strict is not None and strict[0] == "python" and (problem is None or strict_found):
         # Python's own compiler is the authority: code it accepts is valid, whatever the
-        # grammar (which may lag behind new syntax) says. This also skips a second parse.
-        return []
-    findings = _tree_sitter_findings(ext, old, new, plan)
-    if strict is not None and problem is not None:
-        findings += _strict_findings(strict, old, new, problem)
-    return findings
+        # grammar (which may lag behind new syntax) says, and on code it refuses it names the
+        # one cause (tree-sitter's error recovery reports the same cause in several places,
+        # not always where it is). Tree-sitter then only tells an error this edit introduced
+        # from one the file already had.
+        return strict_found
+    return _tree_sitter_findings(ext, old, new, plan) + strict_found
 
 
 # -- tree-sitter ---------------------------------------------------------------------------
