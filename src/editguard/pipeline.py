@@ -437,7 +437,10 @@ def _warm(ctx: Context, where: Resolved, text: str, plan: Plan | None) -> None:
         return
     size = len(text) + (plan.size_change() if plan is not None else 0)
     if prewarm.Prewarmer.wants(where.real, size):
-        prewarm.SHARED.schedule(where.real, plan.apply_to_text(text) if plan else text)
+        if plan is None:
+            prewarm.SHARED.schedule(where.real, text)
+        else:
+            prewarm.SHARED.schedule(where.real, plan.apply_to_text(text), (text, plan))
 
 
 def _validated(ctx: Context, where: Resolved, old: str, change: Change, mode: Mode) -> Report:
