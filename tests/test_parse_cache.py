@@ -313,3 +313,12 @@ def test_after_a_python_edit_the_background_reparses_only_the_change(
     # The read's full parse, then none for the guard (the compiler accepted the edit), and
     # one incremental reparse of the written text in the background.
     assert log.calls == [False, True]
+
+
+def test_a_call_also_stops_the_symbols_pass_of_a_text_already_parsed(root: Path) -> None:
+    text = _module(300, "symbols_stopped")
+    languages.parse(".ts", text)
+    assert prewarm.warm(str(root / "p.ts"), text, stop=lambda: True) is False
+    assert locate._CACHE.peek(".ts", text) is None
+    assert prewarm.warm(str(root / "p.ts"), text, stop=lambda: False) is True
+    assert locate._CACHE.peek(".ts", text) is not None

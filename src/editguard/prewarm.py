@@ -157,14 +157,12 @@ def warm(
         return True
     try:
         parse(ext, text, base, budget=WARM_BUDGET, cancel=stop)
+        if symbols_supported(name):
+            symbols_of(name, text, cancel=stop)
     except ParseTimeout:
         if stop is not None and stop():
             return False
         raise
-    if stop is not None and stop():
-        return False
-    if symbols_supported(name):
-        symbols_of(name, text)
     return True
 
 
