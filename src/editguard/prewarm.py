@@ -35,8 +35,11 @@ _log = logging.getLogger(__name__)
 WARM_LIMIT = 1_000_000
 
 # Seconds without a call before a background parse starts: calls that come in a burst (an agent
-# sending edits one after the other) are never competed with.
-QUIET = 0.02
+# sending edits one after the other, or a client's reads and edits a few tens of milliseconds
+# apart) are never competed with, while a model's pause (seconds) leaves time for the parse. A
+# call that comes in the middle still waits for the interpreter up to its switch interval
+# (5 ms) before the parse sees it and stops.
+QUIET = 0.1
 
 _Job = tuple[str, str, "tuple[str, Plan] | None"]
 
