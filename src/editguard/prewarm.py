@@ -73,13 +73,17 @@ class Prewarmer:
         if not self.wants(name, len(text)):
             return
         with self._wake:
+            waiting = bool(self._queue)
             self._queue.append((name, text, base))
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(
                     target=self._run, name="editguard-prewarm", daemon=True
                 )
                 self._thread.start()
-            self._wake.notify_all()
+            elif not waiting:
+                # Only a worker with nothing queued sleeps until told: one that waits for calls
+                # to stop looks again by itself, so a burst of calls never wakes it.
+                self._wake.notify_all()
 
     @contextmanager
     def call(self) -> Iterator[None]:
@@ -93,7 +97,6 @@ class Prewarmer:
             with self._wake:
                 self._calls -= 1
                 self._last = time.monotonic()
-                self._wake.notify_all()
 
     def _interrupted(self) -> bool:
         return self._calls > 0
@@ -102,7 +105,7 @@ class Prewarmer:
         """Wait (holding ``_wake``) until no call has run for ``quiet`` seconds."""
         while True:
             if self._calls:
-                self._wake.wait()
+                self._wake.wait(self.quiet)
                 continue
             idle = time.monotonic() - self._last
             if idle >= self.quiet:
