@@ -20,6 +20,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         "bench_errors.py",
         "bench_startup.py",
         "bench_validate.py",
+        "bench_guard.py",
         "bench_symbols.py",
         "bench_tokens.py",
         "bench_real_code.py",

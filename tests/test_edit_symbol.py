@@ -497,6 +497,36 @@ def test_what_the_structure_check_says_when_a_method_is_replaced_by_no_definitio
     assert "Worker/helper would be helper: it leaves Worker" in err.value.message
 
 
+def test_one_syntax_error_in_a_new_body_is_one_problem_with_the_compilers_message(
+    ws: Workspace, root: Path
+) -> None:
+    # An unclosed bracket swallows every function after it: tree-sitter's error recovery used
+    # to add a finding on line 1, and the structure check one per function that "disappeared"
+    # (103 problems for one missing parenthesis).
+    text = "".join(f"def f{i}(a, b):\n    x = a + b * {i}\n    return x\n\n" for i in range(100))
+    (root / "m.py").write_text(text)
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol("m.py", "f10", new_body="def f10(a, b):\n    return (None\n")
+    assert err.value.code == "VALIDATION_FAILED"
+    findings = err.value.data["findings"]
+    assert [(f["source"], f["line"], f["column"], f["message"]) for f in findings] == [
+        ("python", 42, 12, "SyntaxError: '(' was never closed")
+    ]
+    assert "introduce 1 problem(s)" in err.value.message
+    assert (root / "m.py").read_text() == text
+
+
+def test_a_syntax_error_in_a_method_skips_the_structure_check(ws: Workspace, module: Path) -> None:
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol(
+            "work.py", "Worker/process", new_body="    def process(self:\n        pass\n"
+        )
+    findings = err.value.data["findings"]
+    assert [f["source"] for f in findings] == ["python"]
+    assert findings[0]["line_text"] == "    def process(self:"
+    assert findings[0]["message"].startswith("SyntaxError: ")
+
+
 def test_atomic_when_the_third_chunk_fails(ws: Workspace, module: Path) -> None:
     snap = Snapshot.of(module)
     with pytest.raises(EditError) as err:

@@ -248,11 +248,11 @@ def test_a_failure_while_parsing_ahead_is_ignored_and_the_next_text_is_parsed(
     real = prewarm.warm
     seen: list[str] = []
 
-    def flaky(name: str, text: str) -> None:
+    def flaky(name: str, text: str, *rest: Any, **options: Any) -> bool:
         seen.append(name)
         if name.endswith("bad.ts"):
             raise MemoryError("injected")  # a fault a real parse rarely produces on demand
-        real(name, text)
+        return real(name, text, *rest, **options)
 
     monkeypatch.setattr(prewarm, "warm", flaky)
     warmer = prewarm.Prewarmer()
@@ -278,4 +278,47 @@ def test_a_background_parse_over_its_budget_is_abandoned_and_keeps_nothing(
     monkeypatch.setattr(prewarm, "WARM_BUDGET", 30.0)
     warmer.schedule(str(root / "slow.ts"), text)  # the worker lives on, the parser works
     assert warmer.wait_idle(timeout=30)
+    assert locate._CACHE.peek(".ts", text) is not None
+
+
+def test_no_background_parse_starts_while_a_call_runs(root: Path) -> None:
+    warmer = prewarm.Prewarmer()
+    text = _module(50, "during_a_call")
+    with warmer.call():
+        warmer.schedule(str(root / "c.ts"), text)
+        assert not warmer.wait_idle(timeout=0.1)  # queued, waiting for the call to end
+        assert languages.TREES.peek(".ts", text) is None
+    assert warmer.wait_idle(timeout=30)
+    assert languages.TREES.peek(".ts", text) is not None
+
+
+def test_a_background_parse_stops_when_a_call_arrives_and_keeps_nothing(root: Path) -> None:
+    text = _module(300, "stopped")
+    assert prewarm.warm(str(root / "s.ts"), text, stop=lambda: True) is False
+    assert languages.TREES.peek(".ts", text) is None
+    assert locate._CACHE.peek(".ts", text) is None
+
+
+def test_after_a_python_edit_the_background_reparses_only_the_change(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "".join(f"def after_write{i}(x):\n    return x + {i}\n\n" for i in range(300))
+    (root / "w.py").write_text(text)
+    ws = Workspace([root])
+    log = _ParseLog(monkeypatch)
+    ws.read_file("w.py", 1, 5)
+    assert prewarm.SHARED.wait_idle(timeout=30)
+    ws.edit_file("w.py", [{"old_text": "return x + 150\n", "new_text": "return x + 151\n"}])
+    assert prewarm.SHARED.wait_idle(timeout=30)
+    # The read's full parse, then none for the guard (the compiler accepted the edit), and
+    # one incremental reparse of the written text in the background.
+    assert log.calls == [False, True]
+
+
+def test_a_call_also_stops_the_symbols_pass_of_a_text_already_parsed(root: Path) -> None:
+    text = _module(300, "symbols_stopped")
+    languages.parse(".ts", text)
+    assert prewarm.warm(str(root / "p.ts"), text, stop=lambda: True) is False
+    assert locate._CACHE.peek(".ts", text) is None
+    assert prewarm.warm(str(root / "p.ts"), text, stop=lambda: False) is True
     assert locate._CACHE.peek(".ts", text) is not None

@@ -13,7 +13,7 @@ import importlib
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
@@ -140,7 +140,11 @@ class ParseTimeout(Exception):
 
 
 def parse(
-    ext: str, text: str, base: tuple[str, Plan] | None = None, budget: float | None = None
+    ext: str,
+    text: str,
+    base: tuple[str, Plan] | None = None,
+    budget: float | None = None,
+    cancel: Callable[[], bool] | None = None,
 ) -> Any:
     """The tree-sitter tree of ``text`` (cached by content).
 
@@ -149,8 +153,11 @@ def parse(
     cached, the new tree is reparsed incrementally from the old one (a small edit of a
     5,000-line file then costs a few milliseconds instead of a full parse).
 
+    ``cancel`` (with a ``budget``) is asked now and then during the parse; True stops it.
+
     Raises:
-        ParseTimeout: ``budget`` seconds passed before the parse ended (nothing is kept).
+        ParseTimeout: ``budget`` seconds passed, or ``cancel`` said so, before the parse ended
+            (nothing is kept).
     """
 
     def make() -> Any:
@@ -172,7 +179,7 @@ def parse(
             return view[offset:]
 
         def stop(_offset: int, _errors: bool) -> bool:
-            return time.monotonic() > deadline
+            return time.monotonic() > deadline or (cancel is not None and cancel())
 
         try:
             if previous is not None:

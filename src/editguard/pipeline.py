@@ -443,7 +443,10 @@ def _warm(ctx: Context, where: Resolved, text: str, plan: Plan | None) -> None:
 
     size = len(text) + (plan.size_change() if plan is not None else 0)
     if prewarm.Prewarmer.wants(where.real, size):
-        prewarm.SHARED.schedule(where.real, plan.apply_to_text(text) if plan else text)
+        if plan is None:
+            prewarm.SHARED.schedule(where.real, text)
+        else:
+            prewarm.SHARED.schedule(where.real, plan.apply_to_text(text), (text, plan))
 
 
 def _validated(ctx: Context, where: Resolved, old: str, change: Change, mode: Mode) -> Report:
@@ -466,9 +469,7 @@ def _validated(ctx: Context, where: Resolved, old: str, change: Change, mode: Mo
             notes=(f"validation skipped: the file is over {VALIDATE_LIMIT // 1_000_000} MB",)
         )
     new = plan.apply_to_text(old)
-    report = validate(name, old, new, plan, ctx.linters)
-    if change.check is not None:
-        report = Report(report.findings + change.check(new), report.notes)
+    report = validate(name, old, new, plan, ctx.linters, change.check)
     if mode == "strict" and report.blocking:
         raise report.refusal(where.display, new, plan)
     return report

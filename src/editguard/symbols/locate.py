@@ -13,7 +13,14 @@ from editguard.core.document import LF
 from editguard.core.memo import ContentMemo
 from editguard.core.plan import Plan
 from editguard.errors import InvalidRequest
-from editguard.languages import LANGUAGES, grammar_for, language, language_of, parse
+from editguard.languages import (
+    LANGUAGES,
+    ParseTimeout,
+    grammar_for,
+    language,
+    language_of,
+    parse,
+)
 
 # language -> node type -> kind. A node of such a type is a definition.
 _DEFINITIONS: dict[str, dict[str, str]] = {
@@ -200,11 +207,20 @@ def _definitions(ext: str) -> dict[str, str]:
 _CACHE: ContentMemo[tuple[Symbol, ...]] = ContentMemo(size=32)
 
 
-def symbols_of(name: str, text: str, base: tuple[str, Plan] | None = None) -> tuple[Symbol, ...]:
+def symbols_of(
+    name: str,
+    text: str,
+    base: tuple[str, Plan] | None = None,
+    cancel: Callable[[], bool] | None = None,
+) -> tuple[Symbol, ...]:
     """Every definition of ``text`` (normalized) in file order, as a flat tuple.
+
+    ``cancel`` is asked now and then; True stops the work (a background parse gives way to a
+    call this way).
 
     Raises:
         InvalidRequest: editguard does not locate symbols in this file type.
+        ParseTimeout: ``cancel`` said to stop (nothing is kept).
     """
     ext = grammar_for(name, text)
     if ext is None or not symbols_supported(name):
@@ -213,7 +229,7 @@ def symbols_of(name: str, text: str, base: tuple[str, Plan] | None = None) -> tu
             + ", ".join(lang for lang in LANGUAGES if lang in _DEFINITIONS),
             data={"field": "path"},
         )
-    return _CACHE.get(ext, text, lambda: tuple(_flatten(_collect(ext, text, base))))
+    return _CACHE.get(ext, text, lambda: tuple(_flatten(_collect(ext, text, base, cancel))))
 
 
 def _flatten(symbols: list[Symbol]) -> list[Symbol]:
@@ -264,7 +280,12 @@ def _query(ext: str) -> Any:
     return Query(grammar, "\n".join(patterns))
 
 
-def _collect(ext: str, text: str, base: tuple[str, Plan] | None = None) -> list[Symbol]:
+def _collect(
+    ext: str,
+    text: str,
+    base: tuple[str, Plan] | None = None,
+    cancel: Callable[[], bool] | None = None,
+) -> list[Symbol]:
     from tree_sitter import QueryCursor  # noqa: PLC0415
 
     table = _definitions(ext)
@@ -277,7 +298,9 @@ def _collect(ext: str, text: str, base: tuple[str, Plan] | None = None) -> list[
     # Open definitions, innermost last: (end byte, path, kind, record index).
     stack: list[tuple[int, tuple[str, ...], str, int]] = []
     siblings = _Siblings()
-    for node in nodes:
+    for count, node in enumerate(nodes):
+        if cancel is not None and count % 64 == 0 and cancel():
+            raise ParseTimeout("stopped: a call arrived")
         while stack and node.start_byte >= stack[-1][0]:
             stack.pop()
         scope, name = _name_of(node, src)

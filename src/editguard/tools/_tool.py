@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from editguard import prewarm
 from editguard.errors import EditError, InvalidRequest, internal_error
 
 if TYPE_CHECKING:
@@ -97,7 +98,8 @@ class Tool(Generic[A, R]):
         check_sizes(arguments, ctx.max_argument_bytes, ctx.max_request_bytes)
         if ctx.tool != self.name and ctx.transaction is None:
             ctx = dataclasses.replace(ctx, tool=self.name)  # as the history records it
-        return self.run(ctx, self.parse(arguments))
+        with prewarm.SHARED.call():  # no background parse competes with the call
+            return self.run(ctx, self.parse(arguments))
 
     def run_safely(self, ctx: Context, arguments: Mapping[str, Any]) -> R | EditError:
         """:meth:`call`, with every failure as a value: an unexpected exception (a bug) becomes

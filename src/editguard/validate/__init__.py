@@ -4,6 +4,8 @@ count."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from editguard.core.plan import Plan
 from editguard.languages import ParseTimeout
 from editguard.validate.linters import Linter, lint_findings
@@ -13,8 +15,20 @@ from editguard.validate.syntax import syntax_findings
 __all__ = ["Finding", "Linter", "Report", "validate"]
 
 
-def validate(name: str, old: str, new: str, plan: Plan, linters: tuple[Linter, ...] = ()) -> Report:
-    """Check ``new`` (``old`` after ``plan``) for problems the edit introduced."""
+def validate(
+    name: str,
+    old: str,
+    new: str,
+    plan: Plan,
+    linters: tuple[Linter, ...] = (),
+    check: Callable[[str], tuple[Finding, ...]] | None = None,
+) -> Report:
+    """Check ``new`` (``old`` after ``plan``) for problems the edit introduced.
+
+    ``check`` is the tool's own check of ``new`` (edit_symbol's structure check). It runs only
+    when the syntax guard accepts the new text: code that does not parse has no structure to
+    check, and each of its symbols would be reported missing for the one syntax error.
+    """
     if old == new:
         return Report()
     skipped: list[str] = []
@@ -27,4 +41,5 @@ def validate(name: str, old: str, new: str, plan: Plan, linters: tuple[Linter, .
         findings = []
         skipped = ["syntax check skipped: the file is nested too deeply for the parser"]
     linted, notes = lint_findings(linters, name, old, new) if linters else ([], [])
-    return Report(tuple(findings + linted), tuple(skipped + notes))
+    own = check(new) if check is not None and not any(f.blocking for f in findings) else ()
+    return Report((*findings, *linted, *own), tuple(skipped + notes))

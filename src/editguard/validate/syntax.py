@@ -20,6 +20,7 @@ from typing import Any
 from editguard.core.document import LF
 from editguard.core.plan import Plan
 from editguard.languages import grammar_for, parse
+from editguard.validate import python
 from editguard.validate.report import Finding
 
 # Seconds the syntax guard lets one parse take. Error recovery on a large broken file can cost
@@ -33,15 +34,21 @@ def syntax_findings(name: str, old: str, new: str, plan: Plan) -> list[Finding]:
     if ext is None:
         return []
     strict = _STRICT.get(ext)
-    problem = strict[1](new) if strict is not None else None
-    if strict is not None and strict[0] == "python" and problem is None:
+    if strict is None:
+        problem = None
+    elif strict[1] is python.check:
+        problem = python.check_edit(old, new, plan)  # the region the plan touched, if it can
+    else:
+        problem = strict[1](new)
+    strict_found = _strict_findings(strict, old, new, problem) if strict and problem else []
+    if strict is not None and strict[0] == "python" and (problem is None or strict_found):
         # Python's own compiler is the authority: code it accepts is valid, whatever the
-        # grammar (which may lag behind new syntax) says. This also skips a second parse.
-        return []
-    findings = _tree_sitter_findings(ext, old, new, plan)
-    if strict is not None and problem is not None:
-        findings += _strict_findings(strict, old, new, problem)
-    return findings
+        # grammar (which may lag behind new syntax) says, and on code it refuses it names the
+        # one cause (tree-sitter's error recovery reports the same cause in several places,
+        # not always where it is). Tree-sitter then only tells an error this edit introduced
+        # from one the file already had.
+        return strict_found
+    return _tree_sitter_findings(ext, old, new, plan) + strict_found
 
 
 # -- tree-sitter ---------------------------------------------------------------------------
@@ -173,18 +180,6 @@ def _fine_map(
 _Checker = Callable[[str], "tuple[int, int, str] | None"]
 
 
-def _check_python(text: str) -> tuple[int, int, str] | None:
-    try:
-        # A full compile, not just the AST: only the compiler refuses a module-level return,
-        # break outside a loop or a duplicate argument (and it is faster than building an AST).
-        compile(text, "<edited>", "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        return exc.lineno or 1, exc.offset or 1, f"{type(exc).__name__}: {exc.msg}"
-    except ValueError as exc:  # e.g. source code string cannot contain null bytes
-        return 1, 1, str(exc)
-    return None
-
-
 def _check_json(text: str) -> tuple[int, int, str] | None:
     try:
         json.loads(text)
@@ -229,9 +224,9 @@ def _check_yaml(text: str) -> tuple[int, int, str] | None:
 
 # extension -> (source name, checker)
 _STRICT: dict[str, tuple[str, _Checker]] = {
-    ".py": ("python", _check_python),
-    ".pyi": ("python", _check_python),
-    ".pyw": ("python", _check_python),
+    ".py": ("python", python.check),
+    ".pyi": ("python", python.check),
+    ".pyw": ("python", python.check),
     ".json": ("json", _check_json),
     ".toml": ("toml", _check_toml),
     ".yaml": ("yaml", _check_yaml),
