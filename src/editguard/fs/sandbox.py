@@ -4,6 +4,7 @@ nothing else."""
 from __future__ import annotations
 
 import errno
+import functools
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -30,8 +31,14 @@ class Resolved:
     @property
     def display(self) -> str:
         """The path relative to its root, with ``/`` separators (as diffs and messages show it)."""
-        rel = os.path.relpath(self.real, self.root)
-        return Path(rel).as_posix()
+        return _relative(self.real, self.root)
+
+
+@functools.lru_cache(maxsize=4096)
+def _relative(real: str, root: str) -> str:
+    """``real`` relative to ``root``, ``/``-separated (pure string work on two absolute paths,
+    asked for many times a call)."""
+    return Path(os.path.relpath(real, root)).as_posix()
 
 
 def names_a_link(sandbox: Sandbox, where: Resolved) -> bool:
