@@ -380,3 +380,29 @@ def test_file_not_found_names_the_nearest_path_in_json(root: Path) -> None:
         "FILE_NOT_FOUND",
         ["src/utils.py"],
     )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["call", "read_file", '{"path": "a.txt"}', "--json"],
+        ["call", "no_such_tool", "{}"],
+        ["call", "read_file", "{not json", "--json"],
+        ["tools"],
+    ],
+)
+def test_the_collector_is_back_on_after_a_command(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    # Start-up turns garbage collection off while it imports; every way out turns it back on.
+    import gc
+
+    from editguard.cli import main
+
+    monkeypatch.chdir(root)
+    try:
+        main(argv)
+        assert gc.isenabled()
+    finally:
+        gc.enable()
+    capsys.readouterr()

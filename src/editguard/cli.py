@@ -10,6 +10,7 @@ editguard history [PATH]                the changes editguard made, newest first
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import json
 import sys
@@ -197,6 +198,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # \udcXX escapes, which JSON reads back, instead of failing.
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
+    # Start-up builds many objects that live as long as the process (modules, models, tool
+    # schemas): collecting garbage while they are made only walks them again and again.
+    gc.disable()
     try:
         return _main(argv)
     except BrokenPipeError:
@@ -207,6 +211,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
+    finally:
+        gc.enable()
+
+
+def _started(*, serving: bool = False) -> None:
+    """What start-up imports is in: collect garbage again (a server first moves what it has
+    made so far out of the collector's sight: it lives as long as the process)."""
+    if serving:
+        gc.freeze()
+    gc.enable()
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -224,11 +238,13 @@ def _main(argv: Sequence[str] | None) -> int:
     if extra:
         parser.error("unrecognized arguments: " + " ".join(extra))
     if args.command == "tools":
+        _started()
         return _tools(sys.stdout)
     try:
         if args.command == "serve":
             return _serve(args)
         if args.command == "history":
+            _started()
             return _history(args, sys.stdout)
         return _call(args, sys.stdout)
     except _Usage as exc:
@@ -261,6 +277,7 @@ def _serve(args: argparse.Namespace) -> int:
         serve_stdio,
     )
 
+    _started(serving=True)
     address = None
     if args.http is not None:
         try:
@@ -483,6 +500,7 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_TOOL_ERROR
     # One call, then the process ends: nothing to parse ahead for.
     context = _context(args, prewarm=False)
+    _started()
     answer = tool.run_safely(context, arguments)
     if isinstance(answer, EditError):
         _print_error(out, answer.to_dict(), human)
