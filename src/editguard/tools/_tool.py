@@ -6,15 +6,16 @@ once and every front end shows the same name, schema and behaviour.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from editguard import prewarm
 from editguard.errors import EditError, InvalidRequest, internal_error
 
 if TYPE_CHECKING:
@@ -98,7 +99,10 @@ class Tool(Generic[A, R]):
         check_sizes(arguments, ctx.max_argument_bytes, ctx.max_request_bytes)
         if ctx.tool != self.name and ctx.transaction is None:
             ctx = dataclasses.replace(ctx, tool=self.name)  # as the history records it
-        with prewarm.SHARED.call():  # no background parse competes with the call
+        # No background parse competes with the call (none exists where the module that
+        # makes them was never loaded: a one-shot command does not load it).
+        warming = sys.modules.get("editguard.prewarm")
+        with warming.SHARED.call() if warming is not None else contextlib.nullcontext():
             return self.run(ctx, self.parse(arguments))
 
     def run_safely(self, ctx: Context, arguments: Mapping[str, Any]) -> R | EditError:
