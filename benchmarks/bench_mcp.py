@@ -87,6 +87,7 @@ class Server:
     folder: Path  # the allowed root, holding the file to edit
     camel: bool  # the reference server's arguments are camelCase and take absolute paths
     edit_ms: list[float] = field(default_factory=list)
+    list_ms: list[float] = field(default_factory=list)
     spawn_s: list[float] = field(default_factory=list)
     tools: dict[str, int] = field(default_factory=dict)  # name: compact JSON bytes
     list_bytes: int = 0
@@ -136,6 +137,14 @@ async def measure_edits(server: Server, texts: tuple[str, str], calls: int, warm
                     raise RuntimeError(f"{server.name}: edit_file failed: {result.content}")
                 if k >= warmup:
                     server.edit_ms.append(elapsed * 1000.0)
+            # The floor under any call: the client, the pipe and the server's loop, measured
+            # with tools/list on the open session (a fixed answer; ping is gone from the
+            # protocol since 2026-07-28).
+            for k in range(warmup + calls):
+                start = time.perf_counter()
+                await client.list_tools()
+                if k >= warmup:
+                    server.list_ms.append((time.perf_counter() - start) * 1000.0)
 
 
 async def time_spawn(server: Server) -> float:
@@ -226,6 +235,14 @@ def main(argv: list[str] | None = None) -> int:
             1.5,
         ),
         ("(a) edit_file round trip, p90", "{:.2f} ms", p90(eg.edit_ms), _p90(ref), "", None),
+        (
+            f"(a) tools/list round trip (the floor), median of {calls}",
+            "{:.2f} ms",
+            median(eg.list_ms),
+            median(ref.list_ms) if ref else None,
+            "",
+            None,
+        ),
         (
             f"(b) spawn to first tools/list, median of {spawns}",
             "{:.3f} s",
