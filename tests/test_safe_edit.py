@@ -580,3 +580,46 @@ def test_many_matches_of_a_simple_pattern_are_not_a_timeout(ws: Workspace, root:
         "many.txt", search_replace={"search": "def", "replace": "DEF", "regex": True}
     )
     assert result.replacements == 200_000
+
+
+class _Stretchy:
+    """A compiled pattern whose every ``finditer`` gives up (``TimeoutError``) after ``every``
+    matches, as the regex engine's timeout does on a slow machine: a fault no real run can be
+    made to produce at a chosen match."""
+
+    def __init__(self, pattern: Any, every: int) -> None:
+        self.pattern, self.every = pattern, every
+
+    def finditer(self, text: str, *, pos: int, timeout: float) -> Any:
+        for k, found in enumerate(self.pattern.finditer(text, pos=pos, timeout=timeout)):
+            if k == self.every:
+                raise TimeoutError("regex timed out")
+            yield found
+
+
+@pytest.mark.parametrize(
+    "search", ["def", "", "x*", r"\b", "(?<=a)", "^", "(?m)^", "(?m)$", "a|", "(?=b)|b", r"\w+"]
+)
+# At least two a stretch: a stretch resumed after an empty match meets that match again first.
+@pytest.mark.parametrize("every", [2, 3, 5])
+def test_matching_resumed_after_a_timeout_finds_what_finditer_finds(
+    search: str, every: int
+) -> None:
+    import regex
+
+    from editguard.core.formats import regex_replace
+
+    text = "abc def\nab  xx b\n\nbaab def def\n"
+    pattern = regex.compile(search)
+    expected = [m.span() for m in pattern.finditer(text)]
+    got = regex_replace._collect(_Stretchy(pattern, every), text, None, 1.0)
+    assert [m.span() for m in got] == expected
+
+
+def test_matching_that_finds_nothing_in_its_time_is_a_timeout() -> None:
+    import regex
+
+    from editguard.core.formats import regex_replace
+
+    with pytest.raises(TimeoutError):
+        regex_replace._collect(_Stretchy(regex.compile("def"), 0), "abc def", None, 1.0)

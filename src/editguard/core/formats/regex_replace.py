@@ -8,6 +8,7 @@ line break as ``\\n``; replacements take the file's line endings.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -281,6 +282,48 @@ class _Size:
             )
 
 
+# However many matches keep coming, matching stops after this many timeouts' worth of time.
+TOTAL_TIMEOUTS = 10
+
+
+def _collect(pattern: Any, text: str, limit: int | None, timeout: float) -> list[Any]:
+    """Every match of ``pattern`` in ``text`` (the first ``limit``), as ``finditer`` gives
+    them. ``timeout`` bounds each stretch of matching that finds nothing (backtracking that
+    does not end), not the time many quick matches take together (on a slow machine 200,000
+    matches of a plain word take longer than that): a stretch that found a match resumes from
+    its end, up to :data:`TOTAL_TIMEOUTS` times ``timeout`` in all.
+
+    Raises:
+        TimeoutError: a stretch found nothing in ``timeout``, or the whole took too long.
+        TooManyEdits: more than MAX_MATCHES matches.
+    """
+    matches: list[Any] = []
+    started = time.monotonic()
+    pos = 0
+    while True:
+        before = len(matches)
+        try:
+            for found in pattern.finditer(text, pos=pos, timeout=timeout):
+                if len(matches) == before and before and _again(found, matches[-1]):
+                    continue  # the empty match the stretch before ended on
+                matches.append(found)
+                if limit is not None and len(matches) >= limit:
+                    return matches
+                _check_matches(len(matches))
+        except TimeoutError:
+            if len(matches) == before or time.monotonic() - started > TOTAL_TIMEOUTS * timeout:
+                raise
+            pos = matches[-1].end()
+            continue
+        return matches
+
+
+def _again(found: Any, last: Any) -> bool:
+    """Whether ``found`` is ``last`` again: an empty match where the previous stretch ended
+    (``finditer`` from that position meets it again; a non-empty match there is new)."""
+    return bool(found.start() == found.end() == last.start() == last.end())
+
+
 def _check_matches(found: int) -> None:
     if found > MAX_MATCHES:
         raise TooManyEdits(
@@ -401,13 +444,8 @@ def _plan(
             },
         ) from None
     # The timeout is for the matching alone: collect the matches first, expand them after.
-    matches: list[Any] = []
     try:
-        for found in pattern.finditer(text, timeout=timeout):
-            matches.append(found)
-            if limit is not None and len(matches) >= limit:
-                break
-            _check_matches(len(matches))
+        matches = _collect(pattern, text, limit, timeout)
     except (RecursionError, MemoryError):
         raise InvalidRegex(
             "matching the pattern on this file needs more memory than there is (a repetition "
