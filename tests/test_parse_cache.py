@@ -3,6 +3,8 @@ value once, and a file read or written is parsed ahead so that the next edit onl
 
 from __future__ import annotations
 
+import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -290,6 +292,19 @@ def test_no_background_parse_starts_while_a_call_runs(root: Path) -> None:
         assert languages.TREES.peek(".ts", text) is None
     assert warmer.wait_idle(timeout=30)
     assert languages.TREES.peek(".ts", text) is not None
+
+
+def test_a_call_while_another_thread_is_still_importing_prewarm_runs(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What the HTTP server met under load: one thread's first read imports editguard.prewarm,
+    # and a call on another thread finds the module in sys.modules before SHARED exists.
+    half_imported = types.ModuleType("editguard.prewarm")
+    monkeypatch.setitem(sys.modules, "editguard.prewarm", half_imported)
+    (root / "half.txt").write_text("one\n")
+    ws = Workspace([root], prewarm=False)
+    ws.safe_edit("half.txt", search_replace={"search": "one", "replace": "two"})
+    assert (root / "half.txt").read_text() == "two\n"
 
 
 def test_a_background_parse_stops_when_a_call_arrives_and_keeps_nothing(root: Path) -> None:

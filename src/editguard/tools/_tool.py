@@ -100,9 +100,10 @@ class Tool(Generic[A, R]):
         if ctx.tool != self.name and ctx.transaction is None:
             ctx = dataclasses.replace(ctx, tool=self.name)  # as the history records it
         # No background parse competes with the call (none exists where the module that
-        # makes them was never loaded: a one-shot command does not load it).
-        warming = sys.modules.get("editguard.prewarm")
-        with warming.SHARED.call() if warming is not None else contextlib.nullcontext():
+        # makes them was never loaded: a one-shot command does not load it, nor while another
+        # thread is still importing it: the module is in sys.modules before SHARED exists).
+        warming = getattr(sys.modules.get("editguard.prewarm"), "SHARED", None)
+        with warming.call() if warming is not None else contextlib.nullcontext():
             return self.run(ctx, self.parse(arguments))
 
     def run_safely(self, ctx: Context, arguments: Mapping[str, Any]) -> R | EditError:
