@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, Generic, Literal, Protocol, TypeVar
 
 from editguard.core.delta import Splice
 from editguard.core.diff import render_diff
-from editguard.core.document import Document, content_version, decode_stream, encode_document
+from editguard.core.document import (
+    Document,
+    content_version,
+    decode_stream,
+    encode_document,
+    from_view,
+)
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.plan import Plan, render, render_tracked
 from editguard.errors import (
@@ -53,6 +59,17 @@ DIFF_LINES = 2000
 # Above this size the syntax guard and linters are skipped (and the result says so): parsing a
 # huge file twice would cost more than the edit itself.
 VALIDATE_LIMIT = 5_000_000
+
+# Bytes. A UTF-8 file over this size, not all ASCII, is first read as a view (one character a
+# byte, see Document.utf8_view) by a tool that can edit one: decoded, one emoji would make the
+# text four bytes a character. A text has at least a quarter as many characters as its file
+# has bytes, so a file read as a view would never have been validated either.
+VIEW_LIMIT = 4 * VALIDATE_LIMIT
+
+
+class NeedsText(Exception):
+    """Raised by a tool's build for a view (see :func:`run_edit`): only the decoded text can
+    tell; the pipeline reads the file again as text and runs the tool's usual build."""
 
 
 class Staging(Protocol):
@@ -154,9 +171,13 @@ class Outcome(Generic[C]):
         """The unified diff of the change."""
         if self.diff_text is not None:
             return self.diff_text
-        return render_diff(
-            self.before.text, self.change.plan, self.where.display, max_lines=DIFF_LINES
-        )
+        return diff_of(self.before, self.change.plan, self.where.display)
+
+
+def diff_of(before: Document, plan: Plan, display: str) -> str:
+    """The unified diff of ``plan`` on ``before``, as a result shows it."""
+    shown = from_view if before.utf8_view else None
+    return render_diff(before.text, plan, display, max_lines=DIFF_LINES, shown=shown)
 
 
 def load(
@@ -174,13 +195,19 @@ def load(
     return doc, version
 
 
-def load_with_mode(ctx: Context, location: Location) -> tuple[Document, str, int]:
-    """:func:`load`, with the file's permission bits, and no version check."""
+def load_with_mode(
+    ctx: Context, location: Location, *, view: bool = False
+) -> tuple[Document, str, int]:
+    """:func:`load`, with the file's permission bits, and no version check; ``view``: a UTF-8
+    file over :data:`VIEW_LIMIT` is read as a view."""
     where = location.where
     reader = FileReader(location, where.display, ctx.max_file_bytes)
     try:
         with error_context(path=where.display):
-            doc = decode_stream(reader.head(), reader)
+            head = reader.head()
+            assert reader.stat is not None  # head() ran
+            utf8_view = view and reader.stat.st_size > VIEW_LIMIT
+            doc = decode_stream(head, reader, utf8_view=utf8_view)
     finally:
         reader.close()
     assert reader.stat is not None  # head() ran
@@ -231,11 +258,18 @@ def run_edit(
     dry_run: bool = False,
     expected_version: str | None = None,
     create: bool = False,
+    build_view: Callable[[Document], C] | None = None,
 ) -> Outcome[C]:
     """Run ``build`` (the tool's pure step: a Document in, a Change out) through the pipeline.
 
     ``create`` lets the call create a missing file: ``build`` then gets an empty Document, and
     an ``expected_version`` is refused as stale (the caller read a file that is gone).
+
+    ``build_view``, when the tool has one, is run instead of ``build`` on a large UTF-8 file
+    read as a view (:data:`VIEW_LIMIT`): it must make the change ``build`` would make, in the
+    view's terms, or raise (:class:`NeedsText`, or any refusal): the file is then read again as
+    text and ``build`` decides, so that what a call does and every message it gives are the
+    same either way, and only memory differs. Not inside a transaction.
 
     Raises:
         EditError: any refusal, with the file's path attached; nothing was written.
@@ -259,8 +293,21 @@ def run_edit(
     ):
         if writes:
             recovered(ctx, frozenset({where.real}))
-        before, version, file_mode = _load_or_new(ctx, location, expected_version, create)
-        change, modifies, report = build_change(ctx, where, before, build, mode)
+        view = build_view is not None
+        before, version, file_mode = _load_or_new(ctx, location, expected_version, create, view)
+        built = None
+        if before.utf8_view:
+            assert build_view is not None  # only asked for with one
+            try:
+                built = build_change(ctx, where, before, build_view, mode)
+            except (NeedsText, EditError, UnicodeError):
+                built = None
+            if built is None:  # (out of the handler, whose traceback still holds the view)
+                del before
+                before, version, file_mode = _load_or_new(ctx, location, expected_version, create)
+        if built is None:
+            built = build_change(ctx, where, before, build, mode)
+        change, modifies, report = built
         plan = change.plan
         creates = version is None
         modifies = modifies or creates
@@ -284,7 +331,7 @@ def run_edit(
             )
             written = True
             if history is not None:
-                diff = render_diff(before.text, plan, where.display, max_lines=DIFF_LINES)
+                diff = diff_of(before, plan, where.display)
                 report = _record(
                     ctx,
                     history,
@@ -375,7 +422,7 @@ def build_change(
         # from anywhere (a regex template's \x00, a new body), so it is refused here.
         before.check_no_nul(r.text)
     _check_size(ctx, before, plan)
-    report = _validated(ctx, where, before.text, change, mode)
+    report = _validated(ctx, where, before.text, change, mode, before.utf8_view)
     return change, plan.modifies(before), report
 
 
@@ -415,11 +462,11 @@ def _too_large(ctx: Context, display: str, size: int) -> FileTooLarge:
 
 
 def _load_or_new(
-    ctx: Context, location: Location, expected_version: str | None, create: bool
+    ctx: Context, location: Location, expected_version: str | None, create: bool, view: bool = False
 ) -> tuple[Document, str | None, int | None]:
     where = location.where
     try:
-        doc, version, mode = load_with_mode(ctx, location)
+        doc, version, mode = load_with_mode(ctx, location, view=view)
     except FileNotFound:
         if not create:
             raise
@@ -449,7 +496,9 @@ def _warm(ctx: Context, where: Resolved, text: str, plan: Plan | None) -> None:
             prewarm.SHARED.schedule(where.real, plan.apply_to_text(text), (text, plan))
 
 
-def _validated(ctx: Context, where: Resolved, old: str, change: Change, mode: Mode) -> Report:
+def _validated(
+    ctx: Context, where: Resolved, old: str, change: Change, mode: Mode, view: bool = False
+) -> Report:
     """Validate the new text, with the tool's own findings; in strict mode, refuse an edit that
     introduces a blocking problem.
 
@@ -464,7 +513,7 @@ def _validated(ctx: Context, where: Resolved, old: str, change: Change, mode: Mo
     )
     if (not checked and change.check is None) or not plan.changes(old):
         return Report()
-    if max(len(old), len(old) + plan.size_change()) > VALIDATE_LIMIT:
+    if max(len(old), len(old) + plan.size_change()) > VALIDATE_LIMIT or view:
         return Report(
             notes=(f"validation skipped: the file is over {VALIDATE_LIMIT // 1_000_000} MB",)
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Callable
 
 from editguard.core.delta import spans
 from editguard.core.document import LF
@@ -25,9 +26,10 @@ DIFF_BYTES = 200_000  # past this size (as JSON, escapes included) the diff stop
 class _Capped(list[str]):
     """Lines kept up to a cap (of lines, and of size as JSON text); past it, only counted."""
 
-    def __init__(self, cap: int | None) -> None:
+    def __init__(self, cap: int | None, shown: Callable[[str], str] | None = None) -> None:
         super().__init__()
         self.cap, self.dropped, self.size = cap, 0, 0
+        self.shown = shown
 
     @property
     def full(self) -> bool:
@@ -46,18 +48,24 @@ class _Capped(list[str]):
 
 
 def render_diff(
-    text: str, plan: Plan, path: str, context: int = CONTEXT, max_lines: int | None = None
+    text: str,
+    plan: Plan,
+    path: str,
+    context: int = CONTEXT,
+    max_lines: int | None = None,
+    shown: Callable[[str], str] | None = None,
 ) -> str:
     """The unified diff (``--- a/path`` / ``+++ b/path``) that ``plan`` makes to ``text``.
 
     Hunk headers carry the line numbers of both versions. Empty when nothing changes. With
     ``max_lines``, the diff stops after that many lines and a last line says how many more
-    there are.
+    there are. ``shown`` turns each line of the text into what the diff shows (the text of a
+    view's line, see :func:`editguard.core.document.from_view`).
     """
     groups = _groups(text, plan, context)
     if not groups:
         return ""
-    out = _Capped(None if max_lines is None else max_lines + 2)
+    out = _Capped(None if max_lines is None else max_lines + 2, shown)
     out += [f"--- a/{path}", f"+++ b/{path}"]
     shift = 0
     line, reached = 1, 0  # the line number at offset ``reached`` of text
@@ -293,10 +301,11 @@ def _add(out: list[str], sign: str, lines: list[str]) -> None:
             # Nothing more is shown: count the rest at once (a whole file's lines, say).
             out.dropped += len(lines) - k + (0 if lines[-1].endswith(LF) else 1)
             return
-        if line.endswith(LF):
-            out.append(sign + line[:-1])
-        else:
-            out.append(sign + line)
+        shown = line[:-1] if line.endswith(LF) else line
+        if isinstance(out, _Capped) and out.shown is not None:
+            shown = out.shown(shown)
+        out.append(sign + shown)
+        if not line.endswith(LF):
             out.append(_NO_NEWLINE)
 
 

@@ -14,7 +14,7 @@ import hashlib
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from editguard.errors import BinaryFile, EncodingError, InvalidRequest
@@ -53,6 +53,8 @@ class Document:
         line_endings: ``None`` when every line break uses ``newline``; for a file that mixes
             endings, one code per line break (0 LF, 1 CRLF, 2 CR).
         name: the file's name as messages show it (relative to its root), or ``""``.
+        utf8_view: the file is UTF-8 and ``text`` holds its bytes one character each (read as
+            latin-1, which ``encoding`` then is): see :func:`decode_stream` and :func:`to_view`.
     """
 
     text: str
@@ -61,6 +63,7 @@ class Document:
     newline: str = LF
     line_endings: bytes | None = None
     name: str = ""
+    utf8_view: bool = False
 
     @property
     def eol_style(self) -> EolStyle:
@@ -189,7 +192,7 @@ def decode(data: bytes) -> Document:
     )
 
 
-def decode_stream(head: bytes, source: ChunkSource) -> Document:
+def decode_stream(head: bytes, source: ChunkSource, *, utf8_view: bool = False) -> Document:
     """Read a file, given as chunks of bytes, into a Document.
 
     ``head`` is the file's first four bytes (for the byte-order mark); ``source`` gives the whole
@@ -198,13 +201,18 @@ def decode_stream(head: bytes, source: ChunkSource) -> Document:
     bytes; undecodable bytes are never replaced by U+FFFD. Chunks are decoded and normalized one
     at a time, so the whole file's bytes never sit in memory beside its text.
 
+    With ``utf8_view``, a UTF-8 file that is not all ASCII is checked as UTF-8 but read as
+    latin-1: its text holds one character per byte (a view, see :func:`to_view`). CPython stores
+    a string at the width of its widest character, so one emoji makes a decoded text four bytes
+    a character; the view is always one.
+
     Raises:
         BinaryFile: NUL bytes outside UTF-16/32, or content that no supported encoding reads.
     """
     for mark, codec in _BOMS:
         if head.startswith(mark):
             try:
-                return _decode_pass(source, codec, mark)
+                return _decode_pass(source, codec, mark, utf8_view)
             except UnicodeDecodeError:
                 raise BinaryFile(
                     f"the file starts with a {codec} byte-order mark but is not valid {codec}",
@@ -214,16 +222,18 @@ def decode_stream(head: bytes, source: ChunkSource) -> Document:
         # Not UTF-8: a legacy 8-bit file. cp1252 reads Windows text with its proper
         # characters; latin-1 reads any byte. Both write back the same bytes.
         try:
-            return _decode_pass(source, codec, b"")
+            return _decode_pass(source, codec, b"", utf8_view)
         except UnicodeDecodeError:
             continue
     raise AssertionError("latin-1 decodes every byte")  # pragma: no cover
 
 
-def _decode_pass(source: ChunkSource, codec: str, bom: bytes) -> Document:
+def _decode_pass(source: ChunkSource, codec: str, bom: bytes, utf8_view: bool) -> Document:
     decoder = codecs.getincrementaldecoder(codec)("strict")
     lines = _LineEndings()
     skip, offset = len(bom), 0
+    view = utf8_view and codec == "utf-8"
+    ascii_only = True
     # The text grows by ``+=`` on a local name that holds the only reference: CPython then
     # extends the string in place (a realloc), so the decoded pieces never sit beside the whole
     # text as they would for a join (one arrow at its start made a 100 MB file's text 200 MB,
@@ -240,10 +250,19 @@ def _decode_pass(source: ChunkSource, codec: str, bom: bytes) -> Document:
                 data={"reason": "nul_byte", "offset": offset + chunk.index(b"\x00")},
             )
         offset += len(chunk)
-        text += lines.feed(decoder.decode(chunk))
-    text += lines.feed(decoder.decode(b"", final=True))
+        if view:
+            decoder.decode(chunk)  # only to check it is UTF-8: the text is the bytes
+            ascii_only = ascii_only and chunk.isascii()
+            text += lines.feed(chunk.decode("latin-1"))
+        else:
+            text += lines.feed(decoder.decode(chunk))
+    text += lines.feed(decoder.decode(b"", final=True)) if not view else ""
+    if view:
+        decoder.decode(b"", final=True)
     text += lines.feed("", final=True)
     doc = lines.finish(text, codec, bom)
+    if view and not ascii_only:  # (an ASCII text is the same either way)
+        return replace(doc, encoding="latin-1", utf8_view=True)
     if codec in ("cp1252", "latin-1"):
         sample = doc.text[:65536]
         controls = sum(1 for ch in sample if ch in _BINARY_CONTROLS)
@@ -314,6 +333,24 @@ def normalize_newlines(text: str) -> str:
     if CR not in text:
         return text
     return text.replace(CRLF, LF).replace(CR, LF)
+
+
+def to_view(text: str) -> str:
+    """``text`` as the view of a UTF-8 file holds it: one character per byte of its UTF-8.
+
+    UTF-8 is self-synchronizing: the bytes of one text occur in another's at exactly the places
+    where the text occurs, so an exact search in a view finds what it finds in the text.
+
+    Raises:
+        UnicodeEncodeError: ``text`` holds a lone surrogate, which UTF-8 cannot store.
+    """
+    return text if text.isascii() else text.encode("utf-8").decode("latin-1")
+
+
+def from_view(view: str) -> str:
+    """The text of a view's whole lines (the inverse of :func:`to_view`; a cut character
+    reads as U+FFFD)."""
+    return view if view.isascii() else view.encode("latin-1").decode("utf-8", "replace")
 
 
 def restore_endings(segment: str, codes: bytes | None, newline: str) -> str:

@@ -151,6 +151,7 @@ def applied(doc: Document, plan: Plan) -> Document:
         newline=doc.newline,
         line_endings=endings if mixed else None,
         name=doc.name,
+        utf8_view=doc.utf8_view,
     )
 
 

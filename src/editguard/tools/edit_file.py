@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import AliasChoices, BaseModel, Field
 
+from editguard.core.document import Document, to_view
 from editguard.core.formats.search_replace import (
     SearchReplace,
     compile_search_replace,
@@ -122,8 +123,19 @@ def run(ctx: Context, args: EditFileArgs) -> EditFileResult:
         mode=args.mode,
         dry_run=args.dry_run,
         expected_version=args.expected_version,
+        build_view=lambda view: _in_view(view, specs),
     )
     return EditFileResult.of(out, args.mode, args.dry_run)
+
+
+def _in_view(view: Document, specs: list[SearchReplace]) -> Change:
+    """The edits on a large UTF-8 file read as a view: exact matches only (they are found at
+    the same places as in the text). An edit that the exact search refuses may still land on
+    the tolerance ladder, which needs the text: the refusal sends the pipeline back to it."""
+    in_view = [
+        SearchReplace(to_view(e.old_text), to_view(e.new_text), e.occurrences) for e in specs
+    ]
+    return Change.of(compile_search_replace(view, in_view, exact=True))
 
 
 TOOL = Tool(
