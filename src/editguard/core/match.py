@@ -2,14 +2,16 @@
 
 With a handful of needles, ``str.find`` is the fastest scan there is. With many (a request of a
 thousand edits), an Aho-Corasick automaton finds all of them in a single pass, so the cost grows
-with the text plus the needles, not with their product.
+with the text plus the needles, not with their product. The automaton runs on bytes where the
+text allows (a stretch of text within Latin-1, where a character is a byte: 3-4 times faster
+than on ``str``, which the automaton would first convert to UTF-8 and map back).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import ahocorasick
+import ahocorasick_rs
 
 # Up to this many distinct needles, one str.find scan each beats building an automaton.
 _FEW = 12
@@ -66,13 +68,18 @@ class NeedleSet:
         self.needles: tuple[str, ...] = tuple(needles)
         self.lengths = [len(n) for n in self.needles]
         self.max_length = max(self.lengths, default=0)
-        self._automaton: ahocorasick.Automaton | None = None
+        self._automaton: ahocorasick_rs.AhoCorasick | None = None
+        self._bytes: ahocorasick_rs.BytesAhoCorasick | None = None
+        self._bytes_ids: list[int] = []  # the needle id of each pattern of the bytes automaton
         if len(self.needles) > _FEW:
-            automaton = ahocorasick.Automaton()
-            for nid, needle in enumerate(self.needles):
-                automaton.add_word(needle, nid)
-            automaton.make_automaton()
-            self._automaton = automaton
+            standard = ahocorasick_rs.MatchKind.Standard  # (overlapping matches need it)
+            self._automaton = ahocorasick_rs.AhoCorasick(self.needles, matchkind=standard)
+            narrow = [(nid, n) for nid, n in enumerate(self.needles) if _narrow(n)]
+            # A needle beyond Latin-1 never occurs in a stretch within it.
+            self._bytes_ids = [nid for nid, _ in narrow]
+            self._bytes = ahocorasick_rs.BytesAhoCorasick(
+                [n.encode("latin-1") for _, n in narrow], matchkind=standard
+            )
 
     def scan(self, text: str, limit: int | None = None) -> dict[int, list[int]]:
         """All occurrences of every needle in ``text``: needle id -> sorted starts (the first
@@ -81,17 +88,38 @@ class NeedleSet:
             found = {nid: find_all(text, n, limit=limit) for nid, n in enumerate(self.needles)}
             return {nid: hits for nid, hits in found.items() if hits}
         out: dict[int, list[int]] = {}
-        lengths = self.lengths
         overlap = self.max_length - 1
         for base in range(0, max(len(text), 1), _SCAN_CHUNK):
             own_end = base + _SCAN_CHUNK
             segment = text[base : own_end + overlap] if len(text) > _SCAN_CHUNK else text
-            for last, nid in self._automaton.iter(segment):
-                start = base + last - lengths[nid] + 1
-                if start < own_end:
+            for nid, start, _ in self._matches(segment):
+                if start + base < own_end:
                     hits = out.setdefault(nid, [])
                     if limit is None or len(hits) < limit:
-                        hits.append(start)
+                        hits.append(start + base)
         for hits in out.values():
             hits.sort()
         return out
+
+    def _matches(self, segment: str) -> list[tuple[int, int, int]]:
+        """Every occurrence in ``segment``, overlapping ones too: (needle id, start, end)."""
+        assert self._automaton is not None  # many needles
+        assert self._bytes is not None
+        try:
+            data = segment.encode("latin-1")
+        except UnicodeEncodeError:  # beyond Latin-1: on str (character offsets)
+            return self._automaton.find_matches_as_indexes(segment, overlapping=True)
+        ids = self._bytes_ids
+        found = self._bytes.find_matches_as_indexes(data, overlapping=True)
+        return [(ids[pattern], start, end) for pattern, start, end in found]
+
+
+def _narrow(text: str) -> bool:
+    """Whether every character of ``text`` is within Latin-1 (one byte each as latin-1)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return True
