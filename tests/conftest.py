@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from editguard import Workspace
+from editguard import ReadFileResult, Workspace
 from editguard.fs.location import Location, locate
 from editguard.fs.sandbox import Sandbox
 
@@ -49,6 +49,15 @@ def root(tmp_path: Path) -> Path:
 def ws(root: Path) -> Workspace:
     """A workspace whose only allowed folder is ``root``."""
     return Workspace([root])
+
+
+def read_text(
+    ws: Workspace, path: str, start_line: int | None = None, end_line: int | None = None
+) -> ReadFileResult:
+    """``ws.read_file`` of a text file, typed as such (read_file answers an image too)."""
+    result = ws.read_file(path, start_line, end_line)
+    assert isinstance(result, ReadFileResult)
+    return result
 
 
 def no_temp_files(folder: Path) -> bool:

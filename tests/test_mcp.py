@@ -363,7 +363,7 @@ async def test_a_bug_is_an_internal_error_result_not_a_bare_failure(
     def explode(*_args: object, **_kwargs: object) -> None:
         raise ZeroDivisionError("injected")
 
-    monkeypatch.setattr(read_file, "read", explode)
+    monkeypatch.setattr(read_file, "read_text_or_raw", explode)
     async with Client(server, raise_exceptions=True) as client:
         result = await client.call_tool("read_file", {"path": "app.py"})
     assert code_of(result) == "INTERNAL_ERROR"

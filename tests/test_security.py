@@ -20,7 +20,7 @@ import pytest
 from editguard import EditError, FileLocks, Workspace
 from editguard.fs import atomic
 
-from .conftest import Snapshot, is_temp_file
+from .conftest import Snapshot, is_temp_file, read_text
 
 RACE_SECONDS = 2.0
 
@@ -110,7 +110,7 @@ def test_a_file_swapped_for_a_link_to_outside_is_never_read(root: Path) -> None:
     ws = Workspace([root], prewarm=False)
     seen: list[str] = []
     with swapping(root / "x.txt", outside / "x.txt"):
-        race(lambda: seen.append(ws.read_file("x.txt").content))
+        race(lambda: seen.append(read_text(ws, "x.txt").content))
     assert seen
     assert not [s for s in seen if "SECRET" in s]
 
@@ -368,7 +368,7 @@ def test_a_parent_of_the_root_swapped_for_a_link_is_never_used(tmp_path: Path) -
     seen: list[str] = []
 
     def use() -> None:
-        seen.append(ws.read_file("f.txt").content)
+        seen.append(read_text(ws, "f.txt").content)
         ws.write_file("f.txt", f"mine {time.monotonic()}\n")
 
     with swapping(base / "p", base / "q"):

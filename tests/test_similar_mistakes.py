@@ -16,6 +16,7 @@ import pytest
 
 from editguard import EditError, Workspace
 from editguard.core.similar import describe, find_similar
+from tests.conftest import read_text
 from tests.mistaken_blocks import MISTAKES, SOURCES, Draw, Sample, samples
 
 # Skipped: trivial, repeated or ambiguous blocks, still-matching texts (tests/mistaken_blocks.py).
@@ -145,7 +146,7 @@ def code(root: Path) -> Path:
 def test_pasted_line_numbers_are_named_and_a_tip_says_to_drop_them(
     ws: Workspace, code: Path
 ) -> None:
-    numbered = ws.read_file("steps.py", start_line=41, end_line=43).content
+    numbered = read_text(ws, "steps.py", start_line=41, end_line=43).content
     assert numbered.startswith("41\u2502def step_10(state):")
     # With a typo too: tolerant matching may drop the prefixes, but not correct the typo.
     numbered = numbered.replace("count", "cuont")

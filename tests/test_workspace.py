@@ -15,7 +15,7 @@ from editguard import EditError, Workspace
 from editguard.core.document import content_version
 from editguard.fs import atomic
 
-from .conftest import Snapshot, located, no_temp_files, set_old_mtime
+from .conftest import Snapshot, located, no_temp_files, read_text, set_old_mtime
 
 APP = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
 
@@ -365,7 +365,7 @@ def test_an_unreadable_file_is_permission_denied(
 
 def test_read_file_numbers_lines_and_reports_the_file(ws: Workspace, root: Path) -> None:
     (root / "w.txt").write_bytes(b"\xef\xbb\xbfone\r\ntwo\r\nthree")
-    r = ws.read_file("w.txt")
+    r = read_text(ws, "w.txt")
     assert r.content == "1│one\n2│two\n3│three"
     assert (r.total_lines, r.encoding, r.bom, r.line_ending, r.ends_with_newline) == (
         3,
@@ -381,12 +381,12 @@ def test_read_file_numbers_lines_and_reports_the_file(ws: Workspace, root: Path)
 def test_read_file_shows_a_range_and_says_when_there_is_more(root: Path) -> None:
     (root / "long.txt").write_text("".join(f"{i}\n" for i in range(1, 101)))
     ws = Workspace([root], read_lines=10)
-    r = ws.read_file("long.txt", start_line=95)
+    r = read_text(ws, "long.txt", start_line=95)
     assert r.content.splitlines()[0] == " 95│95"
     assert (r.end_line, r.truncated) == (100, False)
-    r = ws.read_file("long.txt")
+    r = read_text(ws, "long.txt")
     assert (r.start_line, r.end_line, r.truncated, r.next_start_line) == (1, 10, True, 11)
-    r = ws.read_file("long.txt", start_line=20, end_line=22)
+    r = read_text(ws, "long.txt", start_line=20, end_line=22)
     assert r.content == "20│20\n21│21\n22│22"
 
 
@@ -401,7 +401,7 @@ def test_read_file_rejects_a_range_outside_the_file(
 
 def test_an_empty_file_reads_as_no_lines(ws: Workspace, root: Path) -> None:
     (root / "empty").write_bytes(b"")
-    r = ws.read_file("empty")
+    r = read_text(ws, "empty")
     assert (r.content, r.total_lines, r.line_ending) == ("", 0, "none")
 
 

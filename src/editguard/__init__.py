@@ -61,7 +61,13 @@ if TYPE_CHECKING:
     from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
     from editguard.tools.history import ChangedFile, ChangeModel, HistoryResult
     from editguard.tools.list_symbols import ListSymbolsResult, SymbolModel
-    from editguard.tools.read_file import ReadFileResult
+    from editguard.tools.read_file import (
+        ImageResult,
+        ReadError,
+        ReadFailure,
+        ReadFileResult,
+        ReadFilesResult,
+    )
     from editguard.tools.safe_edit import LineEdit, SafeEditResult, SearchReplaceOp
     from editguard.tools.undo import RestoredFile, UndoResult
     from editguard.tools.write_file import WriteFileResult
@@ -95,6 +101,7 @@ _WHERE = {
     "History": "editguard.history",
     "HistoryResult": "editguard.tools.history",
     "HunkResult": "editguard.tools._files",
+    "ImageResult": "editguard.tools.read_file",
     "InternalError": "editguard.errors",
     "InvalidPatch": "editguard.errors",
     "InvalidRegex": "editguard.errors",
@@ -113,7 +120,10 @@ _WHERE = {
     "OverlappingEdits": "editguard.errors",
     "PatchResult": "editguard.tools._files",
     "PermissionDenied": "editguard.errors",
+    "ReadError": "editguard.tools.read_file",
+    "ReadFailure": "editguard.tools.read_file",
     "ReadFileResult": "editguard.tools.read_file",
+    "ReadFilesResult": "editguard.tools.read_file",
     "RegexTimeout": "editguard.errors",
     "RestoredFile": "editguard.tools.undo",
     "SafeEditResult": "editguard.tools.safe_edit",
@@ -174,6 +184,7 @@ __all__ = [
     "History",
     "HistoryResult",
     "HunkResult",
+    "ImageResult",
     "InternalError",
     "InvalidPatch",
     "InvalidRegex",
@@ -192,7 +203,10 @@ __all__ = [
     "OverlappingEdits",
     "PatchResult",
     "PermissionDenied",
+    "ReadError",
+    "ReadFailure",
     "ReadFileResult",
+    "ReadFilesResult",
     "RegexTimeout",
     "RestoredFile",
     "SafeEditResult",

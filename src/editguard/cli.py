@@ -522,6 +522,31 @@ def _print_error(out: TextIO, error: dict[str, Any], human: bool) -> None:
     out.write("\n")
 
 
+def _is_read(result: Any) -> bool:
+    """Whether ``result`` is read_file's answer for one file: its lines, an image, or (one
+    file of several) its error."""
+    return isinstance(result, dict) and (
+        "total_lines" in result or "mime_type" in result or isinstance(result.get("error"), dict)
+    )
+
+
+def _print_read(out: TextIO, read: dict[str, Any]) -> None:
+    if "total_lines" in read:
+        out.write(read["content"] + ("\n" if read["content"] else ""))
+        out.write(
+            f"\x1b[2m-- {read['path']}: lines {read['start_line']}-{read['end_line']}"
+            f" of {read['total_lines']}, version {read['version']}\x1b[0m\n"
+        )
+    elif "mime_type" in read:  # the bytes are no use on a terminal (--json prints them)
+        out.write(
+            f"\x1b[2m-- {read['path']}: {read['mime_type']} image, {read['size']:,} bytes, "
+            f"version {read['version']}\x1b[0m\n"
+        )
+    else:
+        error = read["error"]
+        out.write(f"\x1b[1;31m{error['code']}\x1b[0m: {read['path']}: {error['message']}\n")
+
+
 _COLOURS = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
 
 
@@ -539,12 +564,12 @@ def colour_diff(diff: str) -> str:
 
 
 def _print_human(out: TextIO, result: dict[str, Any]) -> None:
-    if "content" in result and "total_lines" in result:
-        out.write(result["content"] + ("\n" if result["content"] else ""))
-        out.write(
-            f"\x1b[2m-- {result['path']}: lines {result['start_line']}-{result['end_line']}"
-            f" of {result['total_lines']}, version {result['version']}\x1b[0m\n"
-        )
+    files = result.get("files")
+    if _is_read(result) or (
+        isinstance(files, list) and files and all(_is_read(f) for f in files)
+    ):  # read_file: one file, or several
+        for read in files if isinstance(files, list) else [result]:
+            _print_read(out, read)
         return
     if isinstance(result.get("changes"), list):  # history
         out.write(format_history(result["changes"], colour=True))

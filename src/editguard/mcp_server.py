@@ -8,7 +8,8 @@ code; arguments are validated by the registry's own models, so a malformed call 
 INVALID_REQUEST naming the field, not the SDK's generic message.
 
 What the model reads is compact JSON, each fact once: a result as one JSON object (the text, and
-the same object as structured content, for hosts that read that instead); an error as its text
+the same object as structured content, for hosts that read that instead), and after it, as
+image content, each image the result carries (its bytes are not in the JSON); an error as its text
 (code, message with the file's nearby lines, suggestions) and then only the data the text does
 not already say (:func:`error_result`).
 
@@ -38,7 +39,7 @@ from mcp.server.mcpserver import Context
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, ImageContent, TextContent
 from mcp_types import Tool as MCPTool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -48,6 +49,7 @@ from editguard.pipeline import Context as ToolContext
 from editguard.tools import NAMES, tool_named
 from editguard.tools._context import with_roots
 from editguard.tools._listing import listing
+from editguard.tools._tool import dump_apart
 
 if TYPE_CHECKING:
     from editguard.workspace import Workspace
@@ -201,10 +203,12 @@ class EditguardServer(MCPServer):
             else:
                 logger.info("%s failed: %s", name, answer.code)
             return error_result(answer)
-        data = wire_safe(answer.model_dump(mode="json"))
-        text = compact(data)
+        data, media = dump_apart(answer)  # an image read travels as image content
+        data = wire_safe(data)
+        images = [ImageContent(type="image", data=d, mime_type=m) for m, d in media]
         return CallToolResult(
-            content=[TextContent(type="text", text=text)], structured_content=data
+            content=[TextContent(type="text", text=compact(data)), *images],
+            structured_content=data,
         )
 
     async def _context_for(self, context: Context[Any, Any] | None) -> ToolContext:

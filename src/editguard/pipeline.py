@@ -29,6 +29,7 @@ from editguard.core.document import (
     from_view,
 )
 from editguard.core.formats import AppliedEdit, Compiled
+from editguard.core.images import SNIFF_BYTES
 from editguard.core.plan import Plan, render, render_tracked
 from editguard.errors import (
     EditError,
@@ -247,6 +248,46 @@ def read(ctx: Context, path: str, *, warm: bool = False) -> tuple[Resolved, Docu
     if warm:
         _warm(ctx, where, doc.text, None)
     return where, doc, version
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Raw:
+    """A file read as bytes, not as text: ``kind`` is what the caller's sniff saw in its start."""
+
+    kind: str
+    data: bytes
+
+
+def read_text_or_raw(
+    ctx: Context, path: str, sniff: Callable[[bytes, int], str | None], *, warm: bool = False
+) -> tuple[Resolved, Document | Raw, str]:
+    """:func:`read`, except that a file ``sniff`` recognises is read as bytes, undecoded.
+
+    ``sniff`` gets the file's first :data:`SNIFF_BYTES` bytes and its size, and returns a kind
+    (an image's MIME type, say) or ``None`` for a text file; it may raise to refuse the file
+    (too large for its kind). The version is the same either way: a hash of the bytes read.
+
+    Raises:
+        EditError: what :func:`read` raises, and whatever ``sniff`` raises, with the path.
+    """
+    where = ctx.sandbox.resolve(path)
+    with suggesting(where), locate(ctx.sandbox, where) as location:
+        reader = FileReader(location, where.display, ctx.max_file_bytes)
+        try:
+            with error_context(path=where.display):
+                head = reader.head(SNIFF_BYTES)
+                assert reader.stat is not None  # head() ran
+                kind = sniff(head, reader.stat.st_size)
+                if kind is not None:
+                    found: Document | Raw = Raw(kind, b"".join(reader()))
+                else:
+                    doc = decode_stream(head, reader)
+                    found = dataclasses.replace(doc, name=where.display)
+        finally:
+            reader.close()
+    if warm and isinstance(found, Document):
+        _warm(ctx, where, found.text, None)
+    return where, found, reader.version
 
 
 def run_edit(

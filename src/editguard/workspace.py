@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, overload
 
 from editguard.core.formats.lines import LineOp
 from editguard.core.formats.search_replace import SearchReplace
@@ -48,7 +48,12 @@ from editguard.tools.edit_lines import LineEditOp
 from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
 from editguard.tools.history import HistoryResult
 from editguard.tools.list_symbols import ListSymbolsResult
-from editguard.tools.read_file import ReadFileResult
+from editguard.tools.read_file import (
+    ImageResult,
+    ReadFileAnswer,
+    ReadFileResult,
+    ReadFilesResult,
+)
 from editguard.tools.safe_edit import LineEdit, SafeEditResult, SearchReplaceOp
 from editguard.tools.undo import UndoResult
 from editguard.tools.write_file import WriteFileResult
@@ -137,14 +142,47 @@ class Workspace:
         workspace.context = with_roots(self.context, roots)
         return workspace
 
+    @overload
     def read_file(
-        self, path: str, start_line: int | None = None, end_line: int | None = None
-    ) -> ReadFileResult:
-        """Read a text file as numbered lines, with its version (see the ``read_file`` tool).
+        self,
+        path: str,
+        start_line: int | None = None,
+        end_line: int | None = None,
+        *,
+        head: int | None = None,
+        tail: int | None = None,
+    ) -> ReadFileResult | ImageResult: ...
+
+    @overload
+    def read_file(
+        self,
+        path: None = None,
+        start_line: int | None = None,
+        end_line: int | None = None,
+        *,
+        paths: Sequence[str],
+        head: int | None = None,
+        tail: int | None = None,
+    ) -> ReadFilesResult: ...
+
+    def read_file(
+        self,
+        path: str | None = None,
+        start_line: int | None = None,
+        end_line: int | None = None,
+        *,
+        paths: Sequence[str] | None = None,
+        head: int | None = None,
+        tail: int | None = None,
+    ) -> ReadFileAnswer:
+        """Read a text file as numbered lines, with its version; with ``paths``, several files,
+        each entry its result or its error; an image file as its bytes, base64 (see the
+        ``read_file`` tool).
 
         Raises:
             EditError: OUTSIDE_ROOT, FILE_NOT_FOUND, NOT_A_FILE, PERMISSION_DENIED,
-                FILE_TOO_LARGE, BINARY_FILE, INVALID_REQUEST (a bad line range).
+                FILE_TOO_LARGE, BINARY_FILE, INVALID_REQUEST (a bad line range, or arguments
+                that exclude each other). With ``paths``, only INVALID_REQUEST.
         """
         return read_file.TOOL.call(self.context, _given(locals()))
 

@@ -104,6 +104,22 @@ class Document:
             pos = nl + 1
         return out
 
+    def last_lines(self, count: int) -> tuple[int, list[str]]:
+        """The number of the first of the last ``count`` lines, and those lines (all of them in
+        a shorter file), without their line breaks. Found from the end of the text: the lines
+        before them are never split or walked one by one."""
+        text = self.text
+        if count < 1 or not text:
+            return self.line_count + 1, []
+        end = len(text) - 1 if text.endswith(LF) else len(text)  # a final break ends no line
+        start = end
+        for _ in range(count):
+            start = text.rfind(LF, 0, start)
+            if start < 0:
+                break
+        lines = text[start + 1 : end].split(LF)
+        return self.line_count - len(lines) + 1, lines
+
     def ending_of_break(self, index: int) -> str:
         """The original ending of line break number ``index`` (0-based)."""
         if self.line_endings is None:

@@ -79,8 +79,8 @@ class FileReader:
         self.fd = -1
         self.stat: os.stat_result | None = None
 
-    def head(self) -> bytes:
-        """The first four bytes (where a byte-order mark would be)."""
+    def head(self, size: int = 4) -> bytes:
+        """The first ``size`` bytes (four: where a byte-order mark would be)."""
         self.fd = open_file(self.location, self.display)
         st = os.fstat(self.fd)
         self.stat = st
@@ -91,7 +91,7 @@ class FileReader:
             )
         if st.st_size > self.max_bytes:
             raise self._too_large(st.st_size)
-        return self._read(0, 4)
+        return self._read(0, size)
 
     def __call__(self) -> Iterator[bytes]:
         """One pass over the whole content; ``version`` is set when it completes."""

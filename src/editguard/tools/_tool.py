@@ -10,11 +10,19 @@ import contextlib
 import dataclasses
 import json
 import sys
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
-from pydantic import BaseModel, ValidationError
+from pydantic import (
+    BaseModel,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    ValidationError,
+    model_serializer,
+)
 
 from editguard.errors import EditError, InvalidRequest, internal_error
 
@@ -23,6 +31,32 @@ if TYPE_CHECKING:
 
 A = TypeVar("A", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
+
+# The serialization context key under which :func:`dump_apart` collects a result's media.
+_APART = "media_apart"
+
+
+class Media(BaseModel):
+    """A result, or a part of one, that carries a file's bytes: an image, with fields
+    ``mime_type`` and ``data`` (the bytes, base64). The API and the CLI show ``data`` in the
+    JSON like any field; a front end that can send the bytes its own way (MCP's image content)
+    dumps the result with :func:`dump_apart` instead."""
+
+    @model_serializer(mode="wrap")
+    def _apart(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        out = handler(self)
+        apart = info.context.get(_APART) if isinstance(info.context, dict) else None
+        if isinstance(apart, list) and isinstance(out, dict):
+            apart.append((out["mime_type"], out.pop("data")))
+        return out
+
+
+def dump_apart(result: BaseModel) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """``result`` as JSON with the bytes of every :class:`Media` in it left out, and those
+    apart, in the order they appear: (MIME type, base64 data)."""
+    media: list[tuple[str, str]] = []
+    data = result.model_dump(mode="json", context={_APART: media})
+    return data, media
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +67,7 @@ class Tool(Generic[A, R]):
     title: str
     description: str
     arguments: type[A]
-    result: type[R]
+    result: type[R] | types.UnionType  # a union of models: a tool that answers in several shapes
     run: Callable[[Context, A], R]
     read_only: bool = False
     destructive: bool = True
@@ -57,7 +91,7 @@ class Tool(Generic[A, R]):
     def output_schema(self) -> dict[str, Any]:
         """JSON Schema of a successful result (not listed over MCP: the description says what
         comes back, and a schema of every result would cost more than all the rest)."""
-        return lean_schema(self.result.model_json_schema())
+        return lean_schema(TypeAdapter[Any](cast("Any", self.result)).json_schema())
 
     def describe(self) -> dict[str, Any]:
         """The tool as MCP's ``tools/list`` shows it (and ``editguard tools`` prints it).

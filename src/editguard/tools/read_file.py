@@ -1,26 +1,48 @@
-"""``read_file``: a text file as numbered lines, with its version."""
+"""``read_file``: a text file as numbered lines, with its version; several files in one call;
+an image as its bytes (MCP image content)."""
 
 from __future__ import annotations
 
+import base64
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from pydantic import BaseModel, Field
 
+from editguard.core.document import Document
+from editguard.core.images import image_type
 from editguard.core.listing import listing
-from editguard.errors import InvalidRequest
-from editguard.pipeline import Context, read
+from editguard.errors import EditError, FileTooLarge, InvalidRequest
+from editguard.fs.sandbox import Resolved
+from editguard.pipeline import Context, Raw, read_text_or_raw
 from editguard.tools._common import PATH_HELP, Args, LineEnding
-from editguard.tools._tool import Tool
+from editguard.tools._tool import Media, Tool
+
+# Files one call may read with ``paths``.
+MAX_PATHS = 50
+# Bytes of image files one call returns (one image, or all the images of ``paths`` together):
+# what hosts accept in one image (Anthropic's API takes up to 5 MB an image), before base64.
+IMAGE_BYTES = 5 * 1024 * 1024
+# Characters of text that the files of ``paths`` show together (besides the lines, which are
+# ``ctx.read_lines`` in all): a few minified files must not fill a model's context.
+PATHS_CHARS = 256 * 1024
 
 
 class ReadFileArgs(Args):
     """Arguments of read_file."""
 
-    path: str = Field(description=PATH_HELP)
+    path: str | None = Field(None, description=PATH_HELP)
     start_line: int | None = Field(None, ge=1, description="First line (1-based).")
     end_line: int | None = Field(None, ge=1, description="Last line (inclusive).")
+    paths: list[str] | None = Field(
+        None, min_length=1, max_length=MAX_PATHS, description="Several files, instead of path."
+    )
+    head: int | None = Field(None, ge=1, description="Only the first N lines.")
+    tail: int | None = Field(None, ge=1, description="Only the last N lines.")
 
 
 class ReadFileResult(BaseModel):
-    """Result of read_file."""
+    """Result of read_file for a text file."""
 
     path: str
     content: str = Field(
@@ -41,32 +63,170 @@ class ReadFileResult(BaseModel):
     version: str = Field(description="Pass as expected_version to edits, to catch stale reads.")
 
 
-def run(ctx: Context, args: ReadFileArgs) -> ReadFileResult:
-    """Read the lines asked for (up to ``ctx.read_lines`` when no end is given).
+class ImageResult(Media):
+    """Result of read_file for an image file (PNG, JPEG, GIF or WebP, known by its first
+    bytes). Over MCP, ``data`` travels as image content, not in the JSON."""
+
+    path: str
+    mime_type: str
+    size: int = Field(description="The file's size in bytes.")
+    version: str
+    data: str = Field(description="The file's bytes, base64.")
+
+
+class ReadError(BaseModel):
+    """Why one file of ``paths`` could not be read: the error a read of it alone gives."""
+
+    code: str
+    message: str
+
+
+class ReadFailure(BaseModel):
+    """A file of ``paths`` that could not be read."""
+
+    path: str = Field(description="The path as given.")
+    error: ReadError
+
+
+class ReadFilesResult(BaseModel):
+    """Result of read_file with ``paths``."""
+
+    files: list[ReadFileResult | ImageResult | ReadFailure] = Field(
+        description="One entry per path, in order: its result, or its error."
+    )
+
+
+ReadFileAnswer = ReadFileResult | ImageResult | ReadFilesResult
+
+
+@dataclass(slots=True)
+class _Budget:
+    """What the files of one call may still show: lines and characters of text, bytes of
+    images. A single ``path`` has no text budget (``None``): its window is what was asked."""
+
+    lines: int | None
+    chars: int | None
+    image_bytes: int
+
+
+def run(ctx: Context, args: ReadFileArgs) -> ReadFileAnswer:
+    """Read the lines asked for (up to ``ctx.read_lines`` when no end is given) of one file or
+    of each of ``paths``; an image file as its bytes.
 
     Raises:
         EditError: OUTSIDE_ROOT, FILE_NOT_FOUND, NOT_A_FILE, PERMISSION_DENIED, FILE_TOO_LARGE,
-            BINARY_FILE, INVALID_REQUEST (a bad line range).
+            BINARY_FILE, INVALID_REQUEST (a bad line range, or arguments that exclude each
+            other). With ``paths``, only INVALID_REQUEST: each file's error is in its entry.
     """
-    where, doc, version = read(ctx, args.path, warm=True)
+    _check_choices(args)
+    if args.paths is None:
+        assert args.path is not None  # checked above
+        return _read_one(ctx, args, args.path, _Budget(None, None, IMAGE_BYTES))
+    budget = _Budget(ctx.read_lines, PATHS_CHARS, IMAGE_BYTES)
+    files: list[ReadFileResult | ImageResult | ReadFailure] = []
+    for path in args.paths:
+        try:
+            files.append(_read_one(ctx, args, path, budget))
+        except EditError as exc:
+            files.append(ReadFailure(path=path, error=ReadError(code=exc.code, message=exc.text())))
+    return ReadFilesResult(files=files)
+
+
+def _check_choices(args: ReadFileArgs) -> None:
+    """Refuse arguments that exclude each other, naming the second one.
+
+    Raises:
+        InvalidRequest: path and paths both or neither; head with tail; head or tail with a
+            line range.
+    """
+    if (args.path is None) == (args.paths is None):
+        both = args.path is not None
+        raise InvalidRequest(
+            "give path (one file) or paths (several), not both"
+            if both
+            else "give path (one file) or paths (several files)",
+            data={"field": "paths" if both else "path"},
+        )
+    ends = [n for n in ("head", "tail") if getattr(args, n) is not None]
+    ranges = [n for n in ("start_line", "end_line") if getattr(args, n) is not None]
+    if len(ends) > 1 or (ends and ranges):
+        second = [*ends[1:], *ranges][0]
+        raise InvalidRequest(
+            f"{ends[0]} and {second} exclude each other: ask for head (the first lines), tail "
+            "(the last lines) or start_line/end_line",
+            data={"field": second},
+        )
+
+
+def _read_one(
+    ctx: Context, args: ReadFileArgs, path: str, budget: _Budget
+) -> ReadFileResult | ImageResult:
+    where, found, version = read_text_or_raw(ctx, path, _sniff(budget.image_bytes), warm=True)
+    if isinstance(found, Raw):
+        return _image(where, found, version, budget)
+    return _text(ctx, args, where, found, version, budget)
+
+
+def _sniff(limit: int) -> Callable[[bytes, int], str | None]:
+    def sniff(head: bytes, size: int) -> str | None:
+        mime = image_type(head)
+        if mime is not None and size > limit:
+            raise _image_too_large(mime, size, limit)
+        return mime
+
+    return sniff
+
+
+def _image_too_large(mime: str, size: int, limit: int) -> FileTooLarge:
+    whole = limit == IMAGE_BYTES
+    return FileTooLarge(
+        f"the image ({mime}) is {size:,} bytes; "
+        + (
+            f"read_file returns images up to {IMAGE_BYTES:,} bytes"
+            if whole
+            else f"this call's other images leave {limit:,} of the {IMAGE_BYTES:,} bytes "
+            "one call returns"
+        ),
+        data={"size": size, "limit": limit, "mime_type": mime},
+        suggestions=[] if whole else ["Read it in a call of its own."],
+    )
+
+
+def _image(where: Resolved, raw: Raw, version: str, budget: _Budget) -> ImageResult:
+    size = len(raw.data)
+    if size > budget.image_bytes:  # it grew after its size was checked
+        exc = _image_too_large(raw.kind, size, budget.image_bytes)
+        exc.path = where.display
+        raise exc
+    budget.image_bytes -= size
+    return ImageResult(
+        path=where.real,
+        mime_type=raw.kind,
+        size=size,
+        version=version,
+        data=base64.b64encode(raw.data).decode("ascii"),
+    )
+
+
+def _text(
+    ctx: Context,
+    args: ReadFileArgs,
+    where: Resolved,
+    doc: Document,
+    version: str,
+    budget: _Budget,
+) -> ReadFileResult:
     total = doc.line_count
-    first = args.start_line or 1
-    end_line = args.end_line
-    if end_line is not None and end_line < first:
-        raise InvalidRequest(
-            f"end_line {end_line} is before start_line {first}",
-            path=where.display,
-            data={"field": "end_line"},
-        )
-    if first > max(total, 1):
-        raise InvalidRequest(
-            f"start_line {first} is past the end of {where.display}, which has {total} line(s)",
-            path=where.display,
-            data={"field": "start_line", "total_lines": total},
-        )
-    last = min(total, end_line if end_line is not None else first + ctx.read_lines - 1)
-    lines = doc.lines(first, last)
-    truncated = last < total and end_line is None
+    if args.tail is not None:
+        first, lines = doc.last_lines(args.tail)
+        last, more = total, False
+    else:
+        first, last, more = _window(ctx, args, where, total)
+        lines = doc.lines(first, last)
+    shown = _within(lines, budget)
+    if len(shown) < len(lines):
+        lines, last, more = shown, first + len(shown) - 1, True
+    truncated = more and last < total
     return ReadFileResult(
         path=where.real,
         content=listing(lines, first) if lines else "",
@@ -83,18 +243,65 @@ def run(ctx: Context, args: ReadFileArgs) -> ReadFileResult:
     )
 
 
+def _window(ctx: Context, args: ReadFileArgs, where: Resolved, total: int) -> tuple[int, int, bool]:
+    """The first and last line to show, and whether lines after the last are left out
+    unasked (a default window or ``head``, not an ``end_line`` the caller chose).
+
+    Raises:
+        InvalidRequest: end_line before start_line, or start_line past the end.
+    """
+    if args.head is not None:
+        return 1, min(total, args.head), True
+    first = args.start_line or 1
+    end_line = args.end_line
+    if end_line is not None and end_line < first:
+        raise InvalidRequest(
+            f"end_line {end_line} is before start_line {first}",
+            path=where.display,
+            data={"field": "end_line"},
+        )
+    if first > max(total, 1):
+        raise InvalidRequest(
+            f"start_line {first} is past the end of {where.display}, which has {total} line(s)",
+            path=where.display,
+            data={"field": "start_line", "total_lines": total},
+        )
+    last = min(total, end_line if end_line is not None else first + ctx.read_lines - 1)
+    return first, last, end_line is None
+
+
+def _within(lines: list[str], budget: _Budget) -> list[str]:
+    """The first of ``lines`` that the budget still allows (all of them without one), taken
+    from it."""
+    if budget.lines is None or budget.chars is None:
+        return lines
+    count = min(len(lines), budget.lines)
+    chars = 0
+    for index in range(count):
+        chars += len(lines[index]) + 1
+        if chars > budget.chars:
+            chars -= len(lines[index]) + 1
+            count = index
+            break
+    budget.lines -= count
+    budget.chars -= chars
+    return lines[:count] if count < len(lines) else lines
+
+
 TOOL = Tool(
     name="read_file",
     title="Read a file with line numbers",
     description=(
         "Read a text file as numbered lines, like `  12│    return x`: the 'N│' prefix is not "
         "part of the file, never copy it into old_text. Shows 2000 lines unless start_line/"
-        "end_line say otherwise. Returns content, total_lines, truncated and next_start_line, "
-        "encoding, line_ending and version: pass it as expected_version to an edit, which then "
-        "fails (STALE_VERSION) instead of changing a file that changed since."
+        "end_line or head/tail say otherwise. Returns content, "
+        "total_lines, truncated and next_start_line, encoding, line_ending and version: pass it "
+        "as expected_version to an edit, which then fails (STALE_VERSION) instead of changing "
+        "a file that changed since. With paths, files lists each one's result or error (2000 "
+        "lines in all). A PNG, JPEG, GIF or WebP file comes back as an image."
     ),
     arguments=ReadFileArgs,
-    result=ReadFileResult,
+    result=ReadFileAnswer,
     run=run,
     read_only=True,
     destructive=False,
