@@ -38,6 +38,7 @@ _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0)
 IGNORE_FILE_LIMIT = 1 << 20  # bytes read of one .gitignore; a larger one is not a real one
 BINARY_PROBE = 8192  # bytes looked at to tell a binary file, as git and ripgrep do
+VISIT_LIMIT = 200_000  # entries a listing tool looks at, at most (ignored ones included)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +63,10 @@ class Entry:
 
 
 class VisitLimit(Exception):  # a signal to the caller, not an EditError
-    """The walk looked at ``max_visits`` entries (ignored ones included) and stopped."""
+    """The walk looked at ``max_visits`` entries (ignored ones included), and more were there.
+
+    Raised once everything already listed has been yielded: the caller keeps a partial result.
+    """
 
     def __init__(self, visited: int) -> None:
         super().__init__(f"stopped after visiting {visited:,} entries")
@@ -71,13 +75,17 @@ class VisitLimit(Exception):  # a signal to the caller, not an EditError
 
 @dataclass(slots=True)
 class _Budget:
-    left: int | None
+    limit: int | None
     visited: int = 0
+    exhausted: bool = False  # an entry was left unvisited for want of budget
 
-    def spend(self) -> None:
+    def spend(self) -> bool:
+        """Count one more entry; False (and exhausted) when the limit forbids it."""
+        if self.limit is not None and self.visited >= self.limit:
+            self.exhausted = True
+            return False
         self.visited += 1
-        if self.left is not None and self.visited > self.left:
-            raise VisitLimit(self.left)
+        return True
 
 
 @dataclass(slots=True)
@@ -109,7 +117,9 @@ def walk(
         FileNotFound: ``start`` does not exist.
         OutsideRoot, StaleVersion: a folder on the way to ``start`` became a symbolic link.
         PermissionDenied, WriteFailed: the start folder cannot be opened or read.
-        VisitLimit: more than ``max_visits`` entries were looked at (not raised when None).
+        VisitLimit: after the last entry, when ``max_visits`` entries (ignored ones included)
+            were looked at and more were there: no folder is entered after that, what was
+            already listed is still yielded.
     """
     excluded = compile_rules("", exclude) if exclude else None
     budget = _Budget(max_visits)
@@ -148,6 +158,8 @@ def walk(
             if inner is not None:
                 entries, rules = inner
                 stack.append(_Folder(iter(entries), path, display, folder.depth + 1, rules))
+    if budget.exhausted:
+        raise VisitLimit(budget.visited)
 
 
 def is_binary(path: str) -> bool:
@@ -214,7 +226,10 @@ def _enter(
     read_rules: bool,
 ) -> tuple[list[tuple[str, Kind, os.stat_result]], list[IgnoreFile]] | None:
     """The sorted entries of the folder at ``path`` and its rules; None when it vanished, cannot
-    be read, or is no longer the folder its parent listed (swapped for a link, say)."""
+    be read, or is no longer the folder its parent listed (swapped for a link, say), or the
+    budget is spent."""
+    if budget.exhausted:
+        return None
     try:
         fd = os.open(path, _DIR)
     except OSError:
@@ -233,12 +248,13 @@ def _enter(
 
 
 def _list(fd: int, budget: _Budget) -> list[tuple[str, Kind, os.stat_result]]:
-    """(name, kind, lstat) of each entry of the open folder ``fd``, sorted by name; an entry that
-    vanishes between the listing and its stat is left out."""
+    """(name, kind, lstat) of each entry of the open folder ``fd``, sorted by name, as many as
+    the budget allows; an entry that vanishes between the listing and its stat is left out."""
     found = []
     with os.scandir(fd) as scan:
         for item in scan:
-            budget.spend()
+            if not budget.spend():
+                break
             try:
                 status = item.stat(follow_symlinks=False)
             except OSError:
