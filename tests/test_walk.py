@@ -3,6 +3,7 @@ find_files, on real trees on disk, through the Python API, the CLI and the MCP s
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -22,6 +23,8 @@ from editguard.fs.sandbox import Sandbox
 from editguard.fs.walk import Entry, VisitLimit, is_binary, walk
 from editguard.mcp_server import EditguardServer
 from editguard.tools import _walking
+
+from .test_cli import in_a_terminal
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 
@@ -61,6 +64,51 @@ def walked(root: Path, start: str = ".", **options: Any) -> list[str]:
 def test_ignore_rules_follow_git(lines: list[str], path: str, is_dir: bool, ignored: bool) -> None:
     rules = compile_rules("", lines)
     assert is_ignored([rules] if rules else [], path, is_dir) is ignored
+
+
+def test_the_quick_filter_never_changes_a_verdict() -> None:
+    lines = [
+        "*.pyc",
+        "build/",
+        "!keep.log",
+        "/top",
+        "a/**/b",
+        "*.log",
+        "doc/*.md",
+        "x[ab]?",
+        "\\#h",
+    ]
+    rules = compile_rules("", lines)
+    assert rules is not None
+    assert rules.quick is not None  # else this test tests nothing
+    plain = dataclasses.replace(rules, quick=None)
+    positive = compile_rules("", [line for line in lines if not line.startswith("!")])
+    assert positive is not None
+    assert not positive.negates
+    plain_positive = dataclasses.replace(positive, quick=None)
+    paths = [
+        "a.pyc",
+        "d/build",
+        "build",
+        "keep.log",
+        "top",
+        "s/top",
+        "a/x/b",
+        "doc/r.md",
+        "doc/s/r.md",
+        "xab",
+        "xa",
+        "#h",
+        "x.log",
+        "src/m.py",
+        "a/b",
+    ]
+    for path in paths:
+        for is_dir in (False, True):
+            expected = is_ignored([plain], path, is_dir)
+            assert is_ignored([rules], path, is_dir) is expected, (path, is_dir)
+            expected = is_ignored([plain_positive], path, is_dir)
+            assert is_ignored([positive], path, is_dir) is expected, (path, is_dir)
 
 
 def test_a_deeper_ignore_file_overrides_a_shallower_one() -> None:
@@ -454,6 +502,13 @@ def test_each_tool_through_the_cli(
 def test_the_cli_answers_not_a_directory_with_exit_1(tree: Path) -> None:
     code, out = cli(tree, "directory_tree", {"path": "README.md"})
     assert (code, out["error"]["code"]) == (1, "NOT_A_DIRECTORY")
+
+
+def test_a_terminal_gets_the_listing_as_text(tree: Path) -> None:
+    code, screen = in_a_terminal(tree, "call", "directory_tree", '{"path": "src"}')
+    assert code == 0
+    assert screen.startswith("app.py\r\nsub/\r\n  deep.py\r\nutil.py\r\n")
+    assert '"files": 3' in screen
 
 
 def _text(result: CallToolResult) -> str:

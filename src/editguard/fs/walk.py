@@ -150,7 +150,7 @@ def walk(
             [excluded], display[len(top) + 1 :] if top else display, is_dir
         ):
             continue
-        path = os.path.join(folder.path, name)
+        path = f"{folder.path}/{name}" if folder.path != "/" else f"/{name}"
         size = status.st_size if kind == "file" else None
         yield Entry(path, display, kind, size, status.st_mtime_ns, folder.depth)
         if is_dir and (max_depth is None or folder.depth < max_depth):
