@@ -313,8 +313,14 @@ def tree(root: Path) -> Path:
 
 def test_list_directory_shows_types_sizes_and_counts(tree: Path, ws: Workspace) -> None:
     result = ws.list_directory(".", sizes=True)
-    assert result.entries.splitlines() == ["[FILE] README.md  5 B", "[DIR] src", "[DIR] tests"]
+    assert result.entries.splitlines() == [
+        "[FILE] README.md  5 B",
+        "[DIR] src",
+        "[DIR] tests",
+        "(3 .gitignored or hidden not shown: include_ignored shows them)",
+    ]
     assert (result.dirs, result.files, result.total_bytes, result.more) == (2, 1, 5, 0)
+    assert result.skipped == 3  # .env, .gitignore, dist
     names = ws.list_directory(".", include_ignored=True).entries.splitlines()
     assert names == [
         "[FILE] .env",
@@ -453,6 +459,16 @@ def test_a_name_with_a_newline_stays_on_one_line(root: Path, ws: Workspace) -> N
     assert ws.directory_tree(".").tree == "a\\nb.txt"
 
 
+def test_an_ignore_file_that_is_a_link_out_of_the_root_is_not_read(
+    root: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "rules").write_text("*.py\n")
+    make(root, {"a.py": "", "sub/b.py": ""})
+    (root / ".gitignore").symlink_to(tmp_path / "rules")
+    os.mkfifo(root / "sub" / ".gitignore")  # read, it would block
+    assert walked(root) == ["a.py", "sub", "sub/b.py"]
+
+
 def test_the_tools_never_leave_the_roots(root: Path, tmp_path: Path, ws: Workspace) -> None:
     make(tmp_path / "outside", {"secret.py": ""})
     (root / "out").symlink_to(tmp_path / "outside")
@@ -487,7 +503,7 @@ def cli(root: Path, tool: str, arguments: dict[str, Any]) -> tuple[int, Any]:
 @pytest.mark.parametrize(
     ("tool", "arguments", "field", "expected"),
     [
-        ("list_directory", {"path": "."}, "entries", "[FILE] README.md\n[DIR] src\n[DIR] tests"),
+        ("list_directory", {"path": "src"}, "entries", "[FILE] app.py\n[DIR] sub\n[FILE] util.py"),
         ("directory_tree", {"path": "src", "depth": 1}, "tree", "app.py\nsub/\nutil.py"),
         ("find_files", {"pattern": "deep.*"}, "files", "src/sub/deep.py"),
     ],

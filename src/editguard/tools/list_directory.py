@@ -10,7 +10,7 @@ from editguard.fs.walk import Entry
 from editguard.pipeline import Context
 from editguard.tools._common import PATH_HELP, Args
 from editguard.tools._tool import Tool
-from editguard.tools._walking import HIDDEN_HELP, collect, more_line, partial_line
+from editguard.tools._walking import HIDDEN_HELP, collect, more_line, partial_line, printable
 
 MAX_ENTRIES = 1000
 _TAGS = {"dir": "[DIR]", "file": "[FILE]", "symlink": "[LINK]", "other": "[OTHER]"}
@@ -41,11 +41,12 @@ class ListDirectoryResult(BaseModel):
     others: int = Field(description="Links, sockets, devices.")
     total_bytes: int | None = Field(None, description="With sizes: the files' sizes added up.")
     more: int = Field(description="Entries not shown (over the cap).")
+    skipped: int = Field(description=".gitignored or hidden entries left out.")
     partial: bool = Field(description="The walk stopped at its limit of entries looked at.")
 
 
 def _line(entry: Entry, sizes: bool) -> str:
-    name = entry.display.rpartition("/")[2]
+    name = printable(entry.display.rpartition("/")[2])
     if sizes and entry.size is not None:
         return f"{_TAGS[entry.kind]} {name}  {entry.size:,} B"
     return f"{_TAGS[entry.kind]} {name}"
@@ -69,6 +70,14 @@ def run(ctx: Context, args: ListDirectoryArgs) -> ListDirectoryResult:
         lines.append(more_line(more, "sort by size or mtime to see others first"))
     if walked.partial:
         lines.append(partial_line())
+    skipped = 0
+    if not args.include_ignored and not walked.partial:
+        # One folder's listing again, rules off: cheap, and a model that sees an empty folder
+        # learns that .env or build/ are there, hidden, rather than absent.
+        everything = collect(ctx, args.path, include_ignored=True, max_depth=1)
+        skipped = max(0, len(everything.entries) - len(walked.entries))
+    if skipped:
+        lines.append(f"({skipped:,} .gitignored or hidden not shown: include_ignored shows them)")
     kinds = [e.kind for e in entries]
     return ListDirectoryResult(
         path=walked.where.real,
@@ -78,6 +87,7 @@ def run(ctx: Context, args: ListDirectoryArgs) -> ListDirectoryResult:
         others=len(kinds) - kinds.count("dir") - kinds.count("file"),
         total_bytes=sum(e.size or 0 for e in entries) if args.sizes else None,
         more=more,
+        skipped=skipped,
         partial=walked.partial,
     )
 
