@@ -233,6 +233,22 @@ def test_a_folder_swapped_for_a_link_during_the_walk_is_not_entered(
     assert [e.display for e in steps] == ["b.txt"]
 
 
+def test_a_parent_swapped_for_a_link_does_not_lead_the_walk_outside(
+    root: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    make(outside, {"c/secret.txt": ""})
+    make(root, {"p/c/mine.txt": ""})
+    sandbox = Sandbox([root])
+    steps = walk(sandbox, sandbox.resolve("."))
+    assert [next(steps).display, next(steps).display] == ["p", "p/c"]
+    # Before p/c is entered, p becomes a link to a folder that also holds a c: opening
+    # root/p/c by name would now reach outside/c, which is not the folder p listed.
+    (root / "p").rename(tmp_path / "p_moved")
+    (root / "p").symlink_to(outside)
+    assert [e.display for e in steps] == []
+
+
 def test_entries_carry_kind_size_mtime_and_depth(root: Path) -> None:
     make(root, {"d/f.txt": "hello"})
     os.mkfifo(root / "pipe")
@@ -264,6 +280,18 @@ def test_the_visit_limit_keeps_what_was_listed_then_says_so(root: Path) -> None:
     assert shown == sorted(shown)
     assert "d/x.txt" not in shown
     assert len(list(walk(sandbox, sandbox.resolve("."), max_visits=12))) == 12  # all fit
+
+
+def test_no_folder_is_entered_once_the_visits_are_spent(root: Path) -> None:
+    make(root, {f"d{d}/f{f}": "" for d in range(3) for f in range(3)})
+    sandbox = Sandbox([root])
+    got: list[str] = []
+    with pytest.raises(VisitLimit):
+        got.extend(e.display for e in walk(sandbox, sandbox.resolve("."), max_visits=5))
+    # d0, d1, d2 (3 visits), then two of d0's three files; d1 and d2 are listed, not entered.
+    assert [g for g in got if "/" not in g] == ["d0", "d1", "d2"]
+    assert len([g for g in got if g.startswith("d0/")]) == 2
+    assert not [g for g in got if g.startswith(("d1/", "d2/"))]
 
 
 def test_the_start_must_be_a_folder_inside_the_roots(root: Path, tmp_path: Path) -> None:
@@ -387,6 +415,18 @@ def test_directory_tree_keeps_whole_levels_and_counts_what_it_cuts(
     assert lines[-2:] == ["  … 203 more (lower depth, exclude, or a subfolder)", "c.txt"]
     assert result.more == 203
     assert len(lines) == 1000 + 1
+
+
+def test_directory_tree_counts_a_cut_folder_after_its_name(root: Path, ws: Workspace) -> None:
+    make(root, {f"a/s{i:04}/x": "" for i in range(1001)})
+    result = ws.directory_tree(".")
+    lines = result.tree.splitlines()
+    # a/ (1) fits; its 1,001 folders do not all: 999 shown, each with its one file counted
+    # after its name; the last two folders and their files are counted under a/.
+    assert lines[:3] == ["a/", "  s0000/  … 1 more", "  s0001/  … 1 more"]
+    assert lines[-2:] == ["  s0998/  … 1 more", "  … 4 more (lower depth, exclude, or a subfolder)"]
+    assert len(lines) == 1 + 999 + 1
+    assert result.more == 999 + 4
 
 
 def test_directory_tree_depth_is_bounded(tree: Path, ws: Workspace) -> None:

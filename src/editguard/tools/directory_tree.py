@@ -6,7 +6,8 @@ costs its name plus two spaces a level, where JSON would add ``{"name":..,"type"
 
 Over the cap, the shallow levels are kept whole and the deepest shown level is cut: the shape of
 the tree matters more than the contents of its first folder. Each entry left out is counted once,
-on a '… N more' line under the nearest folder that is shown.
+for the nearest folder that is shown: on a '… N more' line under it, or after its name
+(``sub/  … 12 more``) when none of its entries is shown.
 """
 
 from __future__ import annotations
@@ -92,8 +93,13 @@ def render(entries: list[Entry], top: str) -> tuple[str, int]:
 
     def draw(folder: str, indent: str) -> None:
         for entry in children.get(folder, ()):
-            name = printable(entry.display.rpartition("/")[2])
-            lines.append(f"{indent}{name}{_SUFFIX[entry.kind]}")
+            line = indent + printable(entry.display.rpartition("/")[2]) + _SUFFIX[entry.kind]
+            if entry.kind == "dir" and entry.display not in children and left_out[entry.display]:
+                # Nothing of it shown: its count on its own line, not a line of its own (at the
+                # cut level that would double the lines).
+                lines.append(f"{line}  … {left_out[entry.display]:,} more")
+                continue
+            lines.append(line)
             if entry.kind == "dir":
                 draw(entry.display, indent + "  ")
         if left_out[folder]:
