@@ -110,9 +110,10 @@ def walk(
     max_visits: int | None = None,
 ) -> Iterator[Entry]:
     """Everything below ``start``, depth first, each folder's entries sorted by name, a folder
-    yielded just before its contents. ``max_depth`` 1 lists the start folder alone.
+    yielded just before its contents (and entered at the next step). ``max_depth`` 1 lists the
+    start folder alone.
 
-    Raises:
+    Raises (the errors about ``start`` at the first step, as for any generator):
         NotADirectory: ``start`` is a file (or another non-folder), or lies under one.
         FileNotFound: ``start`` does not exist.
         OutsideRoot, StaleVersion: a folder on the way to ``start`` became a symbolic link.
