@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         InvalidRequest,
         LineOutOfRange,
         NoMatch,
+        NotADirectory,
         NotAFile,
         OutsideRoot,
         OverlappingEdits,
@@ -56,10 +57,13 @@ if TYPE_CHECKING:
     from editguard.tools._common import FindingModel, Validation
     from editguard.tools._files import FileChange, HunkResult, PatchResult
     from editguard.tools.batch import BatchCall, BatchResult
+    from editguard.tools.directory_tree import DirectoryTreeResult
     from editguard.tools.edit_file import AppliedEdit, EditFileResult, EditOperation
     from editguard.tools.edit_lines import LineEditOp
     from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
+    from editguard.tools.find_files import FindFilesResult
     from editguard.tools.history import ChangedFile, ChangeModel, HistoryResult
+    from editguard.tools.list_directory import ListDirectoryResult
     from editguard.tools.list_symbols import ListSymbolsResult, SymbolModel
     from editguard.tools.read_file import (
         ImageResult,
@@ -87,6 +91,7 @@ _WHERE = {
     "ChangedFile": "editguard.tools.history",
     "ChunkMismatch": "editguard.errors",
     "ChunkModel": "editguard.tools.edit_symbol",
+    "DirectoryTreeResult": "editguard.tools.directory_tree",
     "EditError": "editguard.errors",
     "EditFileResult": "editguard.tools.edit_file",
     "EditOperation": "editguard.tools.edit_file",
@@ -97,6 +102,7 @@ _WHERE = {
     "FileLocks": "editguard.fs.lock",
     "FileNotFound": "editguard.errors",
     "FileTooLarge": "editguard.errors",
+    "FindFilesResult": "editguard.tools.find_files",
     "FindingModel": "editguard.tools._common",
     "History": "editguard.history",
     "HistoryResult": "editguard.tools.history",
@@ -112,9 +118,11 @@ _WHERE = {
     "LineOp": "editguard.core.formats.lines",
     "LineOutOfRange": "editguard.errors",
     "Linter": "editguard.validate",
+    "ListDirectoryResult": "editguard.tools.list_directory",
     "ListSymbolsResult": "editguard.tools.list_symbols",
     "Mode": "editguard.pipeline",
     "NoMatch": "editguard.errors",
+    "NotADirectory": "editguard.errors",
     "NotAFile": "editguard.errors",
     "OutsideRoot": "editguard.errors",
     "OverlappingEdits": "editguard.errors",
@@ -170,6 +178,7 @@ __all__ = [
     "ChangedFile",
     "ChunkMismatch",
     "ChunkModel",
+    "DirectoryTreeResult",
     "EditError",
     "EditFileResult",
     "EditOperation",
@@ -180,6 +189,7 @@ __all__ = [
     "FileLocks",
     "FileNotFound",
     "FileTooLarge",
+    "FindFilesResult",
     "FindingModel",
     "History",
     "HistoryResult",
@@ -195,9 +205,11 @@ __all__ = [
     "LineOp",
     "LineOutOfRange",
     "Linter",
+    "ListDirectoryResult",
     "ListSymbolsResult",
     "Mode",
     "NoMatch",
+    "NotADirectory",
     "NotAFile",
     "OutsideRoot",
     "OverlappingEdits",

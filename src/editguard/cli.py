@@ -574,6 +574,12 @@ def _print_human(out: TextIO, result: dict[str, Any]) -> None:
     if isinstance(result.get("changes"), list):  # history
         out.write(format_history(result["changes"], colour=True))
         return
+    listed = [result[k] for k in ("entries", "tree", "files") if isinstance(result.get(k), str)]
+    if listed:  # list_directory, directory_tree, find_files: their text as it reads
+        out.write(listed[0] + ("\n" if listed[0] else ""))
+        counts = {k: v for k, v in result.items() if not isinstance(v, str)}
+        out.write(f"\x1b[2m-- {result['path']}: {json.dumps(counts)}\x1b[0m\n")
+        return
     if isinstance(result.get("symbols"), list):  # list_symbols
         out.write(format_symbols(result["symbols"], colour=True))
         out.write(f"\x1b[2m-- {result['path']}, version {result['version']}\x1b[0m\n")

@@ -97,6 +97,12 @@ class NotAFile(EditError):
     code = "NOT_A_FILE"
 
 
+class NotADirectory(EditError):
+    """The path names a file (or another non-folder) where a folder is expected."""
+
+    code = "NOT_A_DIRECTORY"
+
+
 class BinaryFile(EditError):
     """The file holds NUL bytes or bytes that no supported text encoding reads."""
 

@@ -22,10 +22,13 @@ from editguard.tools import (
     apply_diff,
     apply_patch,
     batch,
+    directory_tree,
     edit_file,
     edit_lines,
     edit_symbol,
+    find_files,
     history,
+    list_directory,
     list_symbols,
     read_file,
     safe_edit,
@@ -43,10 +46,13 @@ from editguard.tools._context import (
 )
 from editguard.tools._files import PatchResult
 from editguard.tools.batch import BatchCall, BatchResult
+from editguard.tools.directory_tree import DirectoryTreeResult
 from editguard.tools.edit_file import EditFileResult, EditOperation
 from editguard.tools.edit_lines import LineEditOp
 from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
+from editguard.tools.find_files import FindFilesResult
 from editguard.tools.history import HistoryResult
+from editguard.tools.list_directory import ListDirectoryResult
 from editguard.tools.list_symbols import ListSymbolsResult
 from editguard.tools.read_file import (
     ImageResult,
@@ -185,6 +191,54 @@ class Workspace:
                 that exclude each other). With ``paths``, only INVALID_REQUEST.
         """
         return read_file.TOOL.call(self.context, _given(locals()))
+
+    def list_directory(
+        self,
+        path: str,
+        sizes: bool = False,
+        sort: str = "name",
+        include_ignored: bool = False,
+    ) -> ListDirectoryResult:
+        """One folder's entries, a line each with its type (and size), skipping .gitignored and
+        hidden ones unless ``include_ignored`` (see the ``list_directory`` tool).
+
+        Raises:
+            EditError: OUTSIDE_ROOT, FILE_NOT_FOUND, NOT_A_DIRECTORY, PERMISSION_DENIED.
+        """
+        return list_directory.TOOL.call(self.context, _given(locals()))
+
+    def directory_tree(
+        self,
+        path: str,
+        depth: int = 3,
+        exclude: Sequence[str] | None = None,
+        include_ignored: bool = False,
+    ) -> DirectoryTreeResult:
+        """A folder's tree as indented text, ``depth`` levels deep (see the ``directory_tree``
+        tool).
+
+        Raises:
+            EditError: OUTSIDE_ROOT, FILE_NOT_FOUND, NOT_A_DIRECTORY, PERMISSION_DENIED.
+        """
+        return directory_tree.TOOL.call(self.context, _given(locals()))
+
+    def find_files(
+        self,
+        pattern: str,
+        path: str = ".",
+        exclude: Sequence[str] | None = None,
+        sort: str = "mtime",
+        include_ignored: bool = False,
+        max_results: int = 200,
+    ) -> FindFilesResult:
+        """The files whose path below ``path`` matches the glob ``pattern``, newest first (see
+        the ``find_files`` tool).
+
+        Raises:
+            EditError: INVALID_REQUEST, OUTSIDE_ROOT, FILE_NOT_FOUND, NOT_A_DIRECTORY,
+                PERMISSION_DENIED.
+        """
+        return find_files.TOOL.call(self.context, _given(locals()))
 
     def edit_file(
         self,

@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 # In the order tools/list shows them; each lives in editguard/tools/<name>.py as ``TOOL``.
 NAMES: tuple[str, ...] = (
     "read_file",
+    "list_directory",
+    "directory_tree",
+    "find_files",
     "edit_file",
     "edit_lines",
     "safe_edit",
