@@ -19,10 +19,13 @@ if TYPE_CHECKING:
 # In the order tools/list shows them; each lives in editguard/tools/<name>.py as ``TOOL``.
 NAMES: tuple[str, ...] = (
     "read_file",
+    "file_info",
     "edit_file",
     "edit_lines",
     "safe_edit",
     "write_file",
+    "move_file",
+    "create_directory",
     "list_symbols",
     "edit_symbol",
     "apply_patch",
