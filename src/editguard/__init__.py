@@ -56,11 +56,14 @@ if TYPE_CHECKING:
     from editguard.tools._common import FindingModel, Validation
     from editguard.tools._files import FileChange, HunkResult, PatchResult
     from editguard.tools.batch import BatchCall, BatchResult
+    from editguard.tools.create_directory import CreateDirectoryResult
     from editguard.tools.edit_file import AppliedEdit, EditFileResult, EditOperation
     from editguard.tools.edit_lines import LineEditOp
     from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
+    from editguard.tools.file_info import FileInfoResult
     from editguard.tools.history import ChangedFile, ChangeModel, HistoryResult
     from editguard.tools.list_symbols import ListSymbolsResult, SymbolModel
+    from editguard.tools.move_file import MoveFileResult
     from editguard.tools.read_file import ReadFileResult
     from editguard.tools.safe_edit import LineEdit, SafeEditResult, SearchReplaceOp
     from editguard.tools.undo import RestoredFile, UndoResult
@@ -81,6 +84,7 @@ _WHERE = {
     "ChangedFile": "editguard.tools.history",
     "ChunkMismatch": "editguard.errors",
     "ChunkModel": "editguard.tools.edit_symbol",
+    "CreateDirectoryResult": "editguard.tools.create_directory",
     "EditError": "editguard.errors",
     "EditFileResult": "editguard.tools.edit_file",
     "EditOperation": "editguard.tools.edit_file",
@@ -88,6 +92,7 @@ _WHERE = {
     "EncodingError": "editguard.errors",
     "FileBusy": "editguard.errors",
     "FileChange": "editguard.tools._files",
+    "FileInfoResult": "editguard.tools.file_info",
     "FileLocks": "editguard.fs.lock",
     "FileNotFound": "editguard.errors",
     "FileTooLarge": "editguard.errors",
@@ -107,6 +112,7 @@ _WHERE = {
     "Linter": "editguard.validate",
     "ListSymbolsResult": "editguard.tools.list_symbols",
     "Mode": "editguard.pipeline",
+    "MoveFileResult": "editguard.tools.move_file",
     "NoMatch": "editguard.errors",
     "NotAFile": "editguard.errors",
     "OutsideRoot": "editguard.errors",
@@ -160,6 +166,7 @@ __all__ = [
     "ChangedFile",
     "ChunkMismatch",
     "ChunkModel",
+    "CreateDirectoryResult",
     "EditError",
     "EditFileResult",
     "EditOperation",
@@ -167,6 +174,7 @@ __all__ = [
     "EncodingError",
     "FileBusy",
     "FileChange",
+    "FileInfoResult",
     "FileLocks",
     "FileNotFound",
     "FileTooLarge",
@@ -186,6 +194,7 @@ __all__ = [
     "Linter",
     "ListSymbolsResult",
     "Mode",
+    "MoveFileResult",
     "NoMatch",
     "NotAFile",
     "OutsideRoot",
