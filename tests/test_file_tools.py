@@ -16,7 +16,9 @@ from mcp import Client
 
 from editguard import Workspace
 from editguard.errors import EditError
+from editguard.history import records
 from editguard.mcp_server import EditguardServer
+from editguard.transaction import settle
 
 from .conftest import Snapshot, set_old_mtime
 
@@ -152,6 +154,7 @@ def test_a_symlink_inside_the_roots_is_not_moved_through(ws: Workspace, root: Pa
         ("sub", "sub2", "NOT_A_FILE"),
         ("a.txt", "sub", "NOT_A_FILE"),
         ("a.txt", "f.txt/inside.txt", "NOT_A_FILE"),
+        ("a.txt", "newdir/", "INVALID_REQUEST"),
     ],
 )
 def test_a_bad_move_is_refused_with_a_code_and_changes_nothing(
@@ -247,6 +250,22 @@ def test_undo_refuses_to_remove_a_folder_that_is_no_longer_empty(ws: Workspace, 
     assert err.data["reason"] == "folder_not_empty"
     refused(lambda: ws.undo(force=True), "STALE_VERSION")
     assert (root / "a/b/keep.txt").read_text() == "k\n"
+
+
+def test_a_folder_change_whose_process_died_is_settled_by_what_is_on_disk(root: Path) -> None:
+    ws = Workspace([root])
+    history = ws.context.history
+    assert history is not None
+    (root / "made").mkdir()
+    # What two create_directory calls leave when their process dies between recording and the
+    # end: one had made its folder (the entry counts), one had not (the entry goes).
+    for name in ("made", "never"):
+        rec = records.folder_record(name, str(root / name), before=False, after=True)
+        history._write_entry("create_directory", [rec], (), pending=True)
+    settle(ws.context)
+    assert [f.path for c in ws.history(limit=5).changes for f in c.files] == ["made/"]
+    ws.undo()
+    assert tree(root) == {}
 
 
 # -- file_info ---------------------------------------------------------------------------

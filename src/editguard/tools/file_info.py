@@ -138,11 +138,11 @@ TOOL = Tool(
     name="file_info",
     title="Describe a file or folder",
     description=(
-        "Facts about a path without reading it out: type (file, dir, symlink: then target), "
-        "size, created/modified/accessed (UTC), permissions (octal and mode like -rw-r--r--). "
-        "For a text file also encoding, bom, line_ending, line_count, ends_with_newline and "
-        "version (as read_file's, for expected_version); binary: true otherwise; note says why "
-        "a file was not read (over the size limit)."
+        "Describe a path without reading it out. Returns type (file, dir, symlink: then "
+        "target), size, created/modified/accessed (UTC), permissions (octal) and mode "
+        "(-rw-r--r--); for a text file also encoding, bom, line_ending, line_count, "
+        "ends_with_newline and version (as read_file's, for expected_version); binary: true "
+        "otherwise; note: why a file was not read (over the size limit)."
     ),
     arguments=FileInfoArgs,
     result=FileInfoResult,

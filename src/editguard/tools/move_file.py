@@ -54,6 +54,13 @@ def run(ctx: Context, args: MoveFileArgs) -> MoveFileResult:
             false), INVALID_REQUEST (both name one file), FILE_TOO_LARGE, PERMISSION_DENIED,
             WRITE_FAILED; nothing was changed.
     """
+    if args.destination.endswith(("/", os.sep)):
+        raise InvalidRequest(
+            f"destination {args.destination} names a folder; move_file needs the new path of "
+            "the file itself",
+            data={"field": "destination"},
+            suggestions=[f"Send {args.destination.rstrip('/' + os.sep)}/NAME as destination."],
+        )
     source = ctx.sandbox.resolve(args.source)
     destination = ctx.sandbox.resolve(args.destination)
     if source.real == destination.real:
