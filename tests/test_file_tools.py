@@ -332,6 +332,14 @@ def test_file_info_of_a_folder_and_a_symlink(ws: Workspace, root: Path) -> None:
     assert link.line_count == 1
 
 
+def test_file_info_of_a_pipe_does_not_read_it(ws: Workspace, root: Path) -> None:
+    os.mkfifo(root / "pipe")
+    info = ws.file_info("pipe")
+    assert info.type == "other"
+    assert info.mode.startswith("p")
+    assert info.binary is None
+
+
 def test_file_info_over_the_size_limit_reports_size_and_type_only(root: Path) -> None:
     (root / "big.txt").write_text("x\n" * 100)
     info = Workspace([root], max_file_bytes=50).file_info("big.txt")

@@ -14,6 +14,11 @@ across a crash.
     text, check expected_version, build, validate, stage -> commit: journal (versions checked
     again, all files or none) -> warm the parse cache
 
+Folders: a change may also make folders (``create_directory``, the new folders of a move's
+destination) and remove empty ones (an undo of those), staged with :meth:`Transaction.stage_folder`:
+they are made before the journal commits the files and removed after it, and recorded in the same
+history entry (version :data:`~editguard.history.records.FOLDER`), so that undo takes them back.
+
 Locks: the files a request names are locked before anything is read, in the order of their real
 paths, so two transactions over the same files cannot deadlock; a file met only later (a path
 that only a call inside a batch names) is locked when it is first touched, and a lock that cannot
@@ -870,6 +875,9 @@ def _settle_one(ctx: Context, history: History, entry: Entry) -> None:
             (_state_after(ctx, history, entry.id, f, w), f)
             for f, w in zip(entry.files, wheres, strict=True)
         ]
+        # The files decide where there are any: the folders a change makes or removes around
+        # them (before and after the journal's commit) may be left either way by a crash.
+        pairs = [p for p in pairs if not records.is_folder(p[1])] or pairs
         if all(_holds(state, f.after_version, f.after_mode) for state, f in pairs):
             history.settle(entry.id, done=True)
         elif all(_holds(state, f.before_version, f.before_mode) for state, f in pairs):
