@@ -57,14 +57,17 @@ if TYPE_CHECKING:
     from editguard.tools._common import FindingModel, Validation
     from editguard.tools._files import FileChange, HunkResult, PatchResult
     from editguard.tools.batch import BatchCall, BatchResult
+    from editguard.tools.create_directory import CreateDirectoryResult
     from editguard.tools.directory_tree import DirectoryTreeResult
     from editguard.tools.edit_file import AppliedEdit, EditFileResult, EditOperation
     from editguard.tools.edit_lines import LineEditOp
     from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
+    from editguard.tools.file_info import FileInfoResult
     from editguard.tools.find_files import FindFilesResult
     from editguard.tools.history import ChangedFile, ChangeModel, HistoryResult
     from editguard.tools.list_directory import ListDirectoryResult
     from editguard.tools.list_symbols import ListSymbolsResult, SymbolModel
+    from editguard.tools.move_file import MoveFileResult
     from editguard.tools.read_file import (
         ImageResult,
         ReadError,
@@ -92,6 +95,7 @@ _WHERE = {
     "ChunkMismatch": "editguard.errors",
     "ChunkModel": "editguard.tools.edit_symbol",
     "DirectoryTreeResult": "editguard.tools.directory_tree",
+    "CreateDirectoryResult": "editguard.tools.create_directory",
     "EditError": "editguard.errors",
     "EditFileResult": "editguard.tools.edit_file",
     "EditOperation": "editguard.tools.edit_file",
@@ -99,6 +103,7 @@ _WHERE = {
     "EncodingError": "editguard.errors",
     "FileBusy": "editguard.errors",
     "FileChange": "editguard.tools._files",
+    "FileInfoResult": "editguard.tools.file_info",
     "FileLocks": "editguard.fs.lock",
     "FileNotFound": "editguard.errors",
     "FileTooLarge": "editguard.errors",
@@ -121,6 +126,7 @@ _WHERE = {
     "ListDirectoryResult": "editguard.tools.list_directory",
     "ListSymbolsResult": "editguard.tools.list_symbols",
     "Mode": "editguard.pipeline",
+    "MoveFileResult": "editguard.tools.move_file",
     "NoMatch": "editguard.errors",
     "NotADirectory": "editguard.errors",
     "NotAFile": "editguard.errors",
@@ -178,6 +184,7 @@ __all__ = [
     "ChangedFile",
     "ChunkMismatch",
     "ChunkModel",
+    "CreateDirectoryResult",
     "DirectoryTreeResult",
     "EditError",
     "EditFileResult",
@@ -186,6 +193,7 @@ __all__ = [
     "EncodingError",
     "FileBusy",
     "FileChange",
+    "FileInfoResult",
     "FileLocks",
     "FileNotFound",
     "FileTooLarge",
@@ -208,6 +216,7 @@ __all__ = [
     "ListDirectoryResult",
     "ListSymbolsResult",
     "Mode",
+    "MoveFileResult",
     "NoMatch",
     "NotADirectory",
     "NotAFile",

@@ -14,6 +14,11 @@ across a crash.
     text, check expected_version, build, validate, stage -> commit: journal (versions checked
     again, all files or none) -> warm the parse cache
 
+Folders: a change may also make folders (``create_directory``, the new folders of a move's
+destination) and remove empty ones (an undo of those), staged with :meth:`Transaction.stage_folder`:
+they are made before the journal commits the files and removed after it, and recorded in the same
+history entry (version :data:`~editguard.history.records.FOLDER`), so that undo takes them back.
+
 Locks: the files a request names are locked before anything is read, in the order of their real
 paths, so two transactions over the same files cannot deadlock; a file met only later (a path
 that only a call inside a batch names) is locked when it is first touched, and a lock that cannot
@@ -24,8 +29,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os.path
+import errno
+import os
+import stat
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from types import TracebackType
 
 from editguard.core.delta import WHOLE, Layer, Splice, between, pack_layers
@@ -44,6 +52,7 @@ from editguard.fs.atomic import UMASK, FileReader
 from editguard.fs.journal import Step, enough_descriptors
 from editguard.fs.location import Location, locate
 from editguard.fs.nearest import with_nearest
+from editguard.fs.oserror import os_error
 from editguard.fs.sandbox import Resolved, names_a_link
 from editguard.history import FileRecord, records
 from editguard.history.store import Action, Entry, History
@@ -100,6 +109,20 @@ class StagedFile:
         return self.version is not None
 
 
+@dataclasses.dataclass(slots=True)
+class StagedFolder:
+    """A folder a transaction makes or removes (or, for an undo, finds as it restores it).
+
+    Folders are made before the files are written (parents first) and removed after (children
+    first, and only while empty); the history records each with the version
+    :data:`~editguard.history.records.FOLDER`.
+    """
+
+    where: Resolved
+    existed: bool
+    exists: bool
+
+
 class Transaction:
     """See the module docstring. Use it as a context manager (it holds locks and folders).
 
@@ -117,6 +140,7 @@ class Transaction:
         self.kept: set[str] = set()
         self.change_id: int | None = None  # the history entry of the commit
         self.files: dict[str, StagedFile] = {}
+        self.folders: dict[str, StagedFolder] = {}
         self._locked: set[str] = set()
         self._stack = contextlib.ExitStack()
 
@@ -421,6 +445,16 @@ class Transaction:
             # moved file may get another owner).
             dst.mode = None if mode is None else mode & 0o777
 
+    def stage_folder(self, where: Resolved, *, existed: bool, exists: bool) -> StagedFolder:
+        """Stage a folder's state: made (``exists`` where it did not), removed (the other way
+        round; it must be empty when the commit comes) or left as it is. The caller has locked
+        it and looked at it (:func:`folder_state`)."""
+        staged = self.folders.get(where.real)
+        if staged is None:
+            staged = self.folders[where.real] = StagedFolder(where, existed, exists)
+        staged.exists = exists
+        return staged
+
     def put(self, staged: StagedFile, content: bytes, mode: int | None) -> None:
         """Stage ``content`` as the file's bytes (an undo's restore), with permission bits
         ``mode`` where they differ from the file's now (special bits are never set)."""
@@ -501,26 +535,60 @@ class Transaction:
                 naming the file, and a history that cannot be used; nothing was written.
         """
         steps = self.steps()
-        if self.dry_run or not steps:
+        folders = [f for f in self.folders.values() if f.existed != f.exists]
+        # What is gone once the change is made: a folder to remove may hold only that.
+        gone = {r for r, f in self.files.items() if not f.exists}
+        gone |= {f.where.real for f in folders if not f.exists}
+        for folder in folders:
+            if not folder.exists and not folder_empty(self.ctx, folder.where, gone):
+                raise StaleVersion(
+                    f"{folder.where.display} is not empty, so it is not removed; nothing was "
+                    "written",
+                    path=folder.where.display,
+                    data={"reason": "folder_not_empty"},
+                    suggestions=["Move or delete what is in it first, or leave the folder."],
+                )
+        if self.dry_run or not (steps or folders):
             return False
         history = self.ctx.history
         if history is None:
-            self.ctx.journal.commit(steps)
+            self._write(steps, folders)
         else:
             entries = self.records()  # reads what is replaced, before it is
             # The entry is written first and committed with the files: a history that cannot
             # record refuses the change before any file is touched.
             with history.recording(self.ctx.tool or "batch", entries, self.undoes) as change:
-                self.ctx.journal.commit(steps)
+                self._write(steps, folders)
             self.change_id = change
         for staged in self.files.values():
             if staged.document is not None and staged.content is not None:
                 warm(self.ctx, staged.where, staged.document.text)
         return True
 
+    def _write(self, steps: list[Step], folders: list[StagedFolder]) -> None:
+        """Make the new folders, write the files (the journal), then remove the folders to go.
+        A folder made here goes again if the files' commit fails; one that cannot be removed
+        after the files are written (something was put in it meanwhile) stays."""
+        depth = lambda f: f.where.real.count(os.sep)  # noqa: E731 - a sort key
+        made: list[StagedFolder] = []
+        try:
+            for folder in sorted((f for f in folders if f.exists), key=depth):
+                if make_folder(self.ctx, folder.where):
+                    made.append(folder)  # noqa: PERF401 - so far, for a rollback
+            if steps:
+                self.ctx.journal.commit(steps)
+        except BaseException:
+            for folder in reversed(made):
+                with contextlib.suppress(EditError, OSError):
+                    remove_folder(self.ctx, folder.where)
+            raise
+        for folder in sorted((f for f in folders if not f.exists), key=depth, reverse=True):
+            with contextlib.suppress(EditError, OSError):
+                remove_folder(self.ctx, folder.where)
+
     def records(self) -> list[FileRecord]:
         """The history's record of each path whose state changes, and of each path in
-        :attr:`kept` (see :class:`~editguard.history.FileRecord`)."""
+        :attr:`kept` (see :class:`~editguard.history.FileRecord`); folders last."""
         out = []
         for staged in self.files.values():
             before = (staged.read_version, staged.read_mode)
@@ -529,6 +597,12 @@ class Transaction:
                 out.append(self._record(staged, before, after))
             elif staged.where.real in self.kept:
                 out.append(_unchanged(staged, before))
+        for folder in self.folders.values():
+            if folder.existed != folder.exists or folder.where.real in self.kept:
+                where = folder.where
+                out.append(
+                    records.folder_record(where.display, where.real, folder.existed, folder.exists)
+                )
         return out
 
     def _record(
@@ -617,6 +691,112 @@ def _renamed(diff: str, old: str, new: str) -> str:
     return diff
 
 
+def folder_state(ctx: Context, where: Resolved) -> bool:
+    """Whether a folder is at ``where`` (``False``: nothing is).
+
+    Raises:
+        NotAFile: something else is there (a file), or a folder of the path is a file.
+        OutsideRoot, StaleVersion: a folder of the path was swapped for a symbolic link.
+    """
+    if where.real == where.root:
+        return True
+    with locate(ctx.sandbox, where, create=True) as location:
+        if location.missing:
+            return False
+        try:
+            found = os.lstat(location.name, dir_fd=location.folder)
+        except FileNotFoundError:
+            return False
+        if stat.S_ISDIR(found.st_mode):
+            return True
+        if stat.S_ISLNK(found.st_mode):
+            raise location.changed()
+        raise NotAFile(
+            f"{where.display} is a file, not a folder",
+            path=where.display,
+            data={"not_a_folder": where.display},
+            suggestions=["Choose another name, or move the file away first."],
+        )
+
+
+def folder_empty(ctx: Context, where: Resolved, gone: AbstractSet[str] = frozenset()) -> bool:
+    """Whether the folder at ``where`` is empty but for the real paths in ``gone`` (a missing
+    one counts as empty)."""
+    with locate(ctx.sandbox, where, create=True) as location:
+        if location.missing:
+            return True
+        try:
+            fd = os.open(location.name, _FOLDER, dir_fd=location.folder)
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False  # not a folder (or not one to look into): not to be removed
+        try:
+            return all(os.path.join(where.real, name) in gone for name in os.listdir(fd))
+        finally:
+            os.close(fd)
+
+
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def make_folder(ctx: Context, where: Resolved) -> bool:
+    """Make the folder at ``where`` (its parents exist, or are made too); ``False`` if another
+    process made it meanwhile.
+
+    Raises:
+        NotAFile: a file is in the way.
+        OutsideRoot, StaleVersion, PermissionDenied, WriteFailed: as :func:`locate`.
+    """
+    with locate(ctx.sandbox, where, create=True) as location:
+        names = [*location.missing, location.name]
+        folder = location.folder
+        made = False
+        try:
+            for name in names:
+                try:
+                    os.mkdir(name, 0o777, dir_fd=folder)
+                    made = True
+                except FileExistsError:
+                    pass
+                except OSError as exc:
+                    raise os_error(exc, where.display, "create the folder") from None
+                try:
+                    inner = os.open(name, _FOLDER, dir_fd=folder)
+                except OSError as exc:
+                    if exc.errno == errno.ELOOP:
+                        raise location.changed() from None
+                    if exc.errno == errno.ENOTDIR:
+                        raise NotAFile(
+                            f"{where.display} cannot be created: {name} is a file",
+                            path=where.display,
+                            data={"not_a_folder": name},
+                        ) from None
+                    raise os_error(exc, where.display, "open the folder") from None
+                with contextlib.suppress(OSError):
+                    os.fsync(folder)  # the new name is durable
+                if folder != location.folder:
+                    os.close(folder)
+                folder = inner
+        finally:
+            if folder != location.folder:
+                os.close(folder)
+    return made
+
+
+def remove_folder(ctx: Context, where: Resolved) -> None:
+    """Remove the empty folder at ``where`` (never through a symbolic link).
+
+    Raises:
+        OSError: it is not empty, or not a folder.
+        EditError: as :func:`locate`.
+    """
+    with locate(ctx.sandbox, where) as location:
+        os.rmdir(location.name, dir_fd=location.folder)
+        with contextlib.suppress(OSError):
+            os.fsync(location.folder)
+
+
 def _read(ctx: Context, where: Resolved, location: Location) -> StagedFile:
     """The file as it is now: text, bytes of a non-text file's version, or nothing."""
     if location.missing:
@@ -695,6 +875,9 @@ def _settle_one(ctx: Context, history: History, entry: Entry) -> None:
             (_state_after(ctx, history, entry.id, f, w), f)
             for f, w in zip(entry.files, wheres, strict=True)
         ]
+        # The files decide where there are any: the folders a change makes or removes around
+        # them (before and after the journal's commit) may be left either way by a crash.
+        pairs = [p for p in pairs if not records.is_folder(p[1])] or pairs
         if all(_holds(state, f.after_version, f.after_mode) for state, f in pairs):
             history.settle(entry.id, done=True)
         elif all(_holds(state, f.before_version, f.before_mode) for state, f in pairs):
@@ -711,6 +894,11 @@ def _state_after(
         for found in later.files:
             if found.real == rec.real:
                 return found.before_version, found.before_mode
+    if records.is_folder(rec):
+        try:
+            return (records.FOLDER if folder_state(ctx, where) else None), None
+        except NotAFile:
+            return "", None  # a file where the folder was: neither state
     with locate(ctx.sandbox, where, create=True) as location:
         if location.missing:
             return None, None

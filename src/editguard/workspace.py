@@ -22,14 +22,17 @@ from editguard.tools import (
     apply_diff,
     apply_patch,
     batch,
+    create_directory,
     directory_tree,
     edit_file,
     edit_lines,
     edit_symbol,
+    file_info,
     find_files,
     history,
     list_directory,
     list_symbols,
+    move_file,
     read_file,
     safe_edit,
     undo,
@@ -46,14 +49,17 @@ from editguard.tools._context import (
 )
 from editguard.tools._files import PatchResult
 from editguard.tools.batch import BatchCall, BatchResult
+from editguard.tools.create_directory import CreateDirectoryResult
 from editguard.tools.directory_tree import DirectoryTreeResult
 from editguard.tools.edit_file import EditFileResult, EditOperation
 from editguard.tools.edit_lines import LineEditOp
 from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
+from editguard.tools.file_info import FileInfoResult
 from editguard.tools.find_files import FindFilesResult
 from editguard.tools.history import HistoryResult
 from editguard.tools.list_directory import ListDirectoryResult
 from editguard.tools.list_symbols import ListSymbolsResult
+from editguard.tools.move_file import MoveFileResult
 from editguard.tools.read_file import (
     ImageResult,
     ReadFileAnswer,
@@ -240,6 +246,15 @@ class Workspace:
         """
         return find_files.TOOL.call(self.context, _given(locals()))
 
+    def file_info(self, path: str) -> FileInfoResult:
+        """Type, size, times and permissions of a path; for a text file also its encoding,
+        BOM, line endings, line count and version (as ``read_file`` gives it).
+
+        Raises:
+            EditError: OUTSIDE_ROOT, FILE_NOT_FOUND, PERMISSION_DENIED.
+        """
+        return file_info.TOOL.call(self.context, _given(locals()))
+
     def edit_file(
         self,
         path: str,
@@ -324,6 +339,29 @@ class Workspace:
                 PERMISSION_DENIED, VALIDATION_FAILED, WRITE_FAILED.
         """
         return write_file.TOOL.call(self.context, _given(locals()))
+
+    def move_file(
+        self, source: str, destination: str, *, overwrite: bool = False, dry_run: bool = False
+    ) -> MoveFileResult:
+        """Move or rename one file (its bytes and permission bits kept), creating the missing
+        folders of ``destination``; recorded in the history, so ``undo`` moves it back.
+
+        Raises:
+            EditError: OUTSIDE_ROOT, FILE_NOT_FOUND, NOT_A_FILE (a folder or a symbolic link),
+                STALE_VERSION (the destination exists, without ``overwrite``), INVALID_REQUEST,
+                PERMISSION_DENIED, WRITE_FAILED; nothing was changed.
+        """
+        return move_file.TOOL.call(self.context, _given(locals()))
+
+    def create_directory(self, path: str) -> CreateDirectoryResult:
+        """Create a folder and its missing parents (an existing folder is no error); recorded
+        in the history, so ``undo`` removes the folders it made while they are empty.
+
+        Raises:
+            EditError: OUTSIDE_ROOT, NOT_A_FILE (a file is in the way), PERMISSION_DENIED,
+                WRITE_FAILED.
+        """
+        return create_directory.TOOL.call(self.context, _given(locals()))
 
     def list_symbols(self, path: str, depth: int | None = None) -> ListSymbolsResult:
         """Every definition of a source file: kind, name path and line range, in file order.

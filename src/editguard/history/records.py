@@ -17,6 +17,34 @@ from editguard.history.store import Action, FileRecord
 WHOLE_LIMIT = 64 * 1024
 DIFF_LINES = 2000  # as a result's diff
 
+# The "version" of a path that is a folder (no content hash is this short, nor has letters past
+# f): a folder made by a change is recorded as created (before None, after FOLDER), one removed
+# by an undo as deleted, and shown with a trailing "/". The store needs nothing new, and undo
+# tells folders from files by it.
+FOLDER = "folder"
+
+
+def folder_record(path: str, real: str, before: bool, after: bool) -> FileRecord:
+    """The record of a folder a change made (``before`` false, ``after`` true), removed (the
+    other way round), or left as it was (both the same: an undo's folder already as it
+    restores it)."""
+    state = (FOLDER if before else None, None), (FOLDER if after else None, None)
+    action: Action = "created" if after and not before else "updated" if after else "deleted"
+    return record(
+        path=path.rstrip("/") + "/",
+        real=real,
+        action=action,
+        before=state[0],
+        after=state[1],
+        diff="",
+        restore_data=None,
+    )
+
+
+def is_folder(rec: FileRecord) -> bool:
+    """Whether a record is of a folder (see :data:`FOLDER`)."""
+    return FOLDER in (rec.before_version, rec.after_version)
+
 
 def text_diff(old: str, new: str, display: str, plan: Plan | None = None) -> str:
     """The diff from ``old`` to ``new`` (through ``plan`` when it is known, else through the

@@ -41,7 +41,7 @@ from editguard.tools._common import DRY_RUN_HELP, Args
 from editguard.tools._files import transaction
 from editguard.tools._tool import Tool
 from editguard.tools.history import history_of, not_found
-from editguard.transaction import StagedFile, Transaction, bytes_of, settle
+from editguard.transaction import StagedFile, Transaction, bytes_of, folder_state, settle
 
 MAX_STEPS = 100
 LOCK_ROUNDS = 5  # times undo locks again when the changes to undo changed meanwhile
@@ -153,8 +153,10 @@ def _undo(
     """Check, rebuild and stage every file of ``chosen``, then commit."""
     targets = _targets(chosen, real)
     rebuild = _Rebuild(txn, history)
+    folders = {r: t for r, t in targets.items() if _of_folder(t)}
+    restored = [_stage_folder(txn, rebuild, t, args.force) for t in folders.values()]
     plans = []
-    for target in targets.values():
+    for target in (t for r, t in targets.items() if r not in folders):
         rec = target.oldest
         staged = rebuild.staged(rec.real)
         if not _as_left(staged, target.newest) and not args.force:
@@ -173,6 +175,7 @@ def _undo(
         else:
             txn.put(staged, content, target.oldest.before_mode)
         files.append(_change(staged, target.oldest))
+    files.extend(restored)
     txn.undoes = sorted(e.id for e in chosen)
     txn.kept = set(targets)
     written = txn.commit()
@@ -182,6 +185,49 @@ def _undo(
         # entry still takes the changes back, or every later undo would pick them again.
         txn.change_id = history.record(txn.ctx.tool or "undo", txn.records(), txn.undoes)
     return files, written
+
+
+def _of_folder(target: _Target) -> bool:
+    """Whether a path to restore is a folder the changes made or removed."""
+    return records.is_folder(target.oldest) or records.is_folder(target.newest)
+
+
+def _stage_folder(
+    txn: Transaction, rebuild: _Rebuild, target: _Target, force: bool
+) -> RestoredFile:
+    """Stage putting a folder back as it was (removed if the change made it, made if the
+    change removed it); the commit removes a folder only while it is empty (else
+    STALE_VERSION, even with ``force``: undo never deletes what is in a folder).
+
+    Raises:
+        StaleVersion: the folder is not as the newest undone change left it (made or removed
+            since), unless ``force``.
+        NotAFile: a file or a link is where the folder was.
+    """
+    rec = target.newest
+    where = rebuild.staged_path(rec.real)
+    now = folder_state(txn.ctx, where)
+    left = rec.after_version == records.FOLDER
+    if now != left and not force:
+        state = "exists again" if now else "is gone"
+        raise StaleVersion(
+            f"{where.display} {state} since change {target.newest_entry.id}; nothing was written",
+            path=where.display,
+            data={
+                "expected_version": rec.after_version,
+                "actual_version": records.FOLDER if now else None,
+            },
+            suggestions=["Pass force: true to undo anyway (a folder is removed only if empty)."],
+        )
+    want = target.oldest.before_version == records.FOLDER
+    txn.stage_folder(where, existed=now, exists=want)
+    return RestoredFile(
+        path=where.display + "/",
+        action="updated" if now == want else "added" if want else "deleted",
+        diff="",
+        version=records.FOLDER if want else None,
+        previous_version=records.FOLDER if now else None,
+    )
 
 
 def _moves_back(
@@ -314,6 +360,14 @@ class _Rebuild:
         Raises:
             NotAFile: the path is now a symbolic link (undo would write through it).
         """
+        return self.txn.file(self.staged_path(real))
+
+    def staged_path(self, real: str) -> Resolved:
+        """A recorded path, resolved as it is now.
+
+        Raises:
+            NotAFile: the path is now a symbolic link (undo would write through it).
+        """
         where = self.txn.ctx.sandbox.resolve(real)
         if where.real != real or names_a_link(self.txn.ctx.sandbox, where):
             raise NotAFile(
@@ -323,7 +377,7 @@ class _Rebuild:
                 data={"target": where.display},
                 suggestions=["Remove the link, then undo again."],
             )
-        return self.txn.file(where)
+        return where
 
     def current(self, real: str) -> tuple[str | None, bytes | None]:
         """The file's version and bytes now (read once)."""
