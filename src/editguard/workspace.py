@@ -15,6 +15,7 @@ from editguard.core.formats.lines import LineOp
 from editguard.core.formats.search_replace import SearchReplace
 from editguard.fs.journal import Journal
 from editguard.fs.lock import FileLocks
+from editguard.fs.ripgrep import Case
 from editguard.history import History
 from editguard.history.store import DEFAULT_BYTES, DEFAULT_ENTRIES
 from editguard.pipeline import Mode
@@ -25,6 +26,7 @@ from editguard.tools import (
     edit_file,
     edit_lines,
     edit_symbol,
+    grep,
     history,
     list_symbols,
     read_file,
@@ -46,6 +48,7 @@ from editguard.tools.batch import BatchCall, BatchResult
 from editguard.tools.edit_file import EditFileResult, EditOperation
 from editguard.tools.edit_lines import LineEditOp
 from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
+from editguard.tools.grep import GrepResult
 from editguard.tools.history import HistoryResult
 from editguard.tools.list_symbols import ListSymbolsResult
 from editguard.tools.read_file import ReadFileResult
@@ -147,6 +150,26 @@ class Workspace:
                 FILE_TOO_LARGE, BINARY_FILE, INVALID_REQUEST (a bad line range).
         """
         return read_file.TOOL.call(self.context, _given(locals()))
+
+    def grep(
+        self,
+        pattern: str,
+        path: str | None = None,
+        glob: str | None = None,
+        regex: bool = False,
+        case: Case = "smart",
+        context: int = 0,
+        max_results: int = 100,
+        include_ignored: bool = False,
+    ) -> GrepResult:
+        """Search file contents under the roots (see the ``grep`` tool): matching lines grouped
+        by file, numbered as read_file shows them.
+
+        Raises:
+            EditError: INVALID_REQUEST, INVALID_REGEX, OUTSIDE_ROOT, FILE_NOT_FOUND,
+                NOT_A_FILE, PERMISSION_DENIED.
+        """
+        return grep.TOOL.call(self.context, _given(locals()))
 
     def edit_file(
         self,

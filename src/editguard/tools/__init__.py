@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 # In the order tools/list shows them; each lives in editguard/tools/<name>.py as ``TOOL``.
 NAMES: tuple[str, ...] = (
     "read_file",
+    "grep",
     "edit_file",
     "edit_lines",
     "safe_edit",
