@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from editguard.tools.edit_file import AppliedEdit, EditFileResult, EditOperation
     from editguard.tools.edit_lines import LineEditOp
     from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
+    from editguard.tools.grep import GrepResult
     from editguard.tools.history import ChangedFile, ChangeModel, HistoryResult
     from editguard.tools.list_symbols import ListSymbolsResult, SymbolModel
     from editguard.tools.read_file import ReadFileResult
@@ -92,6 +93,7 @@ _WHERE = {
     "FileNotFound": "editguard.errors",
     "FileTooLarge": "editguard.errors",
     "FindingModel": "editguard.tools._common",
+    "GrepResult": "editguard.tools.grep",
     "History": "editguard.history",
     "HistoryResult": "editguard.tools.history",
     "HunkResult": "editguard.tools._files",
@@ -171,6 +173,7 @@ __all__ = [
     "FileNotFound",
     "FileTooLarge",
     "FindingModel",
+    "GrepResult",
     "History",
     "HistoryResult",
     "HunkResult",

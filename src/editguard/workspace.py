@@ -157,13 +157,14 @@ class Workspace:
         path: str | None = None,
         glob: str | None = None,
         regex: bool = False,
-        case: Case = "smart",
-        context: int = 0,
-        max_results: int = 100,
+        case: Case | None = None,
+        context: int | None = None,
+        max_results: int | None = None,
         include_ignored: bool = False,
     ) -> GrepResult:
         """Search file contents under the roots (see the ``grep`` tool): matching lines grouped
-        by file, numbered as read_file shows them.
+        by file, numbered as read_file shows them. ``case`` is ``"smart"`` unless given,
+        ``context`` 0 (at most 10), ``max_results`` 100 (at most 1,000).
 
         Raises:
             EditError: INVALID_REQUEST, INVALID_REGEX, OUTSIDE_ROOT, FILE_NOT_FOUND,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from editguard.core.listing import LF, listing
 
 LINE_LIMIT = 500  # characters of one line shown; the rest is cut, with a note
+LONG_LINE = 1024 * 1024  # a matching line longer than this is only counted, never read whole
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,13 +29,16 @@ class Line:
 def line_text(raw: str) -> tuple[str, int]:
     """A line as a search engine gives it, with its line break (LF or CRLF) taken off and cut
     to LINE_LIMIT characters: (text, characters cut)."""
-    if raw.endswith(LF):
-        raw = raw[:-1]
-        if raw.endswith("\r"):
-            raw = raw[:-1]
+    raw = without_break(raw)
     if len(raw) <= LINE_LIMIT:
         return raw, 0
     return raw[:LINE_LIMIT], len(raw) - LINE_LIMIT
+
+
+def without_break(raw: str) -> str:
+    """A line without its line break: ``\\n`` or ``\\r\\n`` (a ``\\r`` alone ends no line, as
+    ripgrep sees lines)."""
+    return raw[:-1].removesuffix("\r") if raw.endswith(LF) else raw
 
 
 def decode_line(data: bytes) -> str:
@@ -60,6 +64,12 @@ class FileHits:
     lines: list[Line] = field(default_factory=list)
     matches: int = 0  # matching lines in the file, kept or not
     long_lines: int = 0  # matching lines too long to be read at all (only counted)
+
+    @property
+    def order(self) -> tuple[bool, str]:
+        """Where the file comes in the results: by path, those shown relative to the first
+        root first (the others show their absolute path)."""
+        return (self.path == self.real, self.path)
 
     @property
     def kept(self) -> int:
@@ -88,7 +98,6 @@ class Hits:
     Attributes:
         matches, files: matching lines and files with a match, in all (shown or not).
         long_lines: matching lines too long to be read at all.
-        skipped_binary: files with a match that turned out to be binary (not shown).
     """
 
     max_results: int
@@ -97,7 +106,6 @@ class Hits:
     matches: int = 0
     files: int = 0
     long_lines: int = 0
-    skipped_binary: int = 0
     _kept_matches: int = 0
 
     def start(self, path: str, real: str) -> FileHits:
@@ -111,8 +119,8 @@ class Hits:
         self.matches += hits.matches + hits.long_lines
         self.long_lines += hits.long_lines
         self.files += 1
-        keys = [h.path for h in self.kept]
-        at = bisect.bisect(keys, hits.path)
+        keys = [h.order for h in self.kept]
+        at = bisect.bisect(keys, hits.order)
         if at >= self.max_results:
             return
         self.kept.insert(at, hits)
@@ -190,7 +198,9 @@ def _file_block(file: FileHits, room: int, context: int) -> tuple[str, int]:
         else:
             groups.append([line])
     parts = [listing([_shown(x) for x in g], g[0].number, width=width) for g in groups]
-    return f"{header}\n" + "\n--\n".join(parts) if parts else header, count
+    # Without context, every line shown is a match: the numbers show the gaps.
+    between = "\n--\n" if context else "\n"
+    return f"{header}\n" + between.join(parts) if parts else header, count
 
 
 def _shown(line: Line) -> str:

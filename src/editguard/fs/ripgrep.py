@@ -17,11 +17,12 @@ import subprocess
 import sys
 import sysconfig
 import threading
-from dataclasses import dataclass
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import IO, Literal
 
-from editguard.core.hits import FileHits, Hits, decode_line
+from editguard.core.hits import LONG_LINE, FileHits, Hits, decode_line
 from editguard.errors import InvalidRegex, InvalidRequest
 
 Case = Literal["smart", "sensitive", "insensitive"]
@@ -29,7 +30,7 @@ Case = Literal["smart", "sensitive", "insensitive"]
 RG_ENV = "EDITGUARD_RG"  # the rg to run; a path that is no executable turns ripgrep off
 TIMEOUT = 30.0  # seconds a search may take; then it stops with what it found
 MAX_OUTPUT = 64 * 1024 * 1024  # bytes of ripgrep's output read; then it is killed
-MAX_MESSAGE = 1024 * 1024  # bytes of one JSON message (one line); a longer one is only counted
+MAX_MESSAGE = LONG_LINE  # bytes of one JSON message (one line); a longer one is only counted
 MAX_STDERR = 64 * 1024
 
 
@@ -71,9 +72,9 @@ class Outcome:
     stopped: str | None = None
 
 
-def command(rg: str, query: Query, context: int) -> list[str]:
-    """The ripgrep command line. The pattern goes after ``--regexp`` and the paths after
-    ``--``, so that neither is ever read as a flag, whatever it starts with."""
+def command(rg: str, query: Query, context: int, path: str) -> list[str]:
+    """The ripgrep command line for one path. The pattern goes after ``--regexp`` and the path
+    after ``--``, so that neither is ever read as a flag, whatever it starts with."""
     args = [rg, "--json", "--no-config", "--no-messages", "--no-require-git"]
     args.append({"smart": "--smart-case", "sensitive": "--case-sensitive"}.get(query.case, "-i"))
     args.append("--crlf" if query.regex else "--fixed-strings")
@@ -83,7 +84,7 @@ def command(rg: str, query: Query, context: int) -> list[str]:
         args += ["--no-ignore", "--hidden", "--glob=!.git"]
     if query.glob is not None:
         args.append(f"--glob={query.glob}")
-    return [*args, "--regexp", query.pattern, "--", *query.paths]
+    return [*args, "--regexp", query.pattern, "--", path]
 
 
 def search(
@@ -95,28 +96,65 @@ def search(
     timeout: float = TIMEOUT,
     max_output: int = MAX_OUTPUT,
 ) -> Outcome:
-    """Run ripgrep and add what it finds to ``hits`` (``display(real) -> shown path``).
+    """Run ripgrep on each of the query's paths and add what it finds to ``hits``
+    (``display(real) -> shown path``). A glob is relative to the path searched: ripgrep runs
+    in that folder.
 
     Raises:
         OSError: ``rg`` could not be started (the caller falls back to the Python scan).
         InvalidRegex: ripgrep refused the pattern.
         InvalidRequest: ripgrep refused another argument (the glob).
     """
+    outcome = Outcome()
+    deadline = time.monotonic() + timeout
+    budget = max_output
+    for path in query.paths:
+        folder = path if os.path.isdir(path) else os.path.dirname(path)
+        budget -= _run(
+            command(rg, query, hits.context, path),
+            folder,
+            query,
+            hits,
+            display,
+            outcome,
+            (max(0.0, deadline - time.monotonic()), timeout),
+            (budget, max_output),
+        )
+        if outcome.stopped is not None:
+            break
+    return outcome
+
+
+def _run(
+    args: list[str],
+    folder: str,
+    query: Query,
+    hits: Hits,
+    display: Callable[[str], str],
+    outcome: Outcome,
+    timeout: tuple[float, float],
+    output: tuple[int, int],
+) -> int:
+    """Run one ripgrep (``timeout`` and ``output``: what is left, and the whole limit, to name
+    it); the bytes it printed."""
     proc = subprocess.Popen(  # noqa: S603 - no shell; every argument is ours or after a flag
-        command(rg, query, hits.context),
+        args,
+        cwd=folder,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    assert proc.stdout is not None and proc.stderr is not None
-    outcome = Outcome()
-    timer = threading.Timer(timeout, _stop, (proc, outcome, f"the search took over {timeout:g} s"))
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    why = f"the search took over {timeout[1]:g} s"
+    timer = threading.Timer(timeout[0], _stop, (proc, outcome, why))
     errors: list[bytes] = []
     drain = threading.Thread(target=_drain, args=(proc.stderr, errors), daemon=True)
     timer.start()
     drain.start()
+    files = hits.files
     try:
-        _read(proc.stdout, proc, query, hits, display, outcome, max_output)
+        printed = _read(proc.stdout, proc, hits, display, outcome, output)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -125,9 +163,9 @@ def search(
         drain.join()
         proc.stdout.close()
         proc.stderr.close()
-    if proc.returncode == 2 and not hits.files and outcome.stopped is None:
+    if proc.returncode == 2 and hits.files == files and outcome.stopped is None:
         _refusal(b"".join(errors).decode("utf-8", "replace").strip())
-    return outcome
+    return printed
 
 
 def _stop(proc: subprocess.Popen[bytes], outcome: Outcome, why: str) -> None:
@@ -148,18 +186,17 @@ def _drain(stream: IO[bytes], into: list[bytes]) -> None:
 def _read(
     out: IO[bytes],
     proc: subprocess.Popen[bytes],
-    query: Query,
     hits: Hits,
     display: Callable[[str], str],
     outcome: Outcome,
-    max_output: int,
-) -> None:
+    output: tuple[int, int],
+) -> int:
     current: FileHits | None = None
     total = 0
     while message := out.readline(MAX_MESSAGE):
         total += len(message)
-        if total > max_output:
-            _stop(proc, outcome, f"the search printed over {max_output // (1024 * 1024)} MB")
+        if total > output[0]:
+            _stop(proc, outcome, f"the search printed over {output[1]:,} bytes")
             break
         if not message.endswith(b"\n"):  # one line of over a megabyte: count it, skip it
             while (rest := out.readline(MAX_MESSAGE)) and not rest.endswith(b"\n"):
@@ -179,11 +216,10 @@ def _read(
             raw = _text(data["lines"])
             current.add(int(data["line_number"]), raw, match=kind == "match")
         elif kind == "end":
-            if data.get("binary_offset") is None:
+            if data.get("binary_offset") is None:  # else binary: its lines are not shown
                 hits.add(current)
-            elif current.matches or current.long_lines:
-                hits.skipped_binary += 1
             current = None
+    return total
 
 
 def _path(value: dict[str, str]) -> str:

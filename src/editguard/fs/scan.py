@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import regex
 
-from editguard.core.hits import FileHits, Hits, decode_line
+from editguard.core.hits import LONG_LINE, FileHits, Hits, decode_line, without_break
 from editguard.core.ignore import compile_rules, is_ignored
 from editguard.errors import InvalidRegex
 from editguard.fs.ripgrep import Outcome, Query
@@ -99,9 +99,7 @@ def search(
                     binary = _scan(path, matches, found, hits.context, deadline)
                 except OSError:
                     continue  # vanished or unreadable meanwhile: skipped, as ripgrep does
-                if binary:
-                    hits.skipped_binary += bool(found.matches)
-                else:
+                if not binary:
                     hits.add(found)
     except TimeoutError:
         outcome.stopped = f"the search took over {timeout:g} s"
@@ -161,12 +159,13 @@ def _scan(path: str, matches: Matcher, found: FileHits, context: int, deadline: 
             return True
         if number % _CHECK_EVERY == 0 and time.monotonic() > deadline:
             raise TimeoutError
-        text = raw[:-1] if raw.endswith("\n") else raw
-        text = text[:-1] if text.endswith("\r") else text
-        if matches(text):
+        if matches(without_break(raw)):
             while before:
                 found.add(*before.popleft(), match=False)
-            found.add(number, raw, match=True)
+            if len(raw) > LONG_LINE:  # only counted, as ripgrep's over-long message is
+                found.long_lines += 1
+            else:
+                found.add(number, raw, match=True)
             after = context
         elif after:
             found.add(number, raw, match=False)

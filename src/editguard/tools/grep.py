@@ -15,25 +15,31 @@ from editguard.fs import ripgrep, scan
 from editguard.fs.oserror import not_found, os_error
 from editguard.fs.ripgrep import Case, Outcome, Query
 from editguard.fs.sandbox import Resolved
+from editguard.fs.walk import is_binary
 from editguard.pipeline import Context
 from editguard.tools._common import Args
 from editguard.tools._tool import Tool
 
 MAX_PATTERN = 10_000  # characters
 MAX_RESULTS = 1000
+DEFAULT_RESULTS = 100
+MAX_CONTEXT = 10
+MAX_GLOB = 1000  # characters
 
 
 class GrepArgs(Args):
     """Arguments of grep."""
 
-    pattern: str = Field(min_length=1, max_length=MAX_PATTERN)
-    path: str | None = Field(None, description="Folder or file; default: every root.")
-    glob: str | None = Field(None, max_length=1000, description="e.g. *.py, src/**/*.ts, !*.md")
-    regex: bool = Field(False, description="pattern is a regex (Rust syntax); else literal.")
-    case: Case = Field("smart", description="smart: insensitive unless pattern has capitals.")
-    context: int = Field(0, ge=0, le=10, description="Lines shown around each match.")
-    max_results: int = Field(100, ge=1, le=MAX_RESULTS, description="Matching lines shown.")
-    include_ignored: bool = Field(False, description="Also search hidden and gitignored files.")
+    pattern: str = Field(description="Literal unless regex.")
+    path: str | None = Field(None, description="Default: every root.")
+    glob: str | None = Field(None, description="*.py, !*.md")
+    regex: bool = Field(False, description="Rust syntax.")
+    # None: the defaults, and the limits checked in run(): said in the descriptions, they cost
+    # fewer bytes of tools/list than as schema keywords.
+    case: Case | None = Field(None, description="smart: any case if no capitals.")
+    context: int | None = Field(None, description="Lines around matches, max 10.")
+    max_results: int | None = Field(None, description="Shown: 100, max 1000.")
+    include_ignored: bool = Field(False, description="Hidden, gitignored too.")
 
 
 class GrepResult(BaseModel):
@@ -56,17 +62,12 @@ def run(ctx: Context, args: GrepArgs) -> GrepResult:
             OUTSIDE_ROOT, FILE_NOT_FOUND, NOT_A_FILE (a path that is neither file nor folder),
             PERMISSION_DENIED.
     """
-    if "\n" in args.pattern or "\r" in args.pattern:
-        raise InvalidRequest(
-            "grep matches within one line: the pattern may not hold a line break",
-            data={"field": "pattern"},
-            suggestions=["Search for one line of the text (the most distinctive one)."],
-        )
+    _check(args)
     starts = _starts(ctx, args.path)
     query = Query(
         pattern=args.pattern,
         regex=args.regex,
-        case=args.case,
+        case=args.case or "smart",
         glob=args.glob,
         include_ignored=args.include_ignored,
         paths=tuple(s.real for s in starts),
@@ -79,7 +80,7 @@ def run(ctx: Context, args: GrepArgs) -> GrepResult:
             return real[len(first) :].replace(os.sep, "/")
         return real
 
-    hits = Hits(args.max_results, args.context)
+    hits = Hits(args.max_results or DEFAULT_RESULTS, args.context or 0)
     engine: Literal["ripgrep", "python"] = "ripgrep"
     rg = ripgrep.find_rg()
     outcome: Outcome | None = None
@@ -87,7 +88,7 @@ def run(ctx: Context, args: GrepArgs) -> GrepResult:
         try:
             outcome = ripgrep.search(rg, query, hits, display)
         except OSError:  # found but cannot run (removed, wrong platform): search in Python
-            hits = Hits(args.max_results, args.context)
+            hits = Hits(args.max_results or DEFAULT_RESULTS, args.context or 0)
     if outcome is None:
         engine = "python"
         outcome = scan.search(ctx.sandbox, starts, query, hits, display, timeout=ripgrep.TIMEOUT)
@@ -96,7 +97,7 @@ def run(ctx: Context, args: GrepArgs) -> GrepResult:
     notes = []
     if outcome.stopped:
         notes.append(f"Stopped early ({outcome.stopped}): the counts are lower bounds.")
-    if hits.skipped_binary and len(starts) == 1 and not os.path.isdir(starts[0].real):
+    if not hits.files and _binary_file(starts):
         notes.append(f"{starts[0].display} is a binary file: not searched.")
     return GrepResult(
         content=shown.content,
@@ -107,6 +108,41 @@ def run(ctx: Context, args: GrepArgs) -> GrepResult:
         engine=engine,
         note=" ".join(notes) or None,
     )
+
+
+def _check(args: GrepArgs) -> None:
+    """Refuse a pattern or glob no search should run with.
+
+    Raises:
+        InvalidRequest: an empty or over-long pattern, one holding a line break, a long glob.
+    """
+    if not args.pattern:
+        raise InvalidRequest("the pattern is empty", data={"field": "pattern"})
+    if len(args.pattern) > MAX_PATTERN:
+        raise InvalidRequest(
+            f"the pattern is {len(args.pattern):,} characters long; the limit is {MAX_PATTERN:,}",
+            data={"field": "pattern", "limit": MAX_PATTERN},
+        )
+    if "\n" in args.pattern or "\r" in args.pattern:
+        raise InvalidRequest(
+            "grep matches within one line: the pattern may not hold a line break",
+            data={"field": "pattern"},
+            suggestions=["Search for one line of the text (the most distinctive one)."],
+        )
+    for field, value, low, high in (
+        ("context", args.context, 0, MAX_CONTEXT),
+        ("max_results", args.max_results, 1, MAX_RESULTS),
+    ):
+        if value is not None and not low <= value <= high:
+            raise InvalidRequest(
+                f"{field} is {value}; it must be from {low} to {high:,}",
+                data={"field": field, "limit": high},
+            )
+    if args.glob is not None and len(args.glob) > MAX_GLOB:
+        raise InvalidRequest(
+            f"the glob is {len(args.glob):,} characters long; the limit is {MAX_GLOB:,}",
+            data={"field": "glob", "limit": MAX_GLOB},
+        )
 
 
 def _starts(ctx: Context, path: str | None) -> list[Resolved]:
@@ -126,10 +162,18 @@ def _starts(ctx: Context, path: str | None) -> list[Resolved]:
     except OSError as exc:
         raise os_error(exc, where.display, "search") from None
     if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
-        raise NotAFile(
-            f"{where.display} is neither a file nor a folder", path=where.display
-        )
+        raise NotAFile(f"{where.display} is neither a file nor a folder", path=where.display)
     return [where]
+
+
+def _binary_file(starts: list[Resolved]) -> bool:
+    """Whether the search was of one file, and a binary one."""
+    if len(starts) != 1 or not os.path.isfile(starts[0].real):
+        return False
+    try:
+        return is_binary(starts[0].real)
+    except OSError:
+        return False
 
 
 def _confine(hits: Hits, roots: tuple[str, ...]) -> None:
@@ -145,12 +189,10 @@ def _confine(hits: Hits, roots: tuple[str, ...]) -> None:
 
 TOOL = Tool(
     name="grep",
-    title="Search file contents",
+    title="Search in files",
     description=(
-        "Search file contents under the roots (ripgrep): matching lines grouped by file, as "
-        "read_file shows them (`  12│text`; the prefix is not part of the file: copy the text "
-        "after '│' into old_text). Literal unless regex; skips binary, hidden and gitignored "
-        "files unless include_ignored. Returns content, matches, files, shown and truncated."
+        "Returns matching lines by file, numbered as in read_file (copy text after '│'), "
+        "and counts. Skips binary files."
     ),
     arguments=GrepArgs,
     result=GrepResult,
