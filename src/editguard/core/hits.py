@@ -112,6 +112,16 @@ class Hits:
         """The hits of a new file, to fill in and then :meth:`add`."""
         return FileHits(path, real, self.max_results, self.context)
 
+    def wants(self, hits: FileHits) -> bool:
+        """Whether the lines of this file may still be shown: not when the files kept so far
+        hold enough matching lines and all come before it (its lines then need only be
+        counted, which an engine can do without reading them)."""
+        return not (
+            self._kept_matches >= self.max_results
+            and self.kept
+            and hits.order > self.kept[-1].order
+        )
+
     def add(self, hits: FileHits) -> None:
         """Count a file's hits and keep them if they may be among the first shown."""
         if hits.matches == 0 and hits.long_lines == 0:

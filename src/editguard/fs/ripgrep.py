@@ -192,24 +192,30 @@ def _read(
     output: tuple[int, int],
 ) -> int:
     current: FileHits | None = None
+    wanted = True  # whether the current file's lines may be shown (else only counted)
     total = 0
     while message := out.readline(MAX_MESSAGE):
         total += len(message)
         if total > output[0]:
             _stop(proc, outcome, f"the search printed over {output[1]:,} bytes")
             break
+        is_match = message.startswith(b'{"type":"match"')
         if not message.endswith(b"\n"):  # one line of over a megabyte: count it, skip it
             while (rest := out.readline(MAX_MESSAGE)) and not rest.endswith(b"\n"):
                 total += len(rest)
             total += len(rest)
-            if current is not None and message.startswith(b'{"type":"match"'):
+            if current is not None and is_match:
                 current.long_lines += 1
+            continue
+        if current is not None and not wanted and not message.startswith(b'{"type":"end"'):
+            current.matches += is_match  # a file that cannot be shown: count, do not parse
             continue
         event = json.loads(message)
         kind, data = event.get("type"), event.get("data", {})
         if kind == "begin":
             real = _path(data["path"])
             current = hits.start(display(real), real)
+            wanted = hits.wants(current)
         elif current is None:
             continue
         elif kind in ("match", "context"):
