@@ -16,7 +16,7 @@ from mcp import Client
 from editguard import Workspace
 from editguard.core.hits import Hits
 from editguard.errors import EditError
-from editguard.fs import ripgrep
+from editguard.fs import ripgrep, scan
 from editguard.fs.ripgrep import Query
 from editguard.mcp_server import EditguardServer
 from editguard.tools.grep import GrepResult
@@ -302,6 +302,18 @@ def test_a_line_over_a_megabyte_is_counted_not_shown(
     )
 
 
+def test_a_file_name_with_a_line_break_or_undecodable_bytes_is_quoted(
+    ws: Workspace, root: Path, engine: str
+) -> None:
+    write(root, "new\nline.txt", "needle\n")
+    (root.joinpath(os.fsdecode(b"caf\xe9.txt"))).write_text("needle\n")
+    result = grep(ws, engine, "needle")
+    assert result.content == '"caf\\udce9.txt"\n1│needle\n\n"new\\nline.txt"\n1│needle'
+    # The quoted name, read as JSON, is a path the tools take.
+    name = json.loads(result.content.split("\n")[0])
+    assert ws.read_file(name).content == "1│needle"
+
+
 # -- caps ---------------------------------------------------------------------------------
 
 
@@ -377,6 +389,24 @@ def test_the_python_scan_stops_at_its_timeout(
     assert result.note == "Stopped early (the search took over 0 s): the counts are lower bounds."
 
 
+def test_a_regex_that_backtracks_forever_stops_the_python_scan(
+    ws: Workspace, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(root, "a.txt", "a" * 40 + "c\n")
+    monkeypatch.delenv(ripgrep.RG_ENV, raising=False)
+    # ripgrep's automaton runs in linear time: no match, no note.
+    fast = ws.grep("(a|aa)+$", regex=True)
+    assert (fast.engine, fast.matches, fast.note) == ("ripgrep", 0, None)
+    monkeypatch.setenv(ripgrep.RG_ENV, "")
+    monkeypatch.setattr(scan, "LINE_TIMEOUT", 0.05)
+    slow = ws.grep("(a|aa)+$", regex=True)
+    assert slow.engine == "python"
+    assert slow.truncated
+    assert slow.note == (
+        "Stopped early (the regex took over 0.05 s on one line): the counts are lower bounds."
+    )
+
+
 # -- refusals -----------------------------------------------------------------------------
 
 
@@ -431,6 +461,11 @@ CORPUS = {
         {"pattern": "a", "max_results": 3, "context": 2},
         {"pattern": "(argv)"},
         {"pattern": "return", "path": "src"},
+        {"pattern": "main", "path": "dist"},
+        {"pattern": "main", "path": ".config"},
+        {"pattern": "main", "path": "src/app.py", "glob": "*.md"},
+        {"pattern": "main", "path": "dist/app.min.js"},
+        {"pattern": "step", "glob": "docs/*", "context": 1},
     ],
 )
 def test_both_engines_answer_a_literal_search_the_same(

@@ -7,6 +7,7 @@ Pure: the search engines (ripgrep, or the Python scan) feed lines in; nothing he
 from __future__ import annotations
 
 import bisect
+import json
 from dataclasses import dataclass, field
 
 from editguard.core.listing import LF, listing
@@ -194,10 +195,11 @@ def _file_block(file: FileHits, room: int, context: int) -> tuple[str, int]:
         wanted.append(line)
     while wanted and not wanted[-1].match and wanted[-1].number > last_match + context:
         wanted.pop()
-    header = file.path
+    # A name with a line break or bytes that are not UTF-8 is quoted, with JSON's escapes.
+    header = file.path if file.path.isprintable() else json.dumps(file.path)
     if context and count:
         numbers = ", ".join(str(x.number) for x in wanted if x.match)
-        header = f"{file.path} (matches on lines {numbers})"
+        header = f"{header} (matches on lines {numbers})"
     if file.long_lines:
         header = f"{header} ({file.long_lines} matching line(s) too long to show)"
     width = len(str(wanted[-1].number)) if wanted else 1

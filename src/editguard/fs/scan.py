@@ -37,7 +37,13 @@ _BOMS = (
 _CHECK_EVERY = 4096  # lines between two looks at the clock
 _ESCAPES = regex.compile(r"\\[pP]\{[^}]*\}|\\.")
 
+LINE_TIMEOUT = 1.0  # seconds a regex may take on one line (catastrophic backtracking)
+
 Matcher = Callable[[str], bool]
+
+
+class _Deadline(Exception):
+    """The search ran out of time."""
 
 
 def matcher(query: Query) -> Matcher:
@@ -65,7 +71,7 @@ def matcher(query: Query) -> Matcher:
             suggestions=["Fix the pattern, or send regex: false to search for it literally."],
         ) from None
     search = compiled.search
-    return lambda line: search(line, timeout=1.0) is not None
+    return lambda line: search(line, timeout=LINE_TIMEOUT) is not None
 
 
 def search(
@@ -97,12 +103,16 @@ def search(
                 found = hits.start(display(path), path)
                 try:
                     binary = _scan(path, matches, found, hits.context, deadline)
+                except TimeoutError:  # an OSError, but the regex module's: not the file's
+                    raise
                 except OSError:
                     continue  # vanished or unreadable meanwhile: skipped, as ripgrep does
                 if not binary:
                     hits.add(found)
-    except TimeoutError:
+    except _Deadline:
         outcome.stopped = f"the search took over {timeout:g} s"
+    except TimeoutError:  # the regex module's own, on one line
+        outcome.stopped = f"the regex took over {LINE_TIMEOUT:g} s on one line"
     return outcome
 
 
@@ -150,7 +160,8 @@ def _scan(path: str, matches: Matcher, found: FileHits, context: int, deadline: 
 
     Raises:
         OSError: the file cannot be opened (a link, gone) or read.
-        TimeoutError: past ``deadline``.
+        _Deadline: past ``deadline``.
+        TimeoutError: the regex took over LINE_TIMEOUT on one line.
     """
     before: collections.deque[tuple[int, str]] = collections.deque(maxlen=context or 1)
     after = 0
@@ -158,7 +169,7 @@ def _scan(path: str, matches: Matcher, found: FileHits, context: int, deadline: 
         if raw is None:
             return True
         if number % _CHECK_EVERY == 0 and time.monotonic() > deadline:
-            raise TimeoutError
+            raise _Deadline
         if matches(without_break(raw)):
             while before:
                 found.add(*before.popleft(), match=False)
