@@ -22,8 +22,8 @@ pytestmark = pytest.mark.anyio
 BUDGET = 1500  # bytes of compact JSON a tool costs in tools/list, on average (DESIGN.md)
 
 STATE_ENV = {k: v for k, v in os.environ.items() if k in ("EDITGUARD_HISTORY", "EDITGUARD_JOURNAL")}
-# The SDK passes a stdio server few variables: name this checkout's code, not an installed one.
-SERVER_ENV = {**STATE_ENV, "PYTHONPATH": str(Path(__file__).resolve().parent.parent / "src")}
+# And this checkout's code, not an installed copy's (in a git worktree they differ).
+STATE_ENV["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent / "src")
 
 
 @pytest.fixture
@@ -35,7 +35,7 @@ def serve(root: Path, *flags: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "editguard", "serve", str(root), "--log-level", "WARNING", *flags],
-        env=SERVER_ENV,
+        env=STATE_ENV,
     )
 
 
