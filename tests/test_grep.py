@@ -20,6 +20,7 @@ from editguard.fs import ripgrep, scan
 from editguard.fs.ripgrep import Query
 from editguard.mcp_server import EditguardServer
 from editguard.tools.grep import GrepResult
+from editguard.tools.grep import _confine as confine
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 ENGINES = ("ripgrep", "python")
@@ -246,6 +247,22 @@ def test_a_symlink_inside_the_root_is_not_followed_but_its_target_is_searched(
     assert grep(ws, engine, "needle").content == "real/a.txt\n1│needle"
     # Named on purpose, the link resolves to its target, shown by its real path.
     assert grep(ws, engine, "needle", path="alias").content == "real/a.txt\n1│needle"
+
+
+def test_a_file_found_that_now_resolves_outside_is_left_out(tmp_path: Path, root: Path) -> None:
+    # What a folder swapped for a link during the search leaves: a path found inside the root
+    # whose real path is now outside. The last check drops it, counts included.
+    write(tmp_path / "outside", "secret.txt", "needle\n")
+    os.symlink(tmp_path / "outside", root / "swapped")
+    write(root, "mine.txt", "needle\n")
+    hits = Hits(max_results=10, context=0)
+    for name in ("mine.txt", "swapped/secret.txt"):
+        found = hits.start(name, str(root / name))
+        found.add(1, "needle\n", match=True)
+        hits.add(found)
+    confine(hits, (str(root),))
+    assert [f.path for f in hits.kept] == ["mine.txt"]
+    assert (hits.matches, hits.files) == (1, 1)
 
 
 # -- how lines are shown ------------------------------------------------------------------
