@@ -39,6 +39,21 @@ def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     return name
 
 
+def test_rg_is_found_beside_python_first_or_where_the_variable_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(ripgrep.RG_ENV, raising=False)
+    beside = Path(sys.executable).parent / "rg"
+    if beside.exists():  # the ripgrep wheel installs it in the environment's scripts folder
+        assert ripgrep.find_rg() == str(beside)
+    monkeypatch.setenv(ripgrep.RG_ENV, str(tmp_path))  # a folder: no rg
+    assert ripgrep.find_rg() is None
+    monkeypatch.setenv(ripgrep.RG_ENV, "")
+    assert ripgrep.find_rg() is None
+    monkeypatch.setenv(ripgrep.RG_ENV, sys.executable)  # any executable file is taken
+    assert ripgrep.find_rg() == sys.executable
+
+
 def grep(ws: Workspace, engine: str, pattern: str, **kwargs: object) -> GrepResult:
     result = ws.grep(pattern, **kwargs)  # type: ignore[arg-type]
     assert result.engine == engine
@@ -483,6 +498,8 @@ CORPUS = {
         {"pattern": "main", "path": "src/app.py", "glob": "*.md"},
         {"pattern": "main", "path": "dist/app.min.js"},
         {"pattern": "step", "glob": "docs/*", "context": 1},
+        {"pattern": "main", "glob": "*.{py,md}"},
+        {"pattern": "main", "glob": "!{src,docs}"},
     ],
 )
 def test_both_engines_answer_a_literal_search_the_same(

@@ -21,7 +21,7 @@ import regex
 
 from editguard.core.hits import LONG_LINE, FileHits, Hits, decode_line, without_break
 from editguard.core.ignore import compile_rules, is_ignored
-from editguard.errors import InvalidRegex
+from editguard.errors import InvalidRegex, InvalidRequest
 from editguard.fs.ripgrep import Outcome, Query
 from editguard.fs.sandbox import Resolved, Sandbox
 from editguard.fs.walk import walk
@@ -117,16 +117,45 @@ def search(
 
 
 def _globs(glob: str | None) -> tuple[Callable[[str], bool] | None, tuple[str, ...]]:
-    """The file filter of a ``glob`` (gitignore syntax, as ripgrep's ``--glob``): a plain
-    glob keeps only the files it matches; one starting with ``!`` hides those it matches."""
+    """The file filter of a ``glob`` (gitignore syntax and ``{a,b}`` alternatives, as
+    ripgrep's ``--glob``): a plain glob keeps only the files it matches; one starting with
+    ``!`` hides those it matches."""
     if glob is None:
         return None, ()
     if glob.startswith("!"):
-        return None, (glob[1:],)
-    rules = compile_rules("", [glob])
+        return None, tuple(_alternatives(glob[1:]))
+    rules = compile_rules("", _alternatives(glob))
     if rules is None:
         return None, ()
     return (lambda rel: is_ignored([rules], rel, False)), ()
+
+
+_BRACES = regex.compile(r"\{([^{}]*)\}")
+MAX_ALTERNATIVES = 1000
+
+
+def _alternatives(glob: str) -> list[str]:
+    """``glob`` with each ``{a,b}`` group written out (``*.{py,ts}``: ``*.py``, ``*.ts``);
+    innermost groups first, so that nested ones work too.
+
+    Raises:
+        InvalidRequest: more than MAX_ALTERNATIVES globs.
+    """
+    done: list[str] = []
+    todo = [glob]
+    while todo:
+        current = todo.pop()
+        group = _BRACES.search(current)
+        if group is None:
+            done.append(current)
+        else:
+            head, tail = current[: group.start()], current[group.end() :]
+            todo.extend(head + choice + tail for choice in group.group(1).split(","))
+        if len(done) + len(todo) > MAX_ALTERNATIVES:
+            raise InvalidRequest(
+                f"the glob stands for over {MAX_ALTERNATIVES:,} globs", data={"field": "glob"}
+            )
+    return done
 
 
 def _files(
