@@ -29,6 +29,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
         "bench_history.py",
         "bench_mcp.py",
         "bench_walk.py",
+        "bench_grep.py",
     ],
 )
 def test_the_benchmark_runs_and_prints_its_summary(script: str) -> None:

@@ -35,6 +35,8 @@ pytestmark = pytest.mark.anyio
 # test folders of the journal and the history (tests/conftest.py), or the servers would write
 # to the user's own.
 STATE_ENV = {k: v for k, v in os.environ.items() if k in ("EDITGUARD_HISTORY", "EDITGUARD_JOURNAL")}
+# And this checkout's code, not an installed copy's (in a git worktree they differ).
+STATE_ENV["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent / "src")
 
 
 @pytest.fixture

@@ -22,6 +22,8 @@ pytestmark = pytest.mark.anyio
 BUDGET = 1500  # bytes of compact JSON a tool costs in tools/list, on average (DESIGN.md)
 
 STATE_ENV = {k: v for k, v in os.environ.items() if k in ("EDITGUARD_HISTORY", "EDITGUARD_JOURNAL")}
+# And this checkout's code, not an installed copy's (in a git worktree they differ).
+STATE_ENV["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent / "src")
 
 
 @pytest.fixture

@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
     from editguard.tools.file_info import FileInfoResult
     from editguard.tools.find_files import FindFilesResult
+    from editguard.tools.grep import GrepResult
     from editguard.tools.history import ChangedFile, ChangeModel, HistoryResult
     from editguard.tools.list_directory import ListDirectoryResult
     from editguard.tools.list_symbols import ListSymbolsResult, SymbolModel
@@ -109,6 +110,7 @@ _WHERE = {
     "FileTooLarge": "editguard.errors",
     "FindFilesResult": "editguard.tools.find_files",
     "FindingModel": "editguard.tools._common",
+    "GrepResult": "editguard.tools.grep",
     "History": "editguard.history",
     "HistoryResult": "editguard.tools.history",
     "HunkResult": "editguard.tools._files",
@@ -199,6 +201,7 @@ __all__ = [
     "FileTooLarge",
     "FindFilesResult",
     "FindingModel",
+    "GrepResult",
     "History",
     "HistoryResult",
     "HunkResult",

@@ -15,6 +15,7 @@ from editguard.core.formats.lines import LineOp
 from editguard.core.formats.search_replace import SearchReplace
 from editguard.fs.journal import Journal
 from editguard.fs.lock import FileLocks
+from editguard.fs.ripgrep import Case
 from editguard.history import History
 from editguard.history.store import DEFAULT_BYTES, DEFAULT_ENTRIES
 from editguard.pipeline import Mode
@@ -29,6 +30,7 @@ from editguard.tools import (
     edit_symbol,
     file_info,
     find_files,
+    grep,
     history,
     list_directory,
     list_symbols,
@@ -56,6 +58,7 @@ from editguard.tools.edit_lines import LineEditOp
 from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
 from editguard.tools.file_info import FileInfoResult
 from editguard.tools.find_files import FindFilesResult
+from editguard.tools.grep import GrepResult
 from editguard.tools.history import HistoryResult
 from editguard.tools.list_directory import ListDirectoryResult
 from editguard.tools.list_symbols import ListSymbolsResult
@@ -254,6 +257,27 @@ class Workspace:
             EditError: OUTSIDE_ROOT, FILE_NOT_FOUND, PERMISSION_DENIED.
         """
         return file_info.TOOL.call(self.context, _given(locals()))
+
+    def grep(
+        self,
+        pattern: str,
+        path: str | None = None,
+        glob: str | None = None,
+        regex: bool = False,
+        case: Case | None = None,
+        context: int | None = None,
+        max_results: int | None = None,
+        include_ignored: bool = False,
+    ) -> GrepResult:
+        """Search file contents under the roots (see the ``grep`` tool): matching lines grouped
+        by file, numbered as read_file shows them. ``case`` is ``"smart"`` unless given,
+        ``context`` 0 (at most 10), ``max_results`` 100 (at most 1,000).
+
+        Raises:
+            EditError: INVALID_REQUEST, INVALID_REGEX, OUTSIDE_ROOT, FILE_NOT_FOUND,
+                NOT_A_FILE, PERMISSION_DENIED.
+        """
+        return grep.TOOL.call(self.context, _given(locals()))
 
     def edit_file(
         self,

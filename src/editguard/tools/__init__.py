@@ -23,6 +23,7 @@ NAMES: tuple[str, ...] = (
     "directory_tree",
     "find_files",
     "file_info",
+    "grep",
     "edit_file",
     "edit_lines",
     "safe_edit",

@@ -1,0 +1,203 @@
+"""``grep``: search file contents across the roots, with ripgrep (a pure-Python scan when it is
+missing), and show the matching lines numbered as read_file shows them."""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from editguard.core.hits import Hits, render
+from editguard.errors import InvalidRequest, NotAFile
+from editguard.fs import ripgrep, scan
+from editguard.fs.oserror import not_found, os_error
+from editguard.fs.ripgrep import Case, Outcome, Query
+from editguard.fs.sandbox import Resolved
+from editguard.fs.walk import is_binary
+from editguard.pipeline import Context
+from editguard.tools._common import Args
+from editguard.tools._tool import Tool
+
+MAX_PATTERN = 10_000  # characters
+MAX_RESULTS = 1000
+DEFAULT_RESULTS = 100
+MAX_CONTEXT = 10
+MAX_GLOB = 1000  # characters
+
+
+class GrepArgs(Args):
+    """Arguments of grep."""
+
+    pattern: str = Field(description="Literal unless regex.")
+    path: str | None = Field(None, description="Default: every root.")
+    glob: str | None = Field(None, description="*.py, !*.md")
+    regex: bool = Field(False, description="Rust syntax.")
+    # None: the defaults, and the limits checked in run(): said in the descriptions, they cost
+    # fewer bytes of tools/list than as schema keywords.
+    case: Case | None = Field(None, description="smart: any case if no capitals.")
+    context: int | None = Field(None, description="Lines around matches, max 10.")
+    max_results: int | None = Field(None, description="Shown: 100, max 1000.")
+    include_ignored: bool = Field(False, description="Hidden, gitignored too.")
+
+
+class GrepResult(BaseModel):
+    """Result of grep."""
+
+    content: str
+    matches: int = Field(description="Matching lines found, shown or not.")
+    files: int = Field(description="Files with a match.")
+    shown: int = Field(description="Matching lines shown.")
+    truncated: bool = Field(description="Some matching lines are not shown.")
+    engine: Literal["ripgrep", "python"]
+    note: str | None = None
+
+
+def run(ctx: Context, args: GrepArgs) -> GrepResult:
+    """Search the files under ``path`` (or every root) for ``pattern``.
+
+    Raises:
+        EditError: INVALID_REQUEST (a line break in the pattern, a bad glob), INVALID_REGEX,
+            OUTSIDE_ROOT, FILE_NOT_FOUND, NOT_A_FILE (a path that is neither file nor folder),
+            PERMISSION_DENIED.
+    """
+    _check(args)
+    starts = _starts(ctx, args.path)
+    query = Query(
+        pattern=args.pattern,
+        regex=args.regex,
+        case=args.case or "smart",
+        glob=args.glob,
+        include_ignored=args.include_ignored,
+        paths=tuple(s.real for s in starts),
+    )
+    roots = ctx.sandbox.roots
+    first = roots[0].rstrip(os.sep) + os.sep
+
+    def display(real: str) -> str:
+        if real.startswith(first):
+            return real[len(first) :].replace(os.sep, "/")
+        return real
+
+    hits = Hits(args.max_results or DEFAULT_RESULTS, args.context or 0)
+    engine: Literal["ripgrep", "python"] = "ripgrep"
+    rg = ripgrep.find_rg()
+    outcome: Outcome | None = None
+    if rg is not None:
+        try:
+            outcome = ripgrep.search(rg, query, hits, display)
+        except OSError:  # found but cannot run (removed, wrong platform): search in Python
+            hits = Hits(args.max_results or DEFAULT_RESULTS, args.context or 0)
+    if outcome is None:
+        engine = "python"
+        outcome = scan.search(ctx.sandbox, starts, query, hits, display, timeout=ripgrep.TIMEOUT)
+    _confine(hits, roots)
+    shown = render(hits)
+    notes = []
+    if outcome.stopped:
+        notes.append(f"Stopped early ({outcome.stopped}): the counts are lower bounds.")
+    if not hits.files and _binary_file(starts):
+        notes.append(f"{starts[0].display} is a binary file: not searched.")
+    return GrepResult(
+        content=shown.content,
+        matches=hits.matches,
+        files=hits.files,
+        shown=shown.shown,
+        truncated=shown.shown < hits.matches or outcome.stopped is not None,
+        engine=engine,
+        note=" ".join(notes) or None,
+    )
+
+
+def _check(args: GrepArgs) -> None:
+    """Refuse a pattern or glob no search should run with.
+
+    Raises:
+        InvalidRequest: an empty or over-long pattern, one holding a line break, a long glob.
+    """
+    if not args.pattern:
+        raise InvalidRequest("the pattern is empty", data={"field": "pattern"})
+    if len(args.pattern) > MAX_PATTERN:
+        raise InvalidRequest(
+            f"the pattern is {len(args.pattern):,} characters long; the limit is {MAX_PATTERN:,}",
+            data={"field": "pattern", "limit": MAX_PATTERN},
+        )
+    if "\n" in args.pattern or "\r" in args.pattern:
+        raise InvalidRequest(
+            "grep matches within one line: the pattern may not hold a line break",
+            data={"field": "pattern"},
+            suggestions=["Search for one line of the text (the most distinctive one)."],
+        )
+    for field, value, low, high in (
+        ("context", args.context, 0, MAX_CONTEXT),
+        ("max_results", args.max_results, 1, MAX_RESULTS),
+    ):
+        if value is not None and not low <= value <= high:
+            raise InvalidRequest(
+                f"{field} is {value}; it must be from {low} to {high:,}",
+                data={"field": field, "limit": high},
+            )
+    if args.glob is not None and len(args.glob) > MAX_GLOB:
+        raise InvalidRequest(
+            f"the glob is {len(args.glob):,} characters long; the limit is {MAX_GLOB:,}",
+            data={"field": "glob", "limit": MAX_GLOB},
+        )
+
+
+def _starts(ctx: Context, path: str | None) -> list[Resolved]:
+    """Where to search: ``path`` resolved in the sandbox, or every root not inside another."""
+    if path is None:
+        roots = ctx.sandbox.roots
+        return [
+            Resolved(r, r, r)
+            for r in roots
+            if not any(r != o and r.startswith(o.rstrip(os.sep) + os.sep) for o in roots)
+        ]
+    where = ctx.sandbox.resolve(path)
+    try:
+        mode = os.stat(where.real).st_mode
+    except FileNotFoundError:
+        raise not_found(where.display) from None
+    except OSError as exc:
+        raise os_error(exc, where.display, "search") from None
+    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+        raise NotAFile(f"{where.display} is neither a file nor a folder", path=where.display)
+    return [where]
+
+
+def _binary_file(starts: list[Resolved]) -> bool:
+    """Whether the search was of one file, and a binary one."""
+    if len(starts) != 1 or not os.path.isfile(starts[0].real):
+        return False
+    try:
+        return is_binary(starts[0].real)
+    except OSError:
+        return False
+
+
+def _confine(hits: Hits, roots: tuple[str, ...]) -> None:
+    """Drop a file that resolves outside the roots now (the tree changed during the search,
+    a folder swapped for a link): its lines are never shown."""
+    inside = tuple(r.rstrip(os.sep) + os.sep for r in roots)
+    for file in list(hits.kept):
+        if not os.path.realpath(file.real).startswith(inside):
+            hits.kept.remove(file)
+            hits.matches -= file.matches + file.long_lines
+            hits.files -= 1
+
+
+TOOL = Tool(
+    name="grep",
+    title="Search in files",
+    description=(
+        "Returns matching lines by file, numbered as in read_file (copy text after '│'), "
+        "and counts. Skips binary files."
+    ),
+    arguments=GrepArgs,
+    result=GrepResult,
+    run=run,
+    read_only=True,
+    destructive=False,
+    idempotent=True,
+)
