@@ -1,0 +1,1 @@
+"""Other servers' tool sets, served with editguard underneath (``editguard serve --compat``)."""

@@ -1,0 +1,398 @@
+"""The MCP reference filesystem server's tools, by their names and arguments, with editguard
+underneath (``editguard serve --compat filesystem``).
+
+A user who swaps servers keeps their prompts: the same fourteen tool names (``read_text_file``,
+``edit_file`` with ``oldText``/``newText``, ``list_allowed_directories``, ...) and argument
+names, answered in plain text as that server answers. Underneath, every call is an editguard
+tool with its sandbox, its checks and its history: a CRLF file stays CRLF, an ``oldText`` found
+twice is refused instead of replacing the first, a write that breaks the syntax is refused, and
+every change can be undone with ``editguard call undo``. README.md lists where the answers
+differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from editguard.errors import EditError, InvalidRequest
+from editguard.pipeline import Context, read
+from editguard.tools import tool_named as editguard_tool
+from editguard.tools._common import Args
+from editguard.tools._tool import Media, Tool
+
+# Characters that read_multiple_files shows in all, as read_file's ``paths`` does.
+MANY_CHARS = 256 * 1024
+# Levels directory_tree shows: the reference server has no limit; editguard's tool caps it.
+TREE_DEPTH = 10
+
+
+class Image(Media):
+    """An image read by read_media_file: its bytes travel as MCP image content."""
+
+    mime_type: str
+    data: str
+
+
+class Plain(BaseModel):
+    """What a compatible tool answers: text, as the reference server gives it, and any image.
+
+    Over MCP the text is sent as it is (not as JSON), with ``{"content": text}`` as structured
+    content, like the reference server."""
+
+    content: str
+    images: list[Image] = Field(default_factory=list)
+
+
+def _call(ctx: Context, name: str, arguments: dict[str, Any]) -> Any:
+    """The editguard tool ``name`` on ``arguments``, as its own call would run it."""
+    return editguard_tool(name).call(ctx, arguments)
+
+
+# -- arguments: the reference server's names -------------------------------------------------
+
+
+class PathArgs(Args):
+    """Arguments of a tool that takes one path."""
+
+    path: str
+
+
+class ReadTextArgs(Args):
+    """Arguments of read_text_file (and the older read_file)."""
+
+    path: str
+    head: int | None = Field(None, ge=1, description="Only the first N lines.")
+    tail: int | None = Field(None, ge=1, description="Only the last N lines.")
+
+
+class ReadManyArgs(Args):
+    """Arguments of read_multiple_files."""
+
+    paths: list[str] = Field(min_length=1, max_length=50)
+
+
+class WriteArgs(Args):
+    """Arguments of write_file."""
+
+    path: str
+    content: str
+
+
+class EditOperation(Args):
+    """One edit of edit_file."""
+
+    oldText: str = Field(description="Text to replace, exactly as in the file.")  # noqa: N815
+    newText: str  # noqa: N815
+
+
+class EditArgs(Args):
+    """Arguments of edit_file."""
+
+    path: str
+    edits: list[EditOperation]
+    dryRun: bool = Field(False, description="Show the diff, write nothing.")  # noqa: N815
+
+
+class SizesArgs(Args):
+    """Arguments of list_directory_with_sizes."""
+
+    path: str
+    sortBy: Literal["name", "size"] = "name"  # noqa: N815
+
+
+class TreeArgs(Args):
+    """Arguments of directory_tree."""
+
+    path: str
+    excludePatterns: list[str] = Field(default_factory=list, max_length=100)  # noqa: N815
+
+
+class MoveArgs(Args):
+    """Arguments of move_file."""
+
+    source: str
+    destination: str
+
+
+class SearchArgs(Args):
+    """Arguments of search_files."""
+
+    path: str
+    pattern: str = Field(description="A glob: '*.py' in path, '**/*.py' below it.")
+    excludePatterns: list[str] = Field(default_factory=list, max_length=100)  # noqa: N815
+
+
+class NoArgs(Args):
+    """No arguments."""
+
+
+# -- what each tool does ----------------------------------------------------------------------
+
+
+def _text_of(ctx: Context, path: str, head: int | None = None, tail: int | None = None) -> str:
+    """The file's text (line breaks as ``\\n``), or its first or last lines."""
+    _, doc, _ = read(ctx, path)
+    if head is None and tail is None:
+        return doc.text
+    total = doc.line_count
+    if head is not None:
+        return "\n".join(doc.lines(1, min(head, total)))
+    assert tail is not None
+    return "\n".join(doc.lines(max(1, total - tail + 1), total))
+
+
+def read_text(ctx: Context, args: ReadTextArgs) -> Plain:
+    """read_text_file: the whole text, or its head or tail."""
+    if args.head is not None and args.tail is not None:
+        raise InvalidRequest("give head or tail, not both", data={"field": "tail"}, path=args.path)
+    return Plain(content=_text_of(ctx, args.path, args.head, args.tail))
+
+
+def read_media(ctx: Context, args: PathArgs) -> Plain:
+    """read_media_file: an image as image content (PNG, JPEG, GIF, WebP)."""
+    answer = _call(ctx, "read_file", {"path": args.path})
+    if not hasattr(answer, "mime_type"):
+        raise InvalidRequest(
+            f"{args.path} is a text file, not an image",
+            path=args.path,
+            data={"field": "path"},
+            suggestions=["Read it with read_text_file."],
+        )
+    image = Image(mime_type=answer.mime_type, data=answer.data)
+    return Plain(content=f"{args.path}: {answer.mime_type}, {answer.size:,} bytes", images=[image])
+
+
+def read_many(ctx: Context, args: ReadManyArgs) -> Plain:
+    """read_multiple_files: each file's text under its path; a file that fails says why, and
+    the others are still read."""
+    parts: list[str] = []
+    left = MANY_CHARS
+    for path in args.paths:
+        try:
+            text = _text_of(ctx, path)
+        except EditError as exc:
+            parts.append(f"{path}: Error - {exc.code}: {exc.message}")
+            continue
+        if len(text) > left:
+            parts.append(
+                f"{path}: not shown: the files of one call show {MANY_CHARS:,} characters in "
+                "all; read it alone with read_text_file"
+            )
+            continue
+        left -= len(text)
+        parts.append(f"{path}:\n{text}\n")
+    return Plain(content="\n---\n".join(parts))
+
+
+def write(ctx: Context, args: WriteArgs) -> Plain:
+    """write_file, with editguard's checks (the syntax guard, encoding and line endings)."""
+    out = _call(ctx, "write_file", {"path": args.path, "content": args.content})
+    return Plain(content=f"Successfully wrote to {args.path} (version {out.version})")
+
+
+def edit(ctx: Context, args: EditArgs) -> Plain:
+    """edit_file: editguard's search/replace (each oldText must occur once)."""
+    edits = [{"old_text": e.oldText, "new_text": e.newText} for e in args.edits]
+    out = _call(ctx, "edit_file", {"path": args.path, "edits": edits, "dry_run": args.dryRun})
+    tail = "dry run: nothing written" if args.dryRun else f"version {out.version}"
+    return Plain(content=f"{out.diff or 'No changes.'}\n{tail}")
+
+
+def create_directory(ctx: Context, args: PathArgs) -> Plain:
+    """create_directory: the folder and its missing parents."""
+    out = _call(ctx, "create_directory", {"path": args.path})
+    said = "already existed" if out.existed else "created"
+    return Plain(content=f"Successfully created directory {args.path} ({said})")
+
+
+def list_directory(ctx: Context, args: PathArgs) -> Plain:
+    """list_directory: every entry of the folder, hidden and ignored ones too."""
+    out = _call(ctx, "list_directory", {"path": args.path, "include_ignored": True})
+    return Plain(content=out.entries)
+
+
+def list_with_sizes(ctx: Context, args: SizesArgs) -> Plain:
+    """list_directory_with_sizes: entries with sizes, and the totals."""
+    out = _call(
+        ctx,
+        "list_directory",
+        {"path": args.path, "sizes": True, "sort": args.sortBy, "include_ignored": True},
+    )
+    total = f"Total: {out.files} files, {out.dirs} directories"
+    return Plain(content=f"{out.entries}\n\n{total}\nCombined size: {out.total_bytes or 0:,} B")
+
+
+def tree(ctx: Context, args: TreeArgs) -> Plain:
+    """directory_tree: an indented tree (not JSON), .gitignored entries left out."""
+    arguments: dict[str, Any] = {"path": args.path, "depth": TREE_DEPTH}
+    if args.excludePatterns:
+        arguments["exclude"] = args.excludePatterns
+    return Plain(content=_call(ctx, "directory_tree", arguments).tree)
+
+
+def move(ctx: Context, args: MoveArgs) -> Plain:
+    """move_file: refused when the destination exists."""
+    _call(ctx, "move_file", {"source": args.source, "destination": args.destination})
+    return Plain(content=f"Successfully moved {args.source} to {args.destination}")
+
+
+def search(ctx: Context, args: SearchArgs) -> Plain:
+    """search_files: files whose path below ``path`` matches the glob."""
+    arguments: dict[str, Any] = {"pattern": args.pattern, "path": args.path, "sort": "name"}
+    if args.excludePatterns:
+        arguments["exclude"] = args.excludePatterns
+    out = _call(ctx, "find_files", arguments)
+    return Plain(content=out.files if out.found else "No matches found")
+
+
+def info(ctx: Context, args: PathArgs) -> Plain:
+    """get_file_info: a line per fact."""
+    data = _call(ctx, "file_info", {"path": args.path}).model_dump(exclude_none=True)
+    return Plain(content="\n".join(f"{key}: {value}" for key, value in data.items()))
+
+
+def allowed(ctx: Context, args: NoArgs) -> Plain:
+    """list_allowed_directories: the roots."""
+    del args
+    return Plain(content="Allowed directories:\n" + "\n".join(ctx.sandbox.roots))
+
+
+# -- the tools --------------------------------------------------------------------------------
+
+
+def _tool(
+    name: str,
+    description: str,
+    arguments: type[Args],
+    run: Callable[[Context, Any], Plain],
+    *,
+    reads: bool = True,
+    destructive: bool = True,
+    idempotent: bool = False,
+) -> Tool[Any, Plain]:
+    return Tool(
+        name=name,
+        title=name.replace("_", " ").capitalize(),
+        description=description,
+        arguments=arguments,
+        result=Plain,
+        run=run,
+        read_only=reads,
+        destructive=False if reads else destructive,
+        idempotent=idempotent or reads,
+        paths=(lambda a: [a.source, a.destination]) if arguments is MoveArgs else None,
+    )
+
+
+_READ_TEXT = (
+    "Read a text file whole, or only its first (head) or last (tail) N lines. Line breaks "
+    "come back as \\n whatever the file uses."
+)
+
+TOOLS: tuple[Tool[Any, Plain], ...] = (
+    _tool("read_file", "Same as read_text_file (kept for older prompts).", ReadTextArgs, read_text),
+    _tool("read_text_file", _READ_TEXT, ReadTextArgs, read_text),
+    _tool(
+        "read_media_file",
+        "Read an image (PNG, JPEG, GIF, WebP) as image content.",
+        PathArgs,
+        read_media,
+    ),
+    _tool(
+        "read_multiple_files",
+        "Read several text files in one call; each comes under its path, a file that cannot be "
+        "read says why and the others are still read.",
+        ReadManyArgs,
+        read_many,
+    ),
+    _tool(
+        "write_file",
+        "Create a file or replace its whole content. Keeps the file's encoding and line "
+        "endings; refused if the content breaks the syntax of a code file.",
+        WriteArgs,
+        write,
+        reads=False,
+        idempotent=True,
+    ),
+    _tool(
+        "edit_file",
+        "Replace text in a file: each edit's oldText, copied exactly from the file, becomes "
+        "newText. An oldText found nowhere or more than once is refused (nothing is written), "
+        "with the nearest lines. Returns the diff.",
+        EditArgs,
+        edit,
+        reads=False,
+    ),
+    _tool(
+        "create_directory",
+        "Create a folder and any missing parents; an existing folder is fine.",
+        PathArgs,
+        create_directory,
+        reads=False,
+        destructive=False,
+        idempotent=True,
+    ),
+    _tool(
+        "list_directory",
+        "List one folder's entries, a line each: [DIR] name or [FILE] name.",
+        PathArgs,
+        list_directory,
+    ),
+    _tool(
+        "list_directory_with_sizes",
+        "List one folder's entries with file sizes, sorted by name or size, and the totals.",
+        SizesArgs,
+        list_with_sizes,
+    ),
+    _tool(
+        "directory_tree",
+        "A folder's files and folders as an indented tree (10 levels; .gitignored entries and "
+        "excludePatterns globs left out).",
+        TreeArgs,
+        tree,
+    ),
+    _tool(
+        "move_file",
+        "Move or rename a file; refused if the destination exists.",
+        MoveArgs,
+        move,
+        reads=False,
+    ),
+    _tool(
+        "search_files",
+        "Find files below path whose path matches a glob ('*.py' in path, '**/*.py' in all "
+        "folders below); .gitignored files left out.",
+        SearchArgs,
+        search,
+    ),
+    _tool(
+        "get_file_info",
+        "A file's or folder's size, times, type and permissions; for a text file also its "
+        "encoding, line endings, line count and version.",
+        PathArgs,
+        info,
+    ),
+    _tool(
+        "list_allowed_directories",
+        "The folders this server may read and change (and everything below them).",
+        NoArgs,
+        allowed,
+    ),
+)
+
+NAMES: tuple[str, ...] = tuple(t.name for t in TOOLS)
+
+
+def tool_named(name: str) -> Tool[Any, Plain]:
+    """The compatible tool ``name``.
+
+    Raises:
+        KeyError: no such tool.
+    """
+    for tool in TOOLS:
+        if tool.name == name:
+            return tool
+    raise KeyError(name)
