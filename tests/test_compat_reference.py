@@ -155,7 +155,9 @@ def _facts(tool: str, root: Path, result: Any) -> Any:
             for line in rows
         )
     if tool == "directory_tree":
-        return sorted(set(re.findall(r"[\w.-]+\.\w+|sub|made|deeper", text)))
+        # The names of the tree that the answer shows (JSON or an indented tree).
+        shown = set(re.findall(r"[\w.-]+", text))
+        return sorted(p.name for p in root.rglob("*") if p.name in shown)
     if tool == "search_files":
         return sorted(re.findall(r"[\w./-]+\.\w+", text))
     if tool == "get_file_info":

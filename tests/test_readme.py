@@ -119,11 +119,14 @@ def test_every_client_configuration_is_valid_and_serves_editguard() -> None:
         for block in blocks("json")
         if '"servers"' in block or '"mcpServers"' in block
     ]
-    # Claude Desktop / Cursor: uvx, pipx, installed; VS Code: uvx, installed, HTTP.
-    assert len(configs) == 6
+    # Claude Desktop / Cursor: uvx, pipx, installed; VS Code: uvx, installed, HTTP; the
+    # drop-in for the reference filesystem server.
+    assert len(configs) == 7
     for config in configs:
         servers = config.get("mcpServers") or config["servers"]
-        entry = servers["editguard"]
+        entry = servers.get("editguard") or servers["filesystem"]
+        if "filesystem" in servers:
+            assert entry["args"][:3] == ["serve", "--compat", "filesystem"]
         if entry.get("type") == "http":
             assert entry["url"].endswith("/mcp")
         else:

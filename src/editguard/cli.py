@@ -182,6 +182,12 @@ def build_parser() -> argparse.ArgumentParser:
         "default: all",
     )
     serve.add_argument(
+        "--compat",
+        choices=["filesystem"],
+        help="serve another server's tool set instead, with editguard underneath: filesystem = "
+        "the MCP reference filesystem server's 14 tools and arguments (a drop-in for it)",
+    )
+    serve.add_argument(
         "--log-level",
         default="INFO",
         type=str.upper,
@@ -284,7 +290,9 @@ def _serve(args: argparse.Namespace) -> int:
             address = parse_address(args.http)
         except ValueError:
             raise _Usage(f"--http takes [HOST:]PORT, not {args.http!r}") from None
-    server = EditguardServer(context, log_level=args.log_level, tools=tools)
+    if args.compat is not None and args.tools != "all":
+        raise _Usage("--compat serves its own tool set: leave out --tools")
+    server = EditguardServer(context, log_level=args.log_level, tools=tools, compat=args.compat)
     if address is None:
         serve_stdio(server)
         return EXIT_OK

@@ -49,7 +49,7 @@ from editguard.pipeline import Context as ToolContext
 from editguard.tools import NAMES, tool_named
 from editguard.tools._context import with_roots
 from editguard.tools._listing import listing
-from editguard.tools._tool import dump_apart
+from editguard.tools._tool import Tool, dump_apart
 
 if TYPE_CHECKING:
     from editguard.workspace import Workspace
@@ -157,16 +157,26 @@ class EditguardServer(MCPServer):
         *,
         log_level: str = "INFO",
         tools: tuple[str, ...] = NAMES,
+        compat: str | None = None,
     ) -> None:
+        if compat is not None:
+            if compat != "filesystem":
+                raise ValueError(f"no compatible tool set named {compat!r} (there is: filesystem)")
+            from editguard.compat import filesystem  # noqa: PLC0415 - only with --compat
+
+            tools, instructions = filesystem.NAMES, filesystem.INSTRUCTIONS
+        else:
+            instructions = INSTRUCTIONS if "read_file" in tools else INSTRUCTIONS_WITHOUT_READ
         super().__init__(
             name="editguard",
             title="editguard",
             version=__version__,
-            instructions=INSTRUCTIONS if "read_file" in tools else INSTRUCTIONS_WITHOUT_READ,
+            instructions=instructions,
             log_level=log_level.upper(),  # type: ignore[arg-type]
         )
         self.context = workspace if isinstance(workspace, ToolContext) else workspace.context
         self.tools = tools
+        self.compat = compat
 
     async def run_stdio_async(self) -> None:
         """Serve stdio, reading frames through :func:`no_lone_surrogates`."""
@@ -177,8 +187,19 @@ class EditguardServer(MCPServer):
             )
 
     async def list_tools(self) -> list[MCPTool]:
-        """The tools served (every tool of the registry unless ``--tools`` chose some)."""
+        """The tools served (every tool of the registry unless ``--tools`` chose some; with
+        ``compat``, that tool set's)."""
+        if self.compat is not None:
+            return [MCPTool.model_validate(self._tool(n).describe()) for n in self.tools]
         return [MCPTool.model_validate(t) for t in listing(self.tools)]
+
+    def _tool(self, name: str) -> Tool[Any, Any]:
+        """The tool ``name`` serves: editguard's, or the compatible set's."""
+        if self.compat is not None:
+            from editguard.compat import filesystem  # noqa: PLC0415 - only with --compat
+
+            return filesystem.tool_named(name)
+        return tool_named(name)
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -195,7 +216,7 @@ class EditguardServer(MCPServer):
             ctx = await self._context_for(context)
         except EditError as exc:
             return error_result(exc)
-        tool = tool_named(name)
+        tool = self._tool(name)
         answer = await anyio.to_thread.run_sync(tool.run_safely, ctx, arguments or {})
         if isinstance(answer, EditError):
             if answer.code == "INTERNAL_ERROR":
@@ -206,8 +227,12 @@ class EditguardServer(MCPServer):
         data, media = dump_apart(answer)  # an image read travels as image content
         data = wire_safe(data)
         images = [ImageContent(type="image", data=d, mime_type=m) for m, d in media]
+        # A compatible tool answers in plain text, as the server it stands in for does.
+        text = data["content"] if self.compat is not None else compact(data)
+        if self.compat is not None:
+            data = {"content": text}
         return CallToolResult(
-            content=[TextContent(type="text", text=compact(data)), *images],
+            content=[TextContent(type="text", text=text), *images],
             structured_content=data,
         )
 

@@ -12,6 +12,7 @@ differ.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -22,6 +23,13 @@ from editguard.pipeline import Context, read
 from editguard.tools import tool_named as editguard_tool
 from editguard.tools._common import Args
 from editguard.tools._tool import Media, Tool
+
+INSTRUCTIONS = (
+    "These are the reference filesystem server's tools, run by editguard: edit_file replaces "
+    "each oldText only when it occurs exactly once, keeps the file's encoding and line endings, "
+    "and writes nothing when an edit fails (the error starts with a code and says what to send "
+    "next). Paths may be absolute or relative to the first allowed directory."
+)
 
 # Characters that read_multiple_files shows in all, as read_file's ``paths`` does.
 MANY_CHARS = 256 * 1024
@@ -245,7 +253,16 @@ def search(ctx: Context, args: SearchArgs) -> Plain:
     if args.excludePatterns:
         arguments["exclude"] = args.excludePatterns
     out = _call(ctx, "find_files", arguments)
-    return Plain(content=out.files if out.found else "No matches found")
+    if not out.found:
+        return Plain(content="No matches found")
+    # Full paths, as the reference server gives them (find_files shows them as messages do:
+    # relative to the first root); a last "… N more" line stays as it is.
+    first = ctx.sandbox.roots[0]
+    lines = [
+        line if os.path.isabs(line) or line.startswith("…") else os.path.join(first, line)
+        for line in out.files.splitlines()
+    ]
+    return Plain(content="\n".join(lines))
 
 
 def info(ctx: Context, args: PathArgs) -> Plain:
