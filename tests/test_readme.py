@@ -119,7 +119,7 @@ def test_every_client_configuration_is_valid_and_serves_editguard() -> None:
         for block in blocks("json")
         if '"servers"' in block or '"mcpServers"' in block
     ]
-    # Claude Desktop / Cursor: uvx, pipx, installed; VS Code: uvx, installed, HTTP.
+    # Claude Desktop / Cursor: uvx, pipx (installed), venv; VS Code: uvx, venv, HTTP.
     assert len(configs) == 6
     for config in configs:
         servers = config.get("mcpServers") or config["servers"]
