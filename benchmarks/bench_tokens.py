@@ -24,9 +24,11 @@ function belongs to the function around it). Hunks outside functions (imports, c
 module code, whole functions added or removed) are counted but not measured: ``edit_symbol``
 with chunks does not apply to them.
 
+    pip install -e '.[bench]'     # mistral-common: the only benchmark-only dependency
     python benchmarks/bench_tokens.py [--quick] [--show-chunks]
 
-Exits 1 if editguard fails to apply a payload or its result differs from the expected file.
+Exits 1 if editguard fails to apply a payload or its result differs from the expected file, 2
+(saying how to install it) if ``mistral-common`` is missing.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import argparse
 import difflib
 import json
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -55,6 +58,11 @@ FUNCTION_KINDS = frozenset({"function", "method"})
 CONTEXT_LINES = 3  # the most context lines a chunk normally carries on each side
 CLAIM_LOW, CLAIM_HIGH = 0.80, 0.95  # the chunk format's claim: "Average token reduction: 80-95%"
 QUICK_CHANGES = 4
+MISSING_TOKENIZER = (
+    "bench_tokens.py needs the mistral-common package (Mistral's Tekken tokenizer): "
+    "pip install -e '.[bench]' (from the project root, in the venv)"
+)
+EXIT_MISSING = 2
 
 
 class Tokenizer:
@@ -508,7 +516,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
-    tokenizer = Tokenizer()
+    try:
+        tokenizer = Tokenizer()
+    except ImportError as exc:
+        print(f"{MISSING_TOKENIZER}; {exc}", file=sys.stderr)
+        return EXIT_MISSING
     loaded = time.perf_counter() - started
     census = Census()
     changes = [c for pair in corpus_pairs(args.corpus) for c in changes_of(pair, census)]

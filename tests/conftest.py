@@ -28,13 +28,24 @@ class Snapshot:
         return cls(path.read_bytes(), st.st_mtime_ns, st.st_mode)
 
 
+STATE_FOLDERS = {"EDITGUARD_JOURNAL": "journal", "EDITGUARD_HISTORY": "history"}
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Keep the journal of multi-file changes and the history out of the user's state folder
-    while testing (subprocesses inherit them); a test of the default location sets its own."""
-    if "EDITGUARD_JOURNAL" not in os.environ:
-        os.environ["EDITGUARD_JOURNAL"] = tempfile.mkdtemp(prefix="editguard-test-journal-")
-    if "EDITGUARD_HISTORY" not in os.environ:
-        os.environ["EDITGUARD_HISTORY"] = tempfile.mkdtemp(prefix="editguard-test-history-")
+    while testing (subprocesses inherit them); a test of the default location sets its own.
+
+    Under pytest-xdist each worker gets folders of its own, inside the ones the main process
+    chose: a recovery in one worker must never finish another worker's commit in progress.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # set by xdist in each worker
+    for variable, name in STATE_FOLDERS.items():
+        if variable not in os.environ:
+            os.environ[variable] = tempfile.mkdtemp(prefix=f"editguard-test-{name}-")
+        if worker:
+            own = os.path.join(os.environ[variable], worker)
+            os.makedirs(own, mode=0o700, exist_ok=True)
+            os.environ[variable] = own
 
 
 @pytest.fixture

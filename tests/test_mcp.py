@@ -19,6 +19,7 @@ import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types import CallToolResult, ListRootsResult, Root, TextContent
 
 from editguard import Workspace
@@ -417,6 +418,71 @@ async def test_disjoint_client_roots_allow_nothing(server: EditguardServer, tmp_
     assert code_of(result) == "OUTSIDE_ROOT"
 
 
+class ChangingRoots:
+    """A client's roots, which the test changes, counting the server's roots/list requests."""
+
+    def __init__(self, *paths: Path) -> None:
+        self.paths = list(paths)
+        self.asked = 0
+
+    async def __call__(self, _context: Any) -> ListRootsResult:
+        self.asked += 1
+        return ListRootsResult(roots=[Root(uri=p.as_uri()) for p in self.paths])
+
+
+async def roots_changed(client: Client) -> None:
+    with pytest.warns(MCPDeprecationWarning):  # roots are deprecated by the 2026-07-28 protocol
+        await client.send_roots_list_changed()
+
+
+async def test_client_roots_are_asked_once_and_again_when_they_change(
+    server: EditguardServer, root: Path, tmp_path: Path
+) -> None:
+    for name in ("a", "a/deeper", "b"):
+        (root / name).mkdir()
+        (root / name / "ok.txt").write_text(f"{name}\n")
+    (tmp_path / "elsewhere.txt").write_text("no\n")
+    roots = ChangingRoots(root / "a")
+    callback: Any = roots  # the SDK's callback protocol names its parameters
+
+    async def read(path: str | Path) -> CallToolResult:
+        return await client.call_tool("read_file", {"path": str(path)})
+
+    def content(result: CallToolResult) -> str:
+        """The file's text, without read_file's line numbers."""
+        assert not result.is_error, text_of(result)
+        assert result.structured_content is not None
+        lines = str(result.structured_content["content"]).splitlines()
+        return "\n".join(line.split("│", 1)[1] for line in lines)
+
+    async with Client(
+        server, mode="legacy", list_roots_callback=callback, raise_exceptions=True
+    ) as client:
+        assert content(await read("ok.txt")) == "a"
+        assert code_of(await read(root / "b/ok.txt")) == "OUTSIDE_ROOT"
+        assert content(await read("ok.txt")) == "a"
+        assert roots.asked == 1  # kept for the connection: no round trip per call
+
+        roots.paths = [root / "a/deeper"]  # narrower
+        await roots_changed(client)
+        assert content(await read("ok.txt")) == "a/deeper"
+        assert code_of(await read(root / "a/ok.txt")) == "OUTSIDE_ROOT"
+        assert roots.asked == 2
+
+        roots.paths = [root / "b"]  # another subfolder
+        await roots_changed(client)
+        assert content(await read("ok.txt")) == "b"
+        assert code_of(await read(root / "a/deeper/ok.txt")) == "OUTSIDE_ROOT"
+        assert roots.asked == 3
+
+        roots.paths = [tmp_path]  # wider than the server's folder: it stays the limit
+        await roots_changed(client)
+        assert code_of(await read(tmp_path / "elsewhere.txt")) == "OUTSIDE_ROOT"
+        assert content(await read(root / "a/ok.txt")) == "a"
+        assert content(await read("app.py")).startswith("def add")
+        assert roots.asked == 4
+
+
 def test_narrow_keeps_the_intersection_of_the_trees(tmp_path: Path) -> None:
     a, b = tmp_path / "a", tmp_path / "a/b"
     b.mkdir(parents=True)
@@ -459,7 +525,19 @@ def free_port() -> int:
 class HttpServer:
     """``editguard serve --http`` in a subprocess, ready when uvicorn says it runs."""
 
-    def __init__(self, root: Path, token: str | None = None) -> None:
+    def __init__(self, root: Path, token: str | None = None, flags: tuple[str, ...] = ()) -> None:
+        for _ in range(5):
+            # Another test (an xdist worker beside this one) may take the free port first:
+            # the server then says so and stops before it starts, and we try another port.
+            if self._start(root, token, flags):
+                break
+        else:
+            raise AssertionError("no free port after 5 tries: " + "".join(self.log))
+        # Keep reading, so that a full pipe never blocks the server.
+        self.drain = threading.Thread(target=self._drain, daemon=True)
+        self.drain.start()
+
+    def _start(self, root: Path, token: str | None, flags: tuple[str, ...]) -> bool:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         argv = [
@@ -472,6 +550,7 @@ class HttpServer:
             f"127.0.0.1:{self.port}",
             "--log-level",
             "INFO",
+            *flags,
         ]
         if token:
             argv += ["--token", token]
@@ -481,12 +560,12 @@ class HttpServer:
         for line in self.proc.stderr:  # waits for the server's own word that it listens
             self.log.append(line)
             if "Uvicorn running on" in line:
-                break
-        else:
-            raise AssertionError("the server stopped: " + "".join(self.log))
-        # Keep reading, so that a full pipe never blocks the server.
-        self.drain = threading.Thread(target=self._drain, daemon=True)
-        self.drain.start()
+                return True
+        self.proc.wait(timeout=30)
+        self.proc.stderr.close()
+        if "already in use" in "".join(self.log):
+            return False
+        raise AssertionError("the server stopped: " + "".join(self.log))
 
     def _drain(self) -> None:
         assert self.proc.stderr is not None
@@ -560,16 +639,85 @@ async def test_http_without_the_right_token_is_refused(
             json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
         )
     assert response.status_code == 401
+    # The body says how to send the token, and where the server's token comes from.
+    message = response.json()["message"]
+    assert "Authorization: Bearer <token>" in message
+    assert "--token" in message
+    assert "EDITGUARD_TOKEN" in message
 
 
-async def test_http_refuses_a_foreign_host_header(http_server: HttpServer) -> None:
+WELL_KNOWN = [
+    "/.well-known/oauth-protected-resource",
+    "/.well-known/oauth-protected-resource/mcp",
+    "/.well-known/oauth-authorization-server",
+    "/.well-known/oauth-authorization-server/mcp",
+    "/.well-known/openid-configuration",
+]
+
+
+async def test_oauth_discovery_is_not_found_with_or_without_a_token(
+    http_server: HttpServer, root: Path
+) -> None:
+    # A 401 there would make a client start an OAuth flow ("Interactive OAuth requires a
+    # TTY") instead of asking for the token.
+    open_server = HttpServer(root)
+    try:
+        async with httpx2.AsyncClient(timeout=30) as http:
+            for server in (http_server, open_server):
+                base = f"http://127.0.0.1:{server.port}"
+                for path in WELL_KNOWN:
+                    response = await http.get(base + path)
+                    assert response.status_code == 404, (server.url, path)
+                # The token is still asked for everything else.
+                response = await http.post(
+                    server.url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+                )
+                assert response.status_code == (401 if server is http_server else 400)
+    finally:
+        open_server.stop()
+
+
+async def test_http_refuses_a_foreign_host_header_and_names_allow_host(
+    http_server: HttpServer, root: Path
+) -> None:
+    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE}
+    headers = {"Host": "evil.example:80", "Accept": "application/json, text/event-stream"}
     async with authorized("s3cret") as http:
-        response = await http.post(
-            http_server.url,
-            headers={"Host": "evil.example:80"},
-            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        response = await http.post(http_server.url, headers=headers, json=request)
+        assert response.status_code == 421
+        assert "--allow-host evil.example" in response.text
+        # The option it names lets that name in.
+        allowing = HttpServer(root, token="s3cret", flags=("--allow-host", "evil.example"))
+        try:
+            response = await http.post(allowing.url, headers=headers, json=request)
+        finally:
+            allowing.stop()
+    assert response.status_code == 200, response.text
+
+
+INITIALIZE = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {},
+    "clientInfo": {"name": "test", "version": "1"},
+}
+
+
+def test_a_port_in_use_is_one_clear_error_before_the_url(root: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.run(
+            [sys.executable, "-m", "editguard", "serve", str(root), "--http", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
         )
-    assert response.status_code in (400, 403, 421)
+    assert proc.returncode == 2
+    (line,) = proc.stderr.splitlines()  # one line, and no URL announced before it
+    assert f"port {port} is already in use" in line
+    assert "--http" in line
 
 
 def test_a_reachable_address_without_a_token_is_refused(root: Path) -> None:

@@ -119,7 +119,7 @@ def test_every_client_configuration_is_valid_and_serves_editguard() -> None:
         for block in blocks("json")
         if '"servers"' in block or '"mcpServers"' in block
     ]
-    # Claude Desktop / Cursor: uvx, pipx, installed; VS Code: uvx, installed, HTTP; the
+    # Claude Desktop / Cursor: uvx, pipx (installed), venv; VS Code: uvx, venv, HTTP; the
     # drop-in for the reference filesystem server.
     assert len(configs) == 7
     for config in configs:

@@ -19,6 +19,7 @@ This module imports the MCP SDK (about 0.5 s); the CLI imports it only for ``ser
 from __future__ import annotations
 
 import contextlib
+import errno
 import hmac
 import io
 import ipaddress
@@ -39,7 +40,7 @@ from mcp.server.mcpserver import Context
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, ImageContent, TextContent
+from mcp_types import CallToolResult, ImageContent, NotificationParams, TextContent
 from mcp_types import Tool as MCPTool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -177,6 +178,9 @@ class EditguardServer(MCPServer):
         self.context = workspace if isinstance(workspace, ToolContext) else workspace.context
         self.tools = tools
         self.compat = compat
+        self._lowlevel_server.add_notification_handler(
+            "notifications/roots/list_changed", NotificationParams, self._roots_changed
+        )
 
     async def run_stdio_async(self) -> None:
         """Serve stdio, reading frames through :func:`no_lone_surrogates`."""
@@ -236,24 +240,39 @@ class EditguardServer(MCPServer):
             structured_content=data,
         )
 
+    async def _roots_changed(self, context: Any, _params: NotificationParams) -> None:
+        """The client's roots changed: forget them, the next call asks again."""
+        state = _connection_state(context.session)
+        if state is not None:
+            state[_ROOTS_CHANGES] = state.get(_ROOTS_CHANGES, 0) + 1
+            state.pop(_ROOTS, None)
+
     async def _context_for(self, context: Context[Any, Any] | None) -> ToolContext:
         """The server's context, narrowed to the client's roots when the client offers some.
 
-        Roots may narrow the allowed folders, never widen them.
+        Roots may narrow the allowed folders, never widen them. They are asked once per
+        connection and kept until the client says they changed
+        (``notifications/roots/list_changed``), not asked again at every call.
         """
         if context is None:
             return self.context
         try:
             capabilities = context.client_capabilities
+            session = context.session
         except (LookupError, AttributeError, ValueError):
             return self.context
         if capabilities is None or capabilities.roots is None:
             return self.context
+        state = _connection_state(session)
+        if state is not None and _ROOTS in state:
+            kept: ToolContext = state[_ROOTS]
+            return kept
+        asked = state.get(_ROOTS_CHANGES, 0) if state is not None else 0
         try:
             with warnings.catch_warnings():
                 # Roots are deprecated by the 2026-07-28 protocol; clients still offer them.
                 warnings.simplefilter("ignore")
-                listed = await context.session.list_roots()
+                listed = await session.list_roots()
         except (MCPError, RuntimeError, AttributeError, anyio.BrokenResourceError):
             return self.context
         client_roots = [
@@ -261,6 +280,18 @@ class EditguardServer(MCPServer):
             for root in listed.roots
             if str(root.uri).startswith("file://")
         ]
+        narrowed = self._narrowed(client_roots)  # raises when nothing is left
+        # Keep it unless the roots changed while they were asked (the answer may be stale).
+        if state is not None and state.get(_ROOTS_CHANGES, 0) == asked:
+            state[_ROOTS] = narrowed
+        return narrowed
+
+    def _narrowed(self, client_roots: list[str]) -> ToolContext:
+        """The server's context with only the folders inside both its roots and the client's.
+
+        Raises:
+            OutsideRoot: the two share no folder, or the roots changed while resolved.
+        """
         if not client_roots:
             return self.context
         roots = self.context.sandbox.roots
@@ -291,6 +322,24 @@ class EditguardServer(MCPServer):
         return narrowed
 
 
+# Per-connection state: the context narrowed to the client's roots, and how many times the
+# client said its roots changed.
+_ROOTS = "editguard.roots"
+_ROOTS_CHANGES = "editguard.roots_changes"
+
+
+def _connection_state(session: Any) -> dict[str, Any] | None:
+    """The connection's own scratch state (``Connection.state``), which lives as long as the
+    client is connected; None where the SDK does not offer it (then roots are asked at every
+    call, as before).
+
+    The SDK 2.3 builds a ServerSession per request around the connection and does not expose
+    the connection on it yet (its Context rework is pending): read it from the session.
+    """
+    state = getattr(getattr(session, "_connection", None), "state", None)
+    return state if isinstance(state, dict) else None
+
+
 def narrow(server_roots: Sequence[str], client_roots: Sequence[str]) -> list[str]:
     """The folders inside both a server root and a client root (the intersection of trees)."""
     out: list[str] = []
@@ -311,36 +360,119 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-class BearerToken:
-    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>``."""
+WELL_KNOWN = "/.well-known/"
+HOW_TO_AUTHORIZE = (
+    "send the header 'Authorization: Bearer <token>' on every request, with the token this "
+    f"server was started with (editguard serve --token TOKEN, or the {TOKEN_ENV} variable in its "
+    "environment)"
+)
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+
+class HttpFront:
+    """ASGI middleware in front of the Streamable HTTP app.
+
+    - ``/.well-known/...`` (OAuth discovery) answers 404: editguard has no OAuth, and a 401
+      there would make a client start an OAuth flow instead of asking for the token.
+    - With a token, every other request must carry ``Authorization: Bearer <token>``; a 401
+      says how to send it and where the token comes from.
+    - The SDK's 421 for an unknown Host header (DNS-rebinding protection) names
+      ``--allow-host``, the option that admits that name.
+    """
+
+    def __init__(self, app: ASGIApp, token: str | None) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = f"Bearer {token}".encode() if token else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            given = dict(scope.get("headers", [])).get(b"authorization", b"")
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if str(scope.get("path", "")).startswith(WELL_KNOWN):
+            message = "editguard serves no OAuth metadata; to connect, " + HOW_TO_AUTHORIZE
+            await _answer(send, 404, {"error": "not_found", "message": message})
+            return
+        headers = dict(scope.get("headers", []))
+        if self.expected is not None:
+            given = headers.get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
-                body = json.dumps(
-                    {
-                        "error": "unauthorized",
-                        "message": "this editguard server needs Authorization: Bearer <token>",
-                    }
+                problem = "the token sent is not this server's" if given else "no token was sent"
+                await _answer(
+                    send,
+                    401,
+                    {"error": "unauthorized", "message": f"{problem}: {HOW_TO_AUTHORIZE}"},
+                    [(b"www-authenticate", b'Bearer realm="editguard"')],
                 )
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [
-                            (b"content-type", b"application/json"),
-                            (b"www-authenticate", b'Bearer realm="editguard"'),
-                        ],
-                    }
-                )
-                await send({"type": "http.response.body", "body": body.encode()})
                 return
-        await self.app(scope, receive, send)
+        await self.app(scope, receive, _explaining_421(send, headers.get(b"host", b"")))
+
+
+async def _answer(
+    send: Send,
+    status: int,
+    body: dict[str, str],
+    headers: Sequence[tuple[bytes, bytes]] = (),
+) -> None:
+    data = json.dumps(body).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": data})
+
+
+_HOST_NAME = re.compile(r"[A-Za-z0-9.:-]{1,253}")
+
+
+def _host_name(host: str) -> str:
+    """The name in a Host header (``name``, ``name:port``, ``[v6]``, ``[v6]:port``), without
+    the port or brackets: what ``--allow-host`` takes."""
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    return host.partition(":")[0]
+
+
+def _explaining_421(send: Send, host: bytes) -> Send:
+    """``send``, with the body of a 421 (the SDK's "Invalid Host header") replaced by one that
+    names ``--allow-host`` and the name to give it."""
+    held = False
+
+    async def explaining(message: Any) -> None:
+        nonlocal held
+        if message["type"] == "http.response.start" and message["status"] == 421:
+            held = True  # sent below, with the new body's length
+            return
+        if not held or message["type"] != "http.response.body":
+            await send(message)
+            return
+        if message.get("more_body"):
+            return
+        name = _host_name(host.decode("latin-1"))
+        shown = name if _HOST_NAME.fullmatch(name) else "NAME"  # never echo odd bytes back
+        data = (
+            f"editguard: this server does not answer to the Host name {shown!r} "
+            "(DNS-rebinding protection). If clients reach it by that name, start it with "
+            f"--allow-host {shown} (repeatable).\n"
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 421,
+                "headers": [
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"content-length", str(len(data)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": data})
+
+    return explaining
 
 
 def parse_address(value: str) -> tuple[str, int]:
@@ -394,7 +526,7 @@ def build_http_app(
     app: ASGIApp = server.streamable_http_app(
         host=host, transport_security=transport_security(host, extra_hosts)
     )
-    return BearerToken(app, token) if token else app
+    return HttpFront(app, token)
 
 
 def serve_stdio(server: EditguardServer) -> None:
@@ -463,15 +595,51 @@ def serve_http(
     """Serve Streamable HTTP at ``http://host:port/mcp`` until interrupted.
 
     Raises:
-        ValueError: a non-loopback address without a token.
+        ValueError: a non-loopback address without a token; an address this machine cannot
+            listen on (a port in use, a host that is not this machine's).
     """
     if not is_loopback(host) and not token:
         raise ValueError(
             f"refusing to serve on {host}, which other machines can reach, without a token: "
             f"give --token TOKEN (or set {TOKEN_ENV}), or serve on 127.0.0.1"
         )
+    check_listenable(host, port)
     import uvicorn  # noqa: PLC0415 - only the HTTP transport needs it
 
     app = build_http_app(server, host, token, extra_hosts)
     logger.info("editguard serves MCP at http://%s:%d/mcp", host, port)
     uvicorn.run(app, host=host, port=port, log_level=log_level.lower())
+
+
+def check_listenable(host: str, port: int) -> None:
+    """Bind every address ``host`` names on ``port`` as the server will (then let them go), so
+    that a port in use is one clear error before the server announces its URL.
+
+    Raises:
+        ValueError: a port in use, a host that is not this machine's, a port it may not use.
+    """
+    shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        raise ValueError(f"cannot listen on {shown}: {exc}") from None
+    held: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in dict.fromkeys(infos):
+            sock = socket.socket(family, kind, proto)
+            held.append(sock)
+            # As asyncio's server does: a port in TIME_WAIT is free, one being listened on not.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise ValueError(
+                f"port {port} is already in use on {host} (another editguard serve, or another "
+                f"program): stop it, or choose another port (--http {host}:PORT)"
+            ) from None
+        raise ValueError(f"cannot listen on {shown}: {exc.strerror or exc}") from None
+    finally:
+        for sock in held:
+            sock.close()
