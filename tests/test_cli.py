@@ -343,7 +343,7 @@ def test_a_bug_is_an_internal_error_in_json_not_a_traceback(
     def explode(*_args: object, **_kwargs: object) -> None:
         raise ZeroDivisionError("injected")  # a bug cannot be produced otherwise
 
-    monkeypatch.setattr(read_file, "read", explode)
+    monkeypatch.setattr(read_file, "read_text_or_raw", explode)
     monkeypatch.chdir(root)
     assert main(["call", "read_file", '{"path": "a.txt"}', "--json"]) == 1
     out = json.loads(capsys.readouterr().out)

@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("editguard.pipeline",),
     ("editguard.transaction",),
     ("editguard.tools",),
+    ("editguard.compat",),  # other servers' tool sets, over the tools
     ("editguard.workspace",),
     (TOP, "editguard.cli", "editguard.mcp_server", "editguard.__main__"),
 )
