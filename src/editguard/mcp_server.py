@@ -231,10 +231,11 @@ class EditguardServer(MCPServer):
         data, media = dump_apart(answer)  # an image read travels as image content
         data = wire_safe(data)
         images = [ImageContent(type="image", data=d, mime_type=m) for m, d in media]
-        # A compatible tool answers in plain text, as the server it stands in for does.
-        text = data["content"] if self.compat is not None else compact(data)
-        if self.compat is not None:
+        if self.compat is not None:  # plain text, as the server it stands in for answers
+            text = data["content"]
             data = {"content": text}
+        else:
+            text = compact(data)
         return CallToolResult(
             content=[TextContent(type="text", text=text), *images],
             structured_content=data,

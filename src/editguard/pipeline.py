@@ -68,11 +68,6 @@ VALIDATE_LIMIT = 5_000_000
 VIEW_LIMIT = 4 * VALIDATE_LIMIT
 
 
-class NeedsText(Exception):
-    """Raised by a tool's build for a view (see :func:`run_edit`): only the decoded text can
-    tell; the pipeline reads the file again as text and runs the tool's usual build."""
-
-
 class Staging(Protocol):
     """What :func:`run_edit` hands a call to inside a transaction (see
     :class:`editguard.transaction.Transaction`, a layer above): the same steps, staged instead
@@ -181,26 +176,17 @@ def diff_of(before: Document, plan: Plan, display: str) -> str:
     return render_diff(before.text, plan, display, max_lines=DIFF_LINES, shown=shown)
 
 
-def load(
-    ctx: Context, location: Location, expected_version: str | None = None
-) -> tuple[Document, str]:
-    """Read the located file as a Document (named for messages), with its version.
-
-    Raises:
-        StaleVersion: ``expected_version`` is given and the file holds another version.
-        EditError: the file errors (FILE_NOT_FOUND, NOT_A_FILE, BINARY_FILE, FILE_TOO_LARGE,
-            PERMISSION_DENIED).
-    """
-    doc, version, _ = load_with_mode(ctx, location)
-    check_version(location.where.display, expected_version, version)
-    return doc, version
-
-
 def load_with_mode(
     ctx: Context, location: Location, *, view: bool = False
 ) -> tuple[Document, str, int]:
-    """:func:`load`, with the file's permission bits, and no version check; ``view``: a UTF-8
-    file over :data:`VIEW_LIMIT` is read as a view."""
+    """Read the located file as a Document (named for messages), with its version and
+    permission bits (no version check); ``view``: a UTF-8 file over :data:`VIEW_LIMIT` is read
+    as a view.
+
+    Raises:
+        EditError: the file errors (FILE_NOT_FOUND, NOT_A_FILE, BINARY_FILE, FILE_TOO_LARGE,
+            PERMISSION_DENIED).
+    """
     where = location.where
     reader = FileReader(location, where.display, ctx.max_file_bytes)
     try:
@@ -242,12 +228,13 @@ def check_version(display: str, expected: str | None, *actual: str | None) -> No
 def read(ctx: Context, path: str, *, warm: bool = False) -> tuple[Resolved, Document, str]:
     """Resolve and load ``path`` for a tool that only reads; ``warm`` parses it in the
     background afterwards, for the edit that may follow."""
-    where = ctx.sandbox.resolve(path)
-    with suggesting(where), locate(ctx.sandbox, where) as location:
-        doc, version = load(ctx, location)
-    if warm:
-        _warm(ctx, where, doc.text, None)
+    where, doc, version = read_text_or_raw(ctx, path, _text, warm=warm)
+    assert isinstance(doc, Document)  # no file is sniffed as raw
     return where, doc, version
+
+
+def _text(_head: bytes, _size: int) -> None:
+    """A sniff that takes every file for text (see :func:`read_text_or_raw`)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -308,7 +295,7 @@ def run_edit(
 
     ``build_view``, when the tool has one, is run instead of ``build`` on a large UTF-8 file
     read as a view (:data:`VIEW_LIMIT`): it must make the change ``build`` would make, in the
-    view's terms, or raise (:class:`NeedsText`, or any refusal): the file is then read again as
+    view's terms, or raise (a refusal, or a UnicodeError): the file is then read again as
     text and ``build`` decides, so that what a call does and every message it gives are the
     same either way, and only memory differs. Not inside a transaction.
 
@@ -341,7 +328,7 @@ def run_edit(
             assert build_view is not None  # only asked for with one
             try:
                 built = build_change(ctx, where, before, build_view, mode)
-            except (NeedsText, EditError, UnicodeError):
+            except (EditError, UnicodeError):
                 built = None
             if built is None:  # (out of the handler, whose traceback still holds the view)
                 del before

@@ -145,11 +145,10 @@ def _text_of(ctx: Context, path: str, head: int | None = None, tail: int | None 
     _, doc, _ = read(ctx, path)
     if head is None and tail is None:
         return doc.text
-    total = doc.line_count
     if head is not None:
-        return "\n".join(doc.lines(1, min(head, total)))
+        return "\n".join(doc.lines(1, min(head, doc.line_count)))
     assert tail is not None
-    return "\n".join(doc.lines(max(1, total - tail + 1), total))
+    return "\n".join(doc.last_lines(tail)[1])
 
 
 def read_text(ctx: Context, args: ReadTextArgs) -> Plain:
