@@ -231,17 +231,15 @@ def _facts(tool: str, root: Path, result: Any) -> dict[str, Any]:
                 for key in INFO_FIELDS
                 if key in fields
             ],
-            "times": sorted(
-                {
-                    "ISO" if ISO_TIME.fullmatch(fields[k]) else "JS" if JS_TIME.fullmatch(fields[k])
-                    # A birth time the system does not keep: neither form.
-                    else fields[k]
-                    for k in times
-                }
-            ),
+            # Each time's form; a birth time the system does not keep is neither form.
+            "times": sorted({_time_form(fields.get(k, "missing")) for k in times}),
             "more fields": sorted(set(fields) - set(INFO_FIELDS)),
         }
     return {"answer": text}
+
+
+def _time_form(value: str) -> str:
+    return "ISO" if ISO_TIME.fullmatch(value) else "JS" if JS_TIME.fullmatch(value) else value
 
 
 def _snapshot(folder: Path) -> dict[str, bytes | None]:

@@ -266,9 +266,7 @@ def fenced_diff(path: str, diff: str) -> str:
     counts, in a fence longer than any run of backticks inside."""
     hunks = diff.split("\n", 2)[2] if diff else ""
     hunks = _HUNK.sub(lambda m: f"@@ -{m[1]}{m[2] or ',1'} +{m[3]}{m[4] or ',1'} @@", hunks)
-    text = (
-        f"Index: {path}\n{'=' * 67}\n--- {path}\toriginal\n+++ {path}\tmodified\n{hunks}"
-    )
+    text = f"Index: {path}\n{'=' * 67}\n--- {path}\toriginal\n+++ {path}\tmodified\n{hunks}"
     fence = "```"
     while fence in text:
         fence += "`"
