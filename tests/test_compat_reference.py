@@ -38,9 +38,13 @@ DIFFERENCES = {
     ("edit twice-found", "answer"): "edit_file with an `oldText` found twice",
     ("edit twice-found", "changes"): "edit_file with an `oldText` found twice",
     ("edit crlf", "changes"): "edit_file on a CRLF file",
-    ("tree", "answer"): "directory_tree",
+    ("tree", "hidden or ignored"): "directory_tree",
     ("tree", "form"): "directory_tree",
     ("tree below", "form"): "directory_tree",
+    ("tree excluding a glob", "hidden or ignored"): "directory_tree",
+    ("tree excluding a glob", "form"): "directory_tree",
+    ("tree excluding a path", "hidden or ignored"): "directory_tree",
+    ("tree excluding a path", "form"): "directory_tree",
     ("search log", "answer"): "search_files",
     ("search a folder's name", "answer"): "search_files with a pattern that names a folder",
     ("sizes by size", "order"): "list_directory_with_sizes with `sortBy: size`",
@@ -149,6 +153,8 @@ def _calls(root: Path) -> list[tuple[str, str, dict[str, Any]]]:
         ("sizes by size", "list_directory_with_sizes", {"path": r, "sortBy": "size"}),
         ("tree", "directory_tree", {"path": r}),
         ("tree below", "directory_tree", {"path": f"{r}/sub", "excludePatterns": ["deep"]}),
+        ("tree excluding a glob", "directory_tree", {"path": r, "excludePatterns": ["*.py"]}),
+        ("tree excluding a path", "directory_tree", {"path": r, "excludePatterns": ["sub/deep"]}),
         ("move", "move_file", {"source": f"{r}/new.txt", "destination": f"{r}/made/new.txt"}),
         ("move onto a file", "move_file", {"source": f"{r}/lf.txt", "destination": f"{r}/dot.png"}),
         ("move a missing file", "move_file", {"source": f"{r}/gone.txt", "destination": f"{r}/g"}),
@@ -165,6 +171,16 @@ def _calls(root: Path) -> list[tuple[str, str, dict[str, Any]]]:
             "search excluding",
             "search_files",
             {"path": r, "pattern": "**/*.py", "excludePatterns": ["**/deep/**"]},
+        ),
+        (
+            "search excluding a name",
+            "search_files",
+            {"path": r, "pattern": "**/*.py", "excludePatterns": ["deep"]},
+        ),
+        (
+            "search excluding a glob",
+            "search_files",
+            {"path": r, "pattern": "**/*.py", "excludePatterns": ["*.py"]},
         ),
         ("search nothing", "search_files", {"path": r, "pattern": "**/*.rs"}),
         ("search log", "search_files", {"path": r, "pattern": "**/*.log"}),
@@ -214,10 +230,13 @@ def _facts(tool: str, root: Path, result: Any) -> dict[str, Any]:
         rows = text.split("\n\n")[0].splitlines()
         return {"answer": sorted(rows), "order": rows, "totals": text.split("\n\n")[1:]}
     if tool == "directory_tree":
-        # The names of the tree that the answer shows (JSON or an indented tree).
+        # The names of the tree that the answer shows (JSON or an indented tree), the hidden
+        # and .gitignored ones apart.
         shown = set(re.findall(r"[\w.-]+", text))
+        names = sorted(p.name for p in root.rglob("*") if p.name in shown)
         return {
-            "answer": sorted(p.name for p in root.rglob("*") if p.name in shown),
+            "answer": [n for n in names if not _hidden_or_ignored(n)],
+            "hidden or ignored": [n for n in names if _hidden_or_ignored(n)],
             "form": "JSON" if text.startswith("[") else "text",
         }
     if tool == "search_files":
@@ -236,6 +255,10 @@ def _facts(tool: str, root: Path, result: Any) -> dict[str, Any]:
             "more fields": sorted(set(fields) - set(INFO_FIELDS)),
         }
     return {"answer": text}
+
+
+def _hidden_or_ignored(name: str) -> bool:
+    return name.startswith(".") or name.endswith(".log")  # _tree's .gitignore: *.log
 
 
 def _time_form(value: str) -> str:

@@ -334,11 +334,32 @@ def format_size(size: int) -> str:
     return f"{scaled} {_UNITS[unit]}"
 
 
+def _whole_path(glob: str) -> str:
+    """A glob matched against the whole path below the folder searched, as the reference
+    server's minimatch does ('*.py': in the folder itself), in .gitignore's syntax, which
+    editguard's tools take: there a glob with no '/' matches at any depth, and a leading '/'
+    anchors it."""
+    if "/" in glob.rstrip("/") or glob.startswith("**"):
+        return glob
+    return "/" + glob
+
+
+def _tree_exclude(pattern: str) -> str:
+    """An ``excludePatterns`` entry of directory_tree, as the reference server reads it: one
+    with a '*' matched against the whole path below the folder, any other against the path's
+    end at any depth (a name, or a path such as 'src/gen')."""
+    if "*" in pattern:
+        return _whole_path(pattern)
+    if "/" in pattern.strip("/"):
+        return "**/" + pattern.lstrip("/")
+    return pattern
+
+
 def tree(ctx: Context, args: TreeArgs) -> Plain:
     """directory_tree: an indented tree (not JSON), .gitignored entries left out."""
     arguments: dict[str, Any] = {"path": args.path, "depth": TREE_DEPTH}
     if args.excludePatterns:
-        arguments["exclude"] = args.excludePatterns
+        arguments["exclude"] = [_tree_exclude(p) for p in args.excludePatterns]
     return Plain(content=_call(ctx, "directory_tree", arguments).tree)
 
 
@@ -351,15 +372,10 @@ def move(ctx: Context, args: MoveArgs) -> Plain:
 
 def search(ctx: Context, args: SearchArgs) -> Plain:
     """search_files: files whose path below ``path`` matches the glob."""
-    # The reference server matches the glob against the whole path below ``path`` ('*.py':
-    # in path only); find_files follows .gitignore, where a glob with no '/' matches at any
-    # depth: a leading '/' anchors it.
-    pattern = args.pattern
-    if "/" not in pattern.rstrip("/") and not pattern.startswith("**"):
-        pattern = "/" + pattern
+    pattern = _whole_path(args.pattern)
     arguments: dict[str, Any] = {"pattern": pattern, "path": args.path, "sort": "name"}
     if args.excludePatterns:
-        arguments["exclude"] = args.excludePatterns
+        arguments["exclude"] = [_whole_path(p) for p in args.excludePatterns]
     out = _call(ctx, "find_files", arguments)
     if not out.found:
         return Plain(content="No matches found")
