@@ -34,6 +34,7 @@ EXE = CACHE / "node_modules" / ".bin" / "mcp-server-filesystem"
 # Calls whose facts differ: (call label, aspect) -> the first cell of README's row that lists
 # the difference and says why. The labels are the calls below; an aspect is one fact of the call
 # (its answer, its form, or "changes": what it did to the tree).
+WHITESPACE = "edit_file with an `oldText` whose whitespace differs from the file"
 DIFFERENCES = {
     ("tail 2", "answer"): "read_text_file with `tail: N` on a file ending in a newline",
     ("edit twice-found", "answer"): "edit_file with an `oldText` found twice",
@@ -55,6 +56,11 @@ DIFFERENCES = {
     ("info folder", "more fields"): "get_file_info",
     ("move a folder", "answer"): "move_file of a folder",
     ("move a folder", "changes"): "move_file of a folder",
+    ("edit with other indentation", "answer"): WHITESPACE,
+    ("edit with other indentation", "changes"): WHITESPACE,
+    ("edit with trailing spaces", "answer"): WHITESPACE,
+    ("edit with trailing spaces", "changes"): WHITESPACE,
+    ("write over crlf", "changes"): "write_file over an existing file",
 }
 
 PNG = (
@@ -111,6 +117,8 @@ def _tree(folder: Path) -> None:
     (folder / "sub" / "deep" / "b.py").write_bytes(b"y = 2\n")
     (folder / "sub" / "ten.txt").write_bytes(b"".join(b"%d\n" % i for i in range(1, 11)))
     (folder / "fence.md").write_bytes(b"```\ncode\n```\n")
+    (folder / "indent.py").write_bytes(b"def f():\n    return 1\n")
+    (folder / "spaces.py").write_bytes(b"def g():\n    pass\n")
     # Sizes in KB (114,086 B is 111.41 KB) and a half to round (1,152 B is 1.125 KB).
     (folder / "big.bin").write_bytes(b"\0" * 114_086)
     (folder / "half.bin").write_bytes(b"\0" * 1152)
@@ -206,6 +214,18 @@ def _calls(root: Path) -> list[tuple[str, str, dict[str, Any]]]:
         ("move a folder", "move_file", {"source": f"{r}/made", "destination": f"{r}/made2"}),
         ("edit twice-found", "edit_file", _edit(f"{r}/twice.txt", ("x = 1", "x = 2"))),
         ("edit crlf", "edit_file", _edit(f"{r}/crlf.txt", ("beta", "BETA"))),
+        (
+            "edit with other indentation",
+            "edit_file",
+            _edit(f"{r}/indent.py", ("def f():\n  return 1", "def f():\n  return 2")),
+        ),
+        (
+            "edit with trailing spaces",
+            "edit_file",
+            _edit(f"{r}/spaces.py", ("def g():  \n    pass", "def g():\n    return")),
+        ),
+        ("write over crlf", "write_file", {"path": f"{r}/crlf.txt", "content": "x\ny\n"}),
+        ("write crlf", "write_file", {"path": f"{r}/crlf2.txt", "content": "x\r\ny\r\n"}),
     ]
 
 
