@@ -463,6 +463,8 @@ HOSTILE_STRINGS: list[str] = [
     "%s%n%x",
     "..",
     "/",
+    "../" * 50 + "etc/passwd",
+    "a/" * 2100 + "f",  # past PATH_MAX
 ]
 HOSTILE_INTEGERS: list[Any] = [10**30, -(10**30), 2**63, -1, 0, 10**18]
 WRONG_TYPES: list[Any] = [[], {}, 1.5, True, None, ["b.txt"], {"path": "b.txt"}]
