@@ -134,3 +134,83 @@ def test_every_compatible_tool_is_served_and_named_once() -> None:
         assert filesystem.tool_named(name).name == name
     with pytest.raises(KeyError):
         filesystem.tool_named("edit_symbol")
+
+
+@pytest.mark.parametrize(
+    ("size", "shown"),
+    [
+        (0, "0 B"),
+        (49, "49 B"),
+        (1023, "1023 B"),
+        (1024, "1.00 KB"),
+        (1152, "1.13 KB"),  # 1.125: a half, rounded up as JavaScript's toFixed does
+        (114_086, "111.41 KB"),
+        (1024**2, "1.00 MB"),
+        (5 * 1024**5, "5120.00 TB"),
+    ],
+)
+def test_sizes_read_as_the_reference_server_writes_them(size: int, shown: str) -> None:
+    assert filesystem.format_size(size) == shown
+
+
+async def test_a_write_or_move_into_a_missing_folder_is_refused_and_makes_nothing(
+    ws: Workspace, root: Path
+) -> None:
+    before = sorted(p.name for p in root.rglob("*"))
+    async with Client(EditguardServer(ws, compat="filesystem")) as client:
+        write = await client.call_tool("write_file", {"path": "nodir/x.txt", "content": "x"})
+        move = await client.call_tool(
+            "move_file", {"source": "twice.txt", "destination": "nodir/twice.txt"}
+        )
+    assert write.is_error
+    assert _text(write).startswith("FILE_NOT_FOUND")
+    assert move.is_error
+    assert _text(move).startswith("FILE_NOT_FOUND")
+    assert sorted(p.name for p in root.rglob("*")) == before
+
+
+async def test_edit_answers_the_reference_servers_fenced_diff(ws: Workspace, root: Path) -> None:
+    (root / "ten.txt").write_bytes(b"".join(b"%d\n" % i for i in range(1, 11)))
+    real = str((root / "ten.txt").resolve())
+    async with Client(EditguardServer(ws, compat="filesystem")) as client:
+        edit = await client.call_tool(
+            "edit_file", {"path": "ten.txt", "edits": [{"oldText": "6\n", "newText": "six\n"}]}
+        )
+    lines = [
+        "```diff",
+        f"Index: {real}",
+        "=" * 67,
+        f"--- {real}\toriginal",
+        f"+++ {real}\tmodified",
+        "@@ -2,9 +2,9 @@",  # four lines of context, as the reference server shows
+        *(f" {i}" for i in range(2, 6)),
+        "-6",
+        "+six",
+        *(f" {i}" for i in range(7, 11)),
+        "```",
+        "",
+        "",
+    ]
+    assert _text(edit) == "\n".join(lines)
+
+
+async def test_get_file_info_gives_the_reference_servers_fields_first(
+    ws: Workspace, root: Path
+) -> None:
+    async with Client(EditguardServer(ws, compat="filesystem")) as client:
+        file = _text(await client.call_tool("get_file_info", {"path": "crlf.py"}))
+        folder = _text(await client.call_tool("get_file_info", {"path": "."}))
+    for text, is_dir in ((file, "false"), (folder, "true")):
+        fields = dict(line.split(": ", 1) for line in text.splitlines())
+        assert list(fields)[:7] == [
+            "size",
+            "created",
+            "modified",
+            "accessed",
+            "isDirectory",
+            "isFile",
+            "permissions",
+        ]
+        assert fields["isDirectory"] == is_dir
+        assert fields["isFile"] == ("true" if is_dir == "false" else "false")
+    assert dict(line.split(": ", 1) for line in file.splitlines())["size"] == "24"

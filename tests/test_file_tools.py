@@ -4,8 +4,10 @@ reads a file exactly as read_file does. Each tool also through the CLI and the M
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -446,3 +448,17 @@ async def test_file_info_over_mcp(server: EditguardServer, root: Path) -> None:
     assert read.structured_content is not None
     assert info.structured_content["version"] == read.structured_content["version"]
     assert info.structured_content["type"] == "file"
+
+
+@pytest.mark.skipif(not shutil.which("stat"), reason="needs the stat command")
+def test_file_info_created_is_the_birth_time_the_system_keeps(ws: Workspace, root: Path) -> None:
+    (root / "born.txt").write_text("x\n")
+    told = subprocess.run(
+        ["stat", "-c", "%W", str(root / "born.txt")], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    created = ws.file_info("born.txt").created
+    if told in ("0", "-", "?"):  # the file system keeps none
+        assert created is None
+    else:
+        when = datetime.datetime.fromtimestamp(int(told), datetime.UTC)
+        assert created == when.isoformat(timespec="seconds").replace("+00:00", "Z")

@@ -131,5 +131,10 @@ def test_every_client_configuration_is_valid_and_serves_editguard() -> None:
             assert entry["url"].endswith("/mcp")
         else:
             assert "serve" in entry["args"]
+        if entry.get("command") == "uvx":  # starts from uv's cache, as "uvx" above explains
+            assert entry["args"][:2] == ["--offline", "--with-editable"]
     (claude_code,) = blocks("text")
     assert all("editguard" in line for line in claude_code.splitlines())
+    for line in claude_code.splitlines():
+        if " uvx " in line:
+            assert " uvx --offline --with-editable " in line

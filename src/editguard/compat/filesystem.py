@@ -12,17 +12,26 @@ differ.
 
 from __future__ import annotations
 
+import math
 import os
+import re
 from collections.abc import Callable
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from editguard.errors import EditError, InvalidRequest
-from editguard.pipeline import Context, read
+from editguard.core.diff import render_diff
+from editguard.core.document import from_view
+from editguard.errors import EditError, FileNotFound, InvalidRequest
+from editguard.fs.walk import Entry
+from editguard.pipeline import DIFF_LINES, Context, read
 from editguard.tools import tool_named as editguard_tool
 from editguard.tools._common import Args
 from editguard.tools._tool import Media, Tool
+from editguard.tools._walking import collect, more_line, partial_line, printable
+from editguard.tools.edit_file import EditFileArgs, apply_edits
+from editguard.tools.list_directory import MAX_ENTRIES
 
 INSTRUCTIONS = (
     "These are the reference filesystem server's tools, run by editguard: edit_file replaces "
@@ -35,6 +44,8 @@ INSTRUCTIONS = (
 MANY_CHARS = 256 * 1024
 # Levels directory_tree shows: the reference server has no limit; editguard's tool caps it.
 TREE_DEPTH = 10
+# Lines of context around each change in edit_file's diff, as the reference server shows.
+DIFF_CONTEXT = 4
 
 
 class Image(Media):
@@ -195,24 +206,77 @@ def read_many(ctx: Context, args: ReadManyArgs) -> Plain:
 
 
 def write(ctx: Context, args: WriteArgs) -> Plain:
-    """write_file, with editguard's checks (the syntax guard, encoding and line endings)."""
-    out = _call(ctx, "write_file", {"path": args.path, "content": args.content})
-    return Plain(content=f"Successfully wrote to {args.path} (version {out.version})")
+    """write_file, with editguard's checks (the syntax guard, encoding and line endings).
+
+    Like the reference server, it writes into an existing folder only (editguard's own
+    write_file makes the missing ones): a path with a typo in a folder's name is refused
+    rather than written to a new folder the user never meant. move_file likewise.
+
+    Raises:
+        EditError: FILE_NOT_FOUND (the folder is missing), and the errors of write_file.
+    """
+    _need_folder(ctx, args.path)
+    _call(ctx, "write_file", {"path": args.path, "content": args.content})
+    return Plain(content=f"Successfully wrote to {args.path}")
+
+
+def _need_folder(ctx: Context, path: str) -> None:
+    """Refuse ``path`` when the folder it names does not exist (editguard's own tools would
+    make it; the reference server refuses).
+
+    Raises:
+        EditError: FILE_NOT_FOUND, OUTSIDE_ROOT.
+    """
+    where = ctx.sandbox.resolve(path)
+    if not os.path.isdir(os.path.dirname(where.real)):
+        shown = os.path.dirname(where.display) or "."
+        raise FileNotFound(
+            f"the folder {shown} does not exist",
+            path=where.display,
+            suggestions=["Create it with create_directory first, or check the path."],
+        )
 
 
 def edit(ctx: Context, args: EditArgs) -> Plain:
-    """edit_file: editguard's search/replace (each oldText must occur once)."""
+    """edit_file: editguard's search/replace (each oldText must occur once), answered as the
+    reference server answers: the diff, in a fence, with its ``Index:`` header."""
     edits = [{"old_text": e.oldText, "new_text": e.newText} for e in args.edits]
-    out = _call(ctx, "edit_file", {"path": args.path, "edits": edits, "dry_run": args.dryRun})
-    tail = "dry run: nothing written" if args.dryRun else f"version {out.version}"
-    return Plain(content=f"{out.diff or 'No changes.'}\n{tail}")
+    request = EditFileArgs.model_validate(
+        {"path": args.path, "edits": edits, "dry_run": args.dryRun}
+    )
+    out = apply_edits(ctx, request)
+    shown = from_view if out.before.utf8_view else None
+    body = render_diff(
+        out.before.text,
+        out.change.plan,
+        out.where.real,
+        context=DIFF_CONTEXT,
+        max_lines=DIFF_LINES,
+        shown=shown,
+    )
+    return Plain(content=fenced_diff(out.where.real, body))
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@$", re.MULTILINE)
+
+
+def fenced_diff(path: str, diff: str) -> str:
+    """``diff`` (``--- a/...`` headers, or empty) in the reference server's form: ``Index:``,
+    a rule, ``--- path\toriginal`` / ``+++ path\tmodified``, hunk ranges always with their
+    counts, in a fence longer than any run of backticks inside."""
+    hunks = diff.split("\n", 2)[2] if diff else ""
+    hunks = _HUNK.sub(lambda m: f"@@ -{m[1]}{m[2] or ',1'} +{m[3]}{m[4] or ',1'} @@", hunks)
+    text = f"Index: {path}\n{'=' * 67}\n--- {path}\toriginal\n+++ {path}\tmodified\n{hunks}"
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}diff\n{text}{fence}\n\n"
 
 
 def create_directory(ctx: Context, args: PathArgs) -> Plain:
     """create_directory: the folder and its missing parents."""
-    out = _call(ctx, "create_directory", {"path": args.path})
-    said = "already existed" if out.existed else "created"
-    return Plain(content=f"Successfully created directory {args.path} ({said})")
+    _call(ctx, "create_directory", {"path": args.path})
+    return Plain(content=f"Successfully created directory {args.path}")
 
 
 def list_directory(ctx: Context, args: PathArgs) -> Plain:
@@ -222,35 +286,96 @@ def list_directory(ctx: Context, args: PathArgs) -> Plain:
 
 
 def list_with_sizes(ctx: Context, args: SizesArgs) -> Plain:
-    """list_directory_with_sizes: entries with sizes, and the totals."""
-    out = _call(
-        ctx,
-        "list_directory",
-        {"path": args.path, "sizes": True, "sort": args.sortBy, "include_ignored": True},
-    )
-    total = f"Total: {out.files} files, {out.dirs} directories"
-    return Plain(content=f"{out.entries}\n\n{total}\nCombined size: {out.total_bytes or 0:,} B")
+    """list_directory_with_sizes: entries with sizes (``111.41 KB``), and the totals, in the
+    reference server's columns; a symbolic link is shown as ``[LINK]``, never followed."""
+    walked = collect(ctx, args.path, include_ignored=True, max_depth=1)
+    entries = walked.entries
+    if args.sortBy == "size":
+        entries = sorted(entries, key=lambda e: e.size or 0, reverse=True)
+    lines = [_sized_line(e) for e in entries[:MAX_ENTRIES]]
+    more = len(entries) - MAX_ENTRIES
+    if more > 0:
+        lines.append(more_line(more, "sort by size to see the largest first"))
+    if walked.partial:
+        lines.append(partial_line())
+    kinds = [e.kind for e in entries]
+    total = sum(e.size or 0 for e in entries)
+    lines += [
+        "",
+        f"Total: {kinds.count('file')} files, {kinds.count('dir')} directories",
+        f"Combined size: {format_size(total)}",
+    ]
+    return Plain(content="\n".join(lines))
+
+
+_TAGS = {"dir": "[DIR]", "file": "[FILE]", "symlink": "[LINK]", "other": "[OTHER]"}
+
+
+def _sized_line(entry: Entry) -> str:
+    name = printable(entry.display.rpartition("/")[2])
+    # Padded as JavaScript pads: by UTF-16 code units.
+    pad = " " * max(0, 30 - len(name.encode("utf-16-le")) // 2)
+    size = "" if entry.size is None else format_size(entry.size).rjust(10)
+    return f"{_TAGS[entry.kind]} {name}{pad} {size}"
+
+
+_UNITS = ("B", "KB", "MB", "GB", "TB")
+
+
+def format_size(size: int) -> str:
+    """A size as the reference server writes it: ``49 B``, ``111.41 KB`` (powers of 1024, two
+    decimals, halves rounded up as JavaScript's ``toFixed`` does)."""
+    if size <= 0:
+        return "0 B"
+    unit = min(math.floor(math.log(size) / math.log(1024)), len(_UNITS) - 1)
+    if unit <= 0:
+        return f"{size} B"
+    scaled = Decimal(size / 1024**unit).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    return f"{scaled} {_UNITS[unit]}"
+
+
+def _whole_path(glob: str) -> str:
+    """A glob matched against the whole path below the folder searched, as the reference
+    server's minimatch does ('*.py': in the folder itself), in .gitignore's syntax, which
+    editguard's tools take: there a glob with no '/' matches at any depth, and a leading '/'
+    anchors it."""
+    if "/" in glob.rstrip("/") or glob.startswith("**"):
+        return glob
+    return "/" + glob
+
+
+def _tree_exclude(pattern: str) -> str:
+    """An ``excludePatterns`` entry of directory_tree, as the reference server reads it: one
+    with a '*' matched against the whole path below the folder, any other against the path's
+    end at any depth (a name, or a path such as 'src/gen')."""
+    if "*" in pattern:
+        return _whole_path(pattern)
+    if "/" in pattern.strip("/"):
+        return "**/" + pattern.lstrip("/")
+    return pattern
 
 
 def tree(ctx: Context, args: TreeArgs) -> Plain:
     """directory_tree: an indented tree (not JSON), .gitignored entries left out."""
     arguments: dict[str, Any] = {"path": args.path, "depth": TREE_DEPTH}
     if args.excludePatterns:
-        arguments["exclude"] = args.excludePatterns
+        arguments["exclude"] = [_tree_exclude(p) for p in args.excludePatterns]
     return Plain(content=_call(ctx, "directory_tree", arguments).tree)
 
 
 def move(ctx: Context, args: MoveArgs) -> Plain:
     """move_file: refused when the destination exists."""
+    _need_folder(ctx, args.destination)
     _call(ctx, "move_file", {"source": args.source, "destination": args.destination})
     return Plain(content=f"Successfully moved {args.source} to {args.destination}")
 
 
 def search(ctx: Context, args: SearchArgs) -> Plain:
     """search_files: files whose path below ``path`` matches the glob."""
-    arguments: dict[str, Any] = {"pattern": args.pattern, "path": args.path, "sort": "name"}
+    pattern = _whole_path(args.pattern)
+    arguments: dict[str, Any] = {"pattern": pattern, "path": args.path, "sort": "name"}
     if args.excludePatterns:
-        arguments["exclude"] = args.excludePatterns
+        arguments["exclude"] = [_whole_path(p) for p in args.excludePatterns]
     out = _call(ctx, "find_files", arguments)
     if not out.found:
         return Plain(content="No matches found")
@@ -265,9 +390,23 @@ def search(ctx: Context, args: SearchArgs) -> Plain:
 
 
 def info(ctx: Context, args: PathArgs) -> Plain:
-    """get_file_info: a line per fact."""
+    """get_file_info: a line per fact, the reference server's first (``size``, ``created``,
+    ``modified``, ``accessed``, ``isDirectory``, ``isFile``, ``permissions``; times in ISO 8601,
+    UTC), then editguard's (type, mode; a text file's encoding, line endings, version ...)."""
     data = _call(ctx, "file_info", {"path": args.path}).model_dump(exclude_none=True)
-    return Plain(content="\n".join(f"{key}: {value}" for key, value in data.items()))
+    kind = data.pop("type")
+    facts: dict[str, Any] = {
+        "size": data.pop("size"),
+        "created": data.pop("created", "unknown (the system does not say)"),
+        "modified": data.pop("modified"),
+        "accessed": data.pop("accessed"),
+        "isDirectory": "true" if kind == "dir" else "false",
+        "isFile": "true" if kind == "file" else "false",
+        "permissions": data.pop("permissions"),
+        "type": kind,
+        **data,
+    }
+    return Plain(content="\n".join(f"{key}: {value}" for key, value in facts.items()))
 
 
 def allowed(ctx: Context, args: NoArgs) -> Plain:

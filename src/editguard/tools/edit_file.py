@@ -114,9 +114,19 @@ def run(ctx: Context, args: EditFileArgs) -> EditFileResult:
             ENCODING_ERROR, VALIDATION_FAILED, FILE_BUSY and the file errors of read_file,
             plus WRITE_FAILED.
     """
+    return EditFileResult.of(apply_edits(ctx, args), args.mode, args.dry_run)
+
+
+def apply_edits(ctx: Context, args: EditFileArgs) -> Outcome[Change]:
+    """What :func:`run` does, as the pipeline's outcome (for a front end that shows the change
+    in its own form, as ``--compat filesystem`` does).
+
+    Raises:
+        EditError: as :func:`run`.
+    """
     specs = [SearchReplace(e.old_text, e.new_text, e.occurrences) for e in args.edits]
     validate_edits(specs, ctx.max_edits)
-    out = run_edit(
+    return run_edit(
         ctx,
         args.path,
         lambda doc: Change.of(compile_search_replace(doc, specs, exact=args.exact or ctx.exact)),
@@ -125,7 +135,6 @@ def run(ctx: Context, args: EditFileArgs) -> EditFileResult:
         expected_version=args.expected_version,
         build_view=lambda view: _in_view(view, specs),
     )
-    return EditFileResult.of(out, args.mode, args.dry_run)
 
 
 def _in_view(view: Document, specs: list[SearchReplace]) -> Change:

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from editguard.errors import BinaryFile, EditError
+from editguard.fs.birth import birth_time
 from editguard.fs.location import locate
 from editguard.fs.sandbox import Resolved, names_a_link
 from editguard.pipeline import Context, read
@@ -55,7 +56,7 @@ def run(ctx: Context, args: FileInfoArgs) -> FileInfoResult:
         EditError: OUTSIDE_ROOT, FILE_NOT_FOUND, PERMISSION_DENIED.
     """
     where = ctx.sandbox.resolve(args.path)
-    st = _stat(ctx, where)
+    st, born = _stat(ctx, where)
     link = where.real != where.root and names_a_link(ctx.sandbox, where)
     kind: Kind = (
         "symlink"
@@ -71,7 +72,7 @@ def run(ctx: Context, args: FileInfoArgs) -> FileInfoResult:
         type=kind,
         target=where.display if link else None,
         size=st.st_size,
-        created=_when(getattr(st, "st_birthtime", None)),
+        created=_when(born),
         modified=_when(st.st_mtime) or "",
         accessed=_when(st.st_atime) or "",
         permissions=f"{stat.S_IMODE(st.st_mode):o}",
@@ -82,15 +83,17 @@ def run(ctx: Context, args: FileInfoArgs) -> FileInfoResult:
     return info
 
 
-def _stat(ctx: Context, where: Resolved) -> os.stat_result:
-    """The path's status, following no link the sandbox did not resolve.
+def _stat(ctx: Context, where: Resolved) -> tuple[os.stat_result, float | None]:
+    """The path's status, following no link the sandbox did not resolve, and its birth time
+    (None where the system does not say).
 
     Raises:
         EditError: FILE_NOT_FOUND, PERMISSION_DENIED, OUTSIDE_ROOT or STALE_VERSION (a folder
             of the path swapped for a link).
     """
     if where.real == where.root:
-        return os.stat(where.root)
+        st = os.stat(where.root)
+        return st, birth_time(st, where.root)
     with locate(ctx.sandbox, where) as location:
         try:
             st = os.lstat(location.name, dir_fd=location.folder)
@@ -100,7 +103,7 @@ def _stat(ctx: Context, where: Resolved) -> os.stat_result:
             raise not_found(where.display) from None
         if stat.S_ISLNK(st.st_mode):  # swapped in since the sandbox resolved the path
             raise location.changed()
-        return st
+        return st, birth_time(st, location.name, location.folder)
 
 
 def _text_facts(ctx: Context, where: Resolved, size: int, info: FileInfoResult) -> None:
