@@ -23,6 +23,7 @@ from editguard.pipeline import Context, read
 from editguard.tools import tool_named as editguard_tool
 from editguard.tools._common import Args
 from editguard.tools._tool import Media, Tool
+from editguard.tools.read_file import READ_CHARS, last_lines_start, line_start
 
 INSTRUCTIONS = (
     "These are the reference filesystem server's tools, run by editguard: edit_file replaces "
@@ -31,8 +32,9 @@ INSTRUCTIONS = (
     "next). Paths may be absolute or relative to the first allowed directory."
 )
 
-# Characters that read_multiple_files shows in all, as read_file's ``paths`` does.
-MANY_CHARS = 256 * 1024
+# Characters that read_multiple_files shows in all, as read_file's ``paths`` does (and
+# read_text_file of one file, as read_file does).
+MANY_CHARS = READ_CHARS
 # Levels directory_tree shows: the reference server has no limit; editguard's tool caps it.
 TREE_DEPTH = 10
 
@@ -141,14 +143,27 @@ class NoArgs(Args):
 
 
 def _text_of(ctx: Context, path: str, head: int | None = None, tail: int | None = None) -> str:
-    """The file's text (line breaks as ``\\n``), or its first or last lines."""
+    """The file's text (line breaks as ``\\n``), or its first or last lines: at most
+    :data:`READ_CHARS` characters of it, as editguard's read_file shows, and then a line that
+    says where it was cut."""
     _, doc, _ = read(ctx, path)
-    if head is None and tail is None:
-        return doc.text
-    if head is not None:
-        return "\n".join(doc.lines(1, min(head, doc.line_count)))
-    assert tail is not None
-    return "\n".join(doc.last_lines(tail)[1])
+    text, total = doc.text, doc.line_count
+    first, start, end = 1, 0, len(text)
+    if head is not None or tail is not None:
+        end -= text.endswith("\n")  # lines, joined: no final line break
+    if head is not None and head < total:
+        end = line_start(text, head + 1) - 1
+    elif tail is not None:
+        first, start = last_lines_start(text, min(tail, total), total)
+    if end - start <= READ_CHARS:
+        return text[start:end]
+    shown = text[start : start + READ_CHARS]
+    last = first + shown.count("\n")
+    short = ", the last one cut short" if text[start + READ_CHARS] != "\n" else ""
+    return (
+        f"{shown}\n… cut here: one answer shows {READ_CHARS:,} characters at most (lines "
+        f"{first:,}-{last:,} of {total:,}{short}); ask for fewer lines with head or tail"
+    )
 
 
 def read_text(ctx: Context, args: ReadTextArgs) -> Plain:

@@ -229,11 +229,11 @@ def _text(
     text, total = doc.text, doc.line_count
     if args.tail is not None:
         # The first of the last lines, found from the end; the window reads on from it.
-        first, start = _last_lines_start(text, min(args.tail, total), total)
+        first, start = last_lines_start(text, min(args.tail, total), total)
         wanted, skip = total, 0
     else:
         first, wanted = _window(ctx, args, where, total)
-        start = _line_start(text, first)
+        start = line_start(text, first)
         skip = _column(args, where, text, start, first)
     count = min(wanted - first + 1, budget.lines)
     width = len(str(first + count - 1))
@@ -283,7 +283,7 @@ def _window(ctx: Context, args: ReadFileArgs, where: Resolved, total: int) -> tu
     return first, min(total, end_line if end_line is not None else first + ctx.read_lines - 1)
 
 
-def _line_start(text: str, number: int) -> int:
+def line_start(text: str, number: int) -> int:
     """Where line ``number`` (1-based, at most one past the last) starts in ``text``."""
     pos = 0
     for _ in range(number - 1):
@@ -291,7 +291,7 @@ def _line_start(text: str, number: int) -> int:
     return pos
 
 
-def _last_lines_start(text: str, count: int, total: int) -> tuple[int, int]:
+def last_lines_start(text: str, count: int, total: int) -> tuple[int, int]:
     """The number of the first of the last ``count`` lines and where it starts, found from the
     end: the lines before it are never walked."""
     end = len(text) - 1 if text.endswith(LF) else len(text)  # a final break ends no line
