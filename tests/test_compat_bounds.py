@@ -13,6 +13,7 @@ from mcp_types import TextContent
 
 from editguard import Workspace
 from editguard.mcp_server import EditguardServer
+from editguard.tools import _walking
 from editguard.tools.read_file import READ_CHARS
 
 pytestmark = pytest.mark.anyio
@@ -75,3 +76,59 @@ async def test_read_multiple_files_of_big_files_stays_within_the_window(root: Pa
     assert not failed
     assert len(answer) <= READ_CHARS + 4 * NOTE
     assert "small.txt:\nsmall\n" in answer
+
+
+# -- listing: bounded globs, a time budget, what was left out ------------------------------
+
+
+@pytest.fixture
+def ignoring(root: Path) -> Path:
+    (root / ".gitignore").write_text("*.log\n")
+    (root / "run.log").write_text("x\n")
+    (root / "app.py").write_text("")
+    return root
+
+
+async def test_search_files_says_how_many_ignored_files_match(ignoring: Path) -> None:
+    ws = Workspace([ignoring])
+    failed, answer = await _call(ws, "search_files", {"path": ".", "pattern": "*.log"})
+    assert not failed
+    assert answer.splitlines() == [
+        "No matches found",
+        "(1 matching file(s) left out as .gitignored or hidden)",
+    ]
+    failed, answer = await _call(ws, "search_files", {"path": ".", "pattern": "*.py"})
+    assert answer == str(ignoring / "app.py")  # nothing left out, nothing said
+
+
+async def test_directory_tree_says_how_many_it_left_out(ignoring: Path) -> None:
+    failed, answer = await _call(Workspace([ignoring]), "directory_tree", {"path": "."})
+    assert not failed
+    assert answer.splitlines() == [
+        "app.py",
+        "(2 .gitignored or hidden not shown; list_directory shows every entry)",
+    ]
+
+
+async def test_search_files_refuses_a_pattern_of_5000_stars(root: Path) -> None:
+    failed, answer = await _call(
+        Workspace([root]), "search_files", {"path": ".", "pattern": "*" * 5000}
+    )
+    assert failed
+    assert "INVALID_REQUEST" in answer
+
+
+async def test_the_listing_tools_stop_at_the_time_budget(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_walking, "time_limit", 0.0)
+    (root / "a.py").write_text("")
+    ws = Workspace([root])
+    for tool, arguments in [
+        ("search_files", {"path": ".", "pattern": "*.py"}),
+        ("directory_tree", {"path": "."}),
+        ("list_directory_with_sizes", {"path": "."}),
+    ]:
+        failed, answer = await _call(ws, tool, arguments)
+        assert not failed
+        assert "… stopped after 0 s" in answer, tool

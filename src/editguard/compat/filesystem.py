@@ -252,7 +252,14 @@ def tree(ctx: Context, args: TreeArgs) -> Plain:
     arguments: dict[str, Any] = {"path": args.path, "depth": TREE_DEPTH}
     if args.excludePatterns:
         arguments["exclude"] = args.excludePatterns
-    return Plain(content=_call(ctx, "directory_tree", arguments).tree)
+    out = _call(ctx, "directory_tree", arguments)
+    if not out.skipped:
+        return Plain(content=out.tree)
+    # directory_tree's last line counts what .gitignore or a leading dot hid, naming an
+    # argument these tools lack: list_directory here shows every entry.
+    shown = out.tree.rpartition("\n")[0]
+    note = f"({out.skipped:,} .gitignored or hidden not shown; list_directory shows every entry)"
+    return Plain(content=f"{shown}\n{note}" if shown else note)
 
 
 def move(ctx: Context, args: MoveArgs) -> Plain:
@@ -267,16 +274,18 @@ def search(ctx: Context, args: SearchArgs) -> Plain:
     if args.excludePatterns:
         arguments["exclude"] = args.excludePatterns
     out = _call(ctx, "find_files", arguments)
-    if not out.found:
-        return Plain(content="No matches found")
     # Full paths, as the reference server gives them (find_files shows them as messages do:
-    # relative to the first root); a last "… N more" line stays as it is.
+    # relative to the first root); then find_files' "… N more" and walk-stopped lines as they
+    # are, and how many matching files .gitignore or a leading dot hid (find_files' own line
+    # names an argument these tools lack).
     first = ctx.sandbox.roots[0]
-    lines = [
-        line if os.path.isabs(line) or line.startswith("…") else os.path.join(first, line)
-        for line in out.files.splitlines()
-    ]
-    return Plain(content="\n".join(lines))
+    lines = out.files.splitlines()
+    count = out.found - out.more
+    paths = [p if os.path.isabs(p) else os.path.join(first, p) for p in lines[:count]]
+    notes = lines[count : count + bool(out.more) + out.partial]
+    if out.skipped:
+        notes.append(f"({out.skipped:,} matching file(s) left out as .gitignored or hidden)")
+    return Plain(content="\n".join([*(paths or ["No matches found"]), *notes]))
 
 
 def info(ctx: Context, args: PathArgs) -> Plain:
