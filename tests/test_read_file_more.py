@@ -30,7 +30,7 @@ from editguard import (
 from editguard.core.document import Document, content_version, decode
 from editguard.core.images import image_type
 from editguard.mcp_server import EditguardServer
-from editguard.tools.read_file import IMAGE_BYTES, MAX_PATHS, PATHS_CHARS
+from editguard.tools.read_file import IMAGE_BYTES, MAX_PATHS, READ_CHARS
 
 from .test_cli import in_a_terminal
 
@@ -136,7 +136,7 @@ def test_the_files_of_paths_share_one_budget_of_lines(root: Path) -> None:
 
 
 def test_the_files_of_paths_share_one_budget_of_characters(ws: Workspace, root: Path) -> None:
-    line = "x" * (PATHS_CHARS // 3) + "\n"
+    line = "x" * (READ_CHARS // 3) + "\n"
     (root / "wide.min.js").write_text(line * 3)
     (root / "after.txt").write_text("short\n")
     result = ws.read_file(paths=["wide.min.js", "after.txt"])
@@ -154,9 +154,9 @@ def test_an_end_line_asked_for_is_cut_by_the_budget_and_says_so(root: Path) -> N
     (a,) = result.files
     assert (text_read(a).start_line, text_read(a).end_line) == (5, 14)
     assert (text_read(a).truncated, text_read(a).next_start_line) == (True, 15)
-    # Alone, the range asked for is shown whole, as before.
+    # Alone, the same window holds (issue 22: every read stays within it).
     alone = text_read(ws.read_file("a.txt", start_line=5, end_line=25))
-    assert (alone.end_line, alone.truncated) == (25, False)
+    assert (alone.end_line, alone.truncated, alone.next_start_line) == (14, True, 15)
 
 
 def test_a_bad_range_in_paths_is_reported_for_that_file_only(ws: Workspace, root: Path) -> None:
@@ -180,6 +180,7 @@ def test_one_path_keeps_the_result_it_always_had(ws: Workspace, root: Path) -> N
         "total_lines",
         "truncated",
         "next_start_line",
+        "next_start_column",
         "encoding",
         "bom",
         "line_ending",
@@ -290,6 +291,96 @@ def test_last_lines_are_the_lines_an_editor_numbers_last(text: str, count: int) 
     expected = everything[max(0, len(everything) - count) :] if count else []
     assert lines == expected
     assert first == doc.line_count - len(expected) + 1
+
+
+# -- the window: lines and characters, whatever was asked ----------------------------------
+
+
+def test_a_file_of_one_5_mb_line_is_cut_and_says_where_it_goes_on(
+    ws: Workspace, root: Path
+) -> None:
+    text = "".join(f"{n:07d}," for n in range(625_000))  # 5 MB, no line break
+    (root / "min.js").write_text(text)
+    first = text_read(ws.read_file("min.js"))
+    assert len(first.content) <= READ_CHARS
+    assert (first.end_line, first.total_lines, first.truncated) == (1, 1, True)
+    assert (first.next_start_line, first.next_start_column) == (1, len(first.content) - 1)
+    assert text.startswith(first.content.removeprefix("1│"))
+    # The next call reads on exactly where the first stopped, and so on to the end.
+    column, parts = first.next_start_column, [first.content.removeprefix("1│")]
+    while column is not None:
+        more = text_read(ws.read_file("min.js", start_line=1, start_column=column))
+        assert len(more.content) <= READ_CHARS
+        parts.append(more.content.removeprefix("1│"))
+        column = more.next_start_column
+    assert "".join(parts) == text
+    assert (more.truncated, more.next_start_line) == (False, None)
+
+
+def test_head_of_100000_lines_answers_within_the_window(ws: Workspace, root: Path) -> None:
+    (root / "big.log").write_text("".join(f"line {n:>6} of the log file\n" for n in range(100_000)))
+    result = text_read(ws.read_file("big.log", head=100_000))
+    assert len(result.content) <= READ_CHARS
+    assert (result.end_line, result.truncated, result.next_start_line) == (2000, True, 2001)
+    assert result.next_start_column is None  # no line was cut
+
+
+@pytest.mark.parametrize("end", ["head", "tail"])
+def test_head_or_tail_of_10_to_the_18_lines_is_one_window(
+    ws: Workspace, root: Path, end: str
+) -> None:
+    (root / "big.log").write_text("".join(f"{n:>9} {'y' * 40}\n" for n in range(100_000)))
+    result = text_read(ws.read_file("big.log", **{end: 10**18}))
+    assert len(result.content) <= READ_CHARS
+    assert (result.start_line, result.end_line, result.total_lines) == (1, 2000, 100_000)
+    assert (result.truncated, result.next_start_line) == (True, 2001)
+
+
+def test_wide_lines_stop_at_the_window_before_a_line_that_does_not_fit(root: Path) -> None:
+    (root / "wide.txt").write_text(("w" * 100_000 + "\n") * 5)
+    result = text_read(Workspace([root]).read_file("wide.txt", start_line=2, end_line=5))
+    assert len(result.content) <= READ_CHARS
+    # Two whole lines fit; the third is left whole for the next call, not cut.
+    assert (result.end_line, result.next_start_line, result.next_start_column) == (3, 4, None)
+
+
+def test_several_big_files_share_one_window_of_characters(ws: Workspace, root: Path) -> None:
+    for name in ("a.min.js", "b.min.js", "c.min.js"):
+        (root / name).write_text(name * 400_000)  # 3.2 MB, one line each
+    result = ws.read_file(paths=["a.min.js", "b.min.js", "c.min.js"], head=10**18)
+    assert isinstance(result, ReadFilesResult)
+    a, b, c = (text_read(f) for f in result.files)
+    assert sum(len(f.content) for f in (a, b, c)) <= READ_CHARS
+    assert (a.truncated, a.next_start_line, a.next_start_column) == (True, 1, len(a.content) - 1)
+    for rest in (b, c):
+        assert (rest.content, rest.truncated, rest.next_start_line) == ("", True, 1)
+
+
+def test_a_start_column_past_the_line_or_beside_head_is_refused(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("abc\ndef\n")
+    assert text_read(ws.read_file("a.txt", start_line=2, start_column=2)).content == "2│ef"
+    assert text_read(ws.read_file("a.txt", start_line=2, start_column=4)).content == "2│"
+    with pytest.raises(EditError) as err:
+        ws.read_file("a.txt", start_line=2, start_column=5)
+    assert (err.value.code, err.value.data["field"]) == ("INVALID_REQUEST", "start_column")
+    assert err.value.data["line_length"] == 3
+    with pytest.raises(EditError) as err:
+        ws.read_file("a.txt", head=1, start_column=2)
+    assert (err.value.code, err.value.data["field"]) == ("INVALID_REQUEST", "start_column")
+
+
+def test_the_cli_answers_a_one_line_file_of_5_mb_within_the_window(root: Path) -> None:
+    (root / "one.log").write_text("z" * 5_000_000)
+    proc = subprocess.run(
+        [sys.executable, "-m", "editguard", "call", "read_file", '{"path": "one.log"}', "--json"],
+        cwd=root,
+        capture_output=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+    )
+    assert len(proc.stdout) < READ_CHARS + 2000
+    out = json.loads(proc.stdout)
+    assert (out["next_start_line"], out["next_start_column"]) == (1, len(out["content"]) - 1)
 
 
 # -- images --------------------------------------------------------------------------------

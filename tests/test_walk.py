@@ -396,8 +396,9 @@ def test_directory_tree_is_indented_text(tree: Path, ws: Workspace) -> None:
         "  util.py",
         "tests/",
         "  test_app.py",
+        "(3 .gitignored or hidden not shown: include_ignored shows them)",
     ]
-    assert (result.dirs, result.files, result.more) == (3, 5, 0)
+    assert (result.dirs, result.files, result.more, result.skipped) == (3, 5, 0, 3)
     shallow = ws.directory_tree("src", depth=1, exclude=["util.py"]).tree
     assert shallow.splitlines() == ["app.py", "sub/"]
 

@@ -166,6 +166,7 @@ class Workspace:
         *,
         head: int | None = None,
         tail: int | None = None,
+        start_column: int | None = None,
     ) -> ReadFileResult | ImageResult: ...
 
     @overload
@@ -178,6 +179,7 @@ class Workspace:
         paths: Sequence[str],
         head: int | None = None,
         tail: int | None = None,
+        start_column: int | None = None,
     ) -> ReadFilesResult: ...
 
     def read_file(
@@ -189,6 +191,7 @@ class Workspace:
         paths: Sequence[str] | None = None,
         head: int | None = None,
         tail: int | None = None,
+        start_column: int | None = None,
     ) -> ReadFileAnswer:
         """Read a text file as numbered lines, with its version; with ``paths``, several files,
         each entry its result or its error; an image file as its bytes, base64 (see the

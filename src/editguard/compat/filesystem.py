@@ -32,6 +32,7 @@ from editguard.tools._tool import Media, Tool
 from editguard.tools._walking import collect, more_line, partial_line, printable
 from editguard.tools.edit_file import EditFileArgs, apply_edits
 from editguard.tools.list_directory import MAX_ENTRIES
+from editguard.tools.read_file import READ_CHARS, last_lines_start, line_start
 
 INSTRUCTIONS = (
     "These are the reference filesystem server's tools, run by editguard: edit_file replaces "
@@ -40,8 +41,9 @@ INSTRUCTIONS = (
     "next). Paths may be absolute or relative to the first allowed directory."
 )
 
-# Characters that read_multiple_files shows in all, as read_file's ``paths`` does.
-MANY_CHARS = 256 * 1024
+# Characters that read_multiple_files shows in all, as read_file's ``paths`` does (and
+# read_text_file of one file, as read_file does).
+MANY_CHARS = READ_CHARS
 # Levels directory_tree shows: the reference server has no limit; editguard's tool caps it.
 TREE_DEPTH = 10
 # Lines of context around each change in edit_file's diff, as the reference server shows.
@@ -152,14 +154,27 @@ class NoArgs(Args):
 
 
 def _text_of(ctx: Context, path: str, head: int | None = None, tail: int | None = None) -> str:
-    """The file's text (line breaks as ``\\n``), or its first or last lines."""
+    """The file's text (line breaks as ``\\n``), or its first or last lines: at most
+    :data:`READ_CHARS` characters of it, as editguard's read_file shows, and then a line that
+    says where it was cut."""
     _, doc, _ = read(ctx, path)
-    if head is None and tail is None:
-        return doc.text
-    if head is not None:
-        return "\n".join(doc.lines(1, min(head, doc.line_count)))
-    assert tail is not None
-    return "\n".join(doc.last_lines(tail)[1])
+    text, total = doc.text, doc.line_count
+    first, start, end = 1, 0, len(text)
+    if head is not None or tail is not None:
+        end -= text.endswith("\n")  # lines, joined: no final line break
+    if head is not None and head < total:
+        end = line_start(text, head + 1) - 1
+    elif tail is not None:
+        first, start = last_lines_start(text, min(tail, total), total)
+    if end - start <= READ_CHARS:
+        return text[start:end]
+    shown = text[start : start + READ_CHARS]
+    last = first + shown.count("\n")
+    short = ", the last one cut short" if text[start + READ_CHARS] != "\n" else ""
+    return (
+        f"{shown}\n… cut here: one answer shows {READ_CHARS:,} characters at most (lines "
+        f"{first:,}-{last:,} of {total:,}{short}); ask for fewer lines with head or tail"
+    )
 
 
 def read_text(ctx: Context, args: ReadTextArgs) -> Plain:
@@ -297,7 +312,7 @@ def list_with_sizes(ctx: Context, args: SizesArgs) -> Plain:
     if more > 0:
         lines.append(more_line(more, "sort by size to see the largest first"))
     if walked.partial:
-        lines.append(partial_line())
+        lines.append(partial_line(walked))
     kinds = [e.kind for e in entries]
     total = sum(e.size or 0 for e in entries)
     lines += [
@@ -360,7 +375,14 @@ def tree(ctx: Context, args: TreeArgs) -> Plain:
     arguments: dict[str, Any] = {"path": args.path, "depth": TREE_DEPTH}
     if args.excludePatterns:
         arguments["exclude"] = [_tree_exclude(p) for p in args.excludePatterns]
-    return Plain(content=_call(ctx, "directory_tree", arguments).tree)
+    out = _call(ctx, "directory_tree", arguments)
+    if not out.skipped:
+        return Plain(content=out.tree)
+    # directory_tree's last line counts what .gitignore or a leading dot hid, naming an
+    # argument these tools lack: list_directory here shows every entry.
+    shown = out.tree.rpartition("\n")[0]
+    note = f"({out.skipped:,} .gitignored or hidden not shown; list_directory shows every entry)"
+    return Plain(content=f"{shown}\n{note}" if shown else note)
 
 
 def move(ctx: Context, args: MoveArgs) -> Plain:
@@ -377,16 +399,18 @@ def search(ctx: Context, args: SearchArgs) -> Plain:
     if args.excludePatterns:
         arguments["exclude"] = [_whole_path(p) for p in args.excludePatterns]
     out = _call(ctx, "find_files", arguments)
-    if not out.found:
-        return Plain(content="No matches found")
     # Full paths, as the reference server gives them (find_files shows them as messages do:
-    # relative to the first root); a last "… N more" line stays as it is.
+    # relative to the first root); then find_files' "… N more" and walk-stopped lines as they
+    # are, and how many matching files .gitignore or a leading dot hid (find_files' own line
+    # names an argument these tools lack).
     first = ctx.sandbox.roots[0]
-    lines = [
-        line if os.path.isabs(line) or line.startswith("…") else os.path.join(first, line)
-        for line in out.files.splitlines()
-    ]
-    return Plain(content="\n".join(lines))
+    lines = out.files.splitlines()
+    count = out.found - out.more
+    paths = [p if os.path.isabs(p) else os.path.join(first, p) for p in lines[:count]]
+    notes = lines[count : count + bool(out.more) + out.partial]
+    if out.skipped:
+        notes.append(f"({out.skipped:,} matching file(s) left out as .gitignored or hidden)")
+    return Plain(content="\n".join([*(paths or ["No matches found"]), *notes]))
 
 
 def info(ctx: Context, args: PathArgs) -> Plain:

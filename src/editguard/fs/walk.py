@@ -22,6 +22,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -63,14 +64,17 @@ class Entry:
 
 
 class VisitLimit(Exception):  # a signal to the caller, not an EditError
-    """The walk looked at ``max_visits`` entries (ignored ones included), and more were there.
+    """The walk looked at ``max_visits`` entries (ignored ones included), and more were there;
+    or (``out_of_time``) its deadline passed before it was done.
 
     Raised once everything already listed has been yielded: the caller keeps a partial result.
     """
 
-    def __init__(self, visited: int) -> None:
-        super().__init__(f"stopped after visiting {visited:,} entries")
+    def __init__(self, visited: int, *, out_of_time: bool = False) -> None:
+        why = "its time ran out" if out_of_time else "its limit of entries"
+        super().__init__(f"stopped after visiting {visited:,} entries ({why})")
         self.visited = visited
+        self.out_of_time = out_of_time
 
 
 @dataclass(slots=True)
@@ -108,6 +112,8 @@ def walk(
     exclude: Sequence[str] = (),
     max_depth: int | None = None,
     max_visits: int | None = None,
+    deadline: float | None = None,
+    skipped: list[Entry] | None = None,
 ) -> Iterator[Entry]:
     """Everything below ``start``, depth first, each folder's entries sorted by name, a folder
     yielded just before its contents (and entered at the next step). ``max_depth`` 1 lists the
@@ -120,7 +126,12 @@ def walk(
         PermissionDenied, WriteFailed: the start folder cannot be opened or read.
         VisitLimit: after the last entry, when ``max_visits`` entries (ignored ones included)
             were looked at and more were there: no folder is entered after that, what was
-            already listed is still yielded.
+            already listed is still yielded; or, at once, when ``deadline`` (a
+            ``time.monotonic()`` value, checked at every entry, so that the caller's work on
+            each entry counts too) has passed.
+
+    ``skipped`` (when given) receives each entry left out as hidden or ignored (not those of
+    ``exclude``, which the caller chose, nor ``.git``); a folder left out is not entered.
     """
     excluded = compile_rules("", exclude) if exclude else None
     budget = _Budget(max_visits)
@@ -135,25 +146,32 @@ def walk(
     top = "" if start.real == start.root else start.display
     stack = [_Folder(iter(entries), start.real, top, 1, rules)]
     while stack:
+        if deadline is not None and time.monotonic() >= deadline:
+            raise VisitLimit(budget.visited, out_of_time=True)
         folder = stack[-1]
         item = next(folder.entries, None)
         if item is None:
             stack.pop()
             continue
         name, kind, status = item
-        if name == ".git" or (not include_hidden and name.startswith(".")):
+        if name == ".git":
             continue
         display = f"{folder.display}/{name}" if folder.display else name
         is_dir = kind == "dir"
-        if not include_ignored and is_ignored(folder.rules, display, is_dir):
-            continue
         if excluded is not None and is_ignored(
             [excluded], display[len(top) + 1 :] if top else display, is_dir
         ):
             continue
         path = f"{folder.path}/{name}" if folder.path != "/" else f"/{name}"
         size = status.st_size if kind == "file" else None
-        yield Entry(path, display, kind, size, status.st_mtime_ns, folder.depth)
+        entry = Entry(path, display, kind, size, status.st_mtime_ns, folder.depth)
+        if (not include_hidden and name.startswith(".")) or (
+            not include_ignored and is_ignored(folder.rules, display, is_dir)
+        ):
+            if skipped is not None:
+                skipped.append(entry)
+            continue
+        yield entry
         if is_dir and (max_depth is None or folder.depth < max_depth):
             inner = _enter(path, status, display, folder.rules, budget, not include_ignored)
             if inner is not None:

@@ -1,14 +1,17 @@
 """What the tools that walk a folder share (list_directory, directory_tree, find_files): the
-walk within a bound on the work, the arguments' help, and the lines that say what was left out."""
+walk within a bound on the work and on the time, the globs' bounds, the arguments' help, and the
+lines that say what was left out."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated
 
 from pydantic import Field
 
+from editguard.errors import InvalidRequest
 from editguard.fs.sandbox import Resolved
 from editguard.fs.walk import VISIT_LIMIT, Entry, VisitLimit, walk
 from editguard.pipeline import Context
@@ -23,6 +26,34 @@ Exclude = Annotated[
 
 # Read at each call, so that a test can lower it instead of making 200,000 files.
 visit_limit = VISIT_LIMIT
+# Seconds one listing call may walk (and match) before it answers with what it has, partial.
+# Read at each call, so that a test can set it to 0 instead of waiting.
+time_limit = 10.0
+# A glob (find_files' pattern, an exclude): its characters and its wildcards ('*', '?', '[').
+# Matching is linear in both (core/ignore.py), but a pattern no person writes is refused.
+GLOB_CHARS = 1000
+GLOB_WILDCARDS = 100
+
+
+def check_glob(field: str, pattern: str) -> None:
+    """Refuse a glob over the bounds, naming the bound.
+
+    Raises:
+        InvalidRequest: over :data:`GLOB_CHARS` characters or :data:`GLOB_WILDCARDS`
+            wildcards (``data``: the field and the limit).
+    """
+    wildcards = sum(pattern.count(c) for c in "*?[")
+    if len(pattern) > GLOB_CHARS:
+        raise InvalidRequest(
+            f"{field}: a glob of {len(pattern):,} characters; {GLOB_CHARS:,} at most",
+            data={"field": field, "limit": GLOB_CHARS, "characters": len(pattern)},
+        )
+    if wildcards > GLOB_WILDCARDS:
+        raise InvalidRequest(
+            f"{field}: a glob with {wildcards:,} wildcards ('*', '?', '['); "
+            f"{GLOB_WILDCARDS} at most",
+            data={"field": field, "limit": GLOB_WILDCARDS, "wildcards": wildcards},
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,12 +63,16 @@ class Walked:
     Attributes:
         where: the folder walked.
         entries: the entries kept, in walk order (depth first, by name).
-        partial: the walk stopped at the visit limit.
+        partial: the walk stopped at the visit limit or the time limit.
+        skipped: the entries left out as .gitignored or hidden (a folder is not entered).
+        out_of_time: the walk stopped at the time limit.
     """
 
     where: Resolved
     entries: list[Entry]
     partial: bool
+    skipped: list[Entry]
+    out_of_time: bool = False
 
 
 def collect(
@@ -52,10 +87,14 @@ def collect(
     """Walk ``path`` (hidden entries go with ignored ones) and keep what ``keep`` accepts.
 
     Raises:
-        EditError: OUTSIDE_ROOT, FILE_NOT_FOUND, NOT_A_DIRECTORY, PERMISSION_DENIED.
+        EditError: OUTSIDE_ROOT, FILE_NOT_FOUND, NOT_A_DIRECTORY, PERMISSION_DENIED,
+            INVALID_REQUEST (an exclude glob over the bounds).
     """
     where = ctx.sandbox.resolve(path)
     entries: list[Entry] = []
+    skipped: list[Entry] = []
+    for glob in exclude or ():
+        check_glob("exclude", glob)
     steps = walk(
         ctx.sandbox,
         where,
@@ -64,12 +103,14 @@ def collect(
         exclude=exclude or (),
         max_depth=max_depth,
         max_visits=visit_limit,
+        deadline=time.monotonic() + time_limit,
+        skipped=skipped,
     )
     try:
         entries.extend(e for e in steps if keep is None or keep(e))
-    except VisitLimit:  # what was kept before it stays in entries
-        return Walked(where, entries, partial=True)
-    return Walked(where, entries, partial=False)
+    except VisitLimit as stop:  # what was kept before it stays in entries
+        return Walked(where, entries, True, skipped, out_of_time=stop.out_of_time)
+    return Walked(where, entries, False, skipped)
 
 
 def shown(ctx: Context, walked: Walked, entry: Entry) -> str:
@@ -83,12 +124,15 @@ def more_line(count: int, hint: str) -> str:
     return f"… {count:,} more ({hint})"
 
 
-def partial_line() -> str:
-    """The line that says the walk stopped at the visit limit."""
-    return (
-        f"… stopped after looking at {visit_limit:,} entries: results are partial "
-        "(narrow the path or exclude folders)"
-    )
+def partial_line(walked: Walked) -> str:
+    """The line that says the walk stopped at the visit limit or the time limit."""
+    stop = f"{time_limit:g} s" if walked.out_of_time else f"looking at {visit_limit:,} entries"
+    return f"… stopped after {stop}: results are partial (narrow the path or exclude folders)"
+
+
+def skipped_line(count: int, what: str = "") -> str:
+    """The line that says how many entries were left out as .gitignored or hidden."""
+    return f"({count:,} .gitignored or hidden{what} not shown: include_ignored shows them)"
 
 
 def printable(name: str) -> str:

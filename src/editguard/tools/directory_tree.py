@@ -27,6 +27,7 @@ from editguard.tools._walking import (
     more_line,
     partial_line,
     printable,
+    skipped_line,
 )
 
 MAX_ENTRIES = 1000
@@ -54,7 +55,8 @@ class DirectoryTreeResult(BaseModel):
     dirs: int
     files: int
     more: int = Field(description="Entries left out (over the cap of 1,000).")
-    partial: bool = Field(description="The walk stopped at its limit of entries looked at.")
+    partial: bool = Field(description="The walk stopped at its limit of entries or of time.")
+    skipped: int = Field(0, description=".gitignored or hidden entries left out.")
 
 
 def _parent(entry: Entry) -> str:
@@ -126,8 +128,10 @@ def run(ctx: Context, args: DirectoryTreeArgs) -> DirectoryTreeResult:
     )
     where = walked.where
     tree, more = render(walked.entries, "" if where.real == where.root else where.display)
-    if walked.partial:
-        tree += "\n" + partial_line() if tree else partial_line()
+    notes = [partial_line(walked)] if walked.partial else []
+    if walked.skipped:
+        notes.append(skipped_line(len(walked.skipped)))
+    tree = "\n".join([tree, *notes] if tree else notes)
     kinds = Counter(e.kind for e in walked.entries)
     return DirectoryTreeResult(
         path=where.real,
@@ -136,6 +140,7 @@ def run(ctx: Context, args: DirectoryTreeArgs) -> DirectoryTreeResult:
         files=kinds["file"],
         more=more,
         partial=walked.partial,
+        skipped=len(walked.skipped),
     )
 
 

@@ -19,6 +19,7 @@ from editguard.tools._tool import Tool
 from editguard.tools._walking import (
     HIDDEN_HELP,
     Exclude,
+    check_glob,
     collect,
     more_line,
     partial_line,
@@ -51,16 +52,21 @@ class FindFilesResult(BaseModel):
     )
     found: int = Field(description="Files that match, shown or not.")
     more: int = Field(description="Matches not shown.")
-    partial: bool = Field(description="The walk stopped at its limit of entries looked at.")
+    partial: bool = Field(description="The walk stopped at its limit of entries or of time.")
+    skipped: int = Field(
+        0, description="Matching files left out as .gitignored or hidden (include_ignored)."
+    )
 
 
 def run(ctx: Context, args: FindFilesArgs) -> FindFilesResult:
     """The regular files below ``path`` that match ``pattern``, sorted, up to max_results.
 
     Raises:
-        EditError: INVALID_REQUEST (a pattern that is no glob), OUTSIDE_ROOT, FILE_NOT_FOUND,
-            NOT_A_DIRECTORY, PERMISSION_DENIED.
+        EditError: INVALID_REQUEST (a pattern that is no glob, or one over the bounds of
+            ``_walking.check_glob``), OUTSIDE_ROOT, FILE_NOT_FOUND, NOT_A_DIRECTORY,
+            PERMISSION_DENIED.
     """
+    check_glob("pattern", args.pattern)
     rules = compile_rules("", [args.pattern])
     if rules is None or args.pattern.startswith("!"):
         raise InvalidRequest(
@@ -89,13 +95,29 @@ def run(ctx: Context, args: FindFilesArgs) -> FindFilesResult:
     if more:
         lines.append(more_line(more, "raise max_results, or narrow the pattern or path"))
     if walked.partial:
-        lines.append(partial_line())
+        lines.append(partial_line(walked))
+    # What the rules left out: the matching files they hid; when nothing was found, the
+    # folders they kept the walk out of (what those hold is not known without walking them,
+    # which is what leaving them out saves).
+    skipped = sum(1 for e in walked.skipped if e.kind == "file" and matches(e.display))
+    folders = sum(1 for e in walked.skipped if e.kind == "dir") if not found else 0
+    if skipped:
+        lines.append(
+            f"({skipped:,} matching file{'s' * (skipped != 1)} left out as .gitignored or "
+            "hidden: include_ignored includes them)"
+        )
+    elif folders:
+        lines.append(
+            f"({folders:,} .gitignored or hidden folder{'s' * (folders != 1)} not searched: "
+            "include_ignored searches them)"
+        )
     return FindFilesResult(
         path=walked.where.real,
         files="\n".join(lines),
         found=len(found),
         more=more,
         partial=walked.partial,
+        skipped=skipped,
     )
 
 

@@ -10,7 +10,14 @@ from editguard.fs.walk import Entry
 from editguard.pipeline import Context
 from editguard.tools._common import PATH_HELP, Args
 from editguard.tools._tool import Tool
-from editguard.tools._walking import HIDDEN_HELP, collect, more_line, partial_line, printable
+from editguard.tools._walking import (
+    HIDDEN_HELP,
+    collect,
+    more_line,
+    partial_line,
+    printable,
+    skipped_line,
+)
 
 MAX_ENTRIES = 1000
 _TAGS = {"dir": "[DIR]", "file": "[FILE]", "symlink": "[LINK]", "other": "[OTHER]"}
@@ -42,7 +49,7 @@ class ListDirectoryResult(BaseModel):
     total_bytes: int | None = Field(None, description="With sizes: the files' sizes added up.")
     more: int = Field(description="Entries not shown (over the cap).")
     skipped: int = Field(description=".gitignored or hidden entries left out.")
-    partial: bool = Field(description="The walk stopped at its limit of entries looked at.")
+    partial: bool = Field(description="The walk stopped at its limit of entries or of time.")
 
 
 def _line(entry: Entry, sizes: bool) -> str:
@@ -69,15 +76,12 @@ def run(ctx: Context, args: ListDirectoryArgs) -> ListDirectoryResult:
     if more:
         lines.append(more_line(more, "sort by size or mtime to see others first"))
     if walked.partial:
-        lines.append(partial_line())
-    skipped = 0
-    if not args.include_ignored and not walked.partial:
-        # One folder's listing again, rules off: cheap, and a model that sees an empty folder
-        # learns that .env or build/ are there, hidden, rather than absent.
-        everything = collect(ctx, args.path, include_ignored=True, max_depth=1)
-        skipped = max(0, len(everything.entries) - len(walked.entries))
+        lines.append(partial_line(walked))
+    # A model that sees an empty folder learns that .env or build/ are there, hidden, rather
+    # than absent.
+    skipped = len(walked.skipped)
     if skipped:
-        lines.append(f"({skipped:,} .gitignored or hidden not shown: include_ignored shows them)")
+        lines.append(skipped_line(skipped))
     kinds = [e.kind for e in entries]
     return ListDirectoryResult(
         path=walked.where.real,

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from editguard.core.document import Document
 from editguard.core.images import image_type
-from editguard.core.listing import listing
+from editguard.core.listing import LF, listing
 from editguard.errors import EditError, FileTooLarge, InvalidRequest
 from editguard.fs.sandbox import Resolved
 from editguard.pipeline import Context, Raw, read_text_or_raw
@@ -23,9 +23,11 @@ MAX_PATHS = 50
 # Bytes of image files one call returns (one image, or all the images of ``paths`` together):
 # what hosts accept in one image (Anthropic's API takes up to 5 MB an image), before base64.
 IMAGE_BYTES = 5 * 1024 * 1024
-# Characters of text that the files of ``paths`` show together (besides the lines, which are
-# ``ctx.read_lines`` in all): a few minified files must not fill a model's context.
-PATHS_CHARS = 256 * 1024
+# Characters of content one call shows, numbers included: of one file, or of the files of
+# ``paths`` together (as its lines are ``ctx.read_lines`` in all). A minified file, a log of one
+# line, or a head of 100,000 lines must not fill a model's context: a line longer than what is
+# left is cut, and the result says where it goes on (``next_start_column``).
+READ_CHARS = 256 * 1024
 
 
 class ReadFileArgs(Args):
@@ -39,6 +41,9 @@ class ReadFileArgs(Args):
     )
     head: int | None = Field(None, ge=1, description="Only the first N lines.")
     tail: int | None = Field(None, ge=1, description="Only the last N lines.")
+    start_column: int | None = Field(
+        None, ge=1, description="Start start_line at this character (a next_start_column)."
+    )
 
 
 class ReadFileResult(BaseModel):
@@ -56,6 +61,11 @@ class ReadFileResult(BaseModel):
     total_lines: int
     truncated: bool = Field(description="Whether lines after end_line exist and were not shown.")
     next_start_line: int | None = Field(description="Where to continue reading, if truncated.")
+    next_start_column: int | None = Field(
+        None,
+        description="Set when the line next_start_line was cut short: pass it as start_column "
+        "with start_line to read on.",
+    )
     encoding: str
     bom: bool
     line_ending: LineEnding
@@ -101,11 +111,11 @@ ReadFileAnswer = ReadFileResult | ImageResult | ReadFilesResult
 
 @dataclass(slots=True)
 class _Budget:
-    """What the files of one call may still show: lines and characters of text, bytes of
-    images. A single ``path`` has no text budget (``None``): its window is what was asked."""
+    """What the files of one call may still show: lines and characters of content, bytes of
+    images (one window, whether the call reads one file or several)."""
 
-    lines: int | None
-    chars: int | None
+    lines: int
+    chars: int
     image_bytes: int
 
 
@@ -119,10 +129,10 @@ def run(ctx: Context, args: ReadFileArgs) -> ReadFileAnswer:
             other). With ``paths``, only INVALID_REQUEST: each file's error is in its entry.
     """
     _check_choices(args)
+    budget = _Budget(ctx.read_lines, READ_CHARS, IMAGE_BYTES)
     if args.paths is None:
         assert args.path is not None  # checked above
-        return _read_one(ctx, args, args.path, _Budget(None, None, IMAGE_BYTES))
-    budget = _Budget(ctx.read_lines, PATHS_CHARS, IMAGE_BYTES)
+        return _read_one(ctx, args, args.path, budget)
     files: list[ReadFileResult | ImageResult | ReadFailure] = []
     for path in args.paths:
         try:
@@ -137,7 +147,7 @@ def _check_choices(args: ReadFileArgs) -> None:
 
     Raises:
         InvalidRequest: path and paths both or neither; head with tail; head or tail with a
-            line range.
+            line range or a start_column.
     """
     if (args.path is None) == (args.paths is None):
         both = args.path is not None
@@ -148,7 +158,7 @@ def _check_choices(args: ReadFileArgs) -> None:
             data={"field": "paths" if both else "path"},
         )
     ends = [n for n in ("head", "tail") if getattr(args, n) is not None]
-    ranges = [n for n in ("start_line", "end_line") if getattr(args, n) is not None]
+    ranges = [n for n in ("start_line", "end_line", "start_column") if getattr(args, n) is not None]
     if len(ends) > 1 or (ends and ranges):
         second = [*ends[1:], *ranges][0]
         raise InvalidRequest(
@@ -216,25 +226,30 @@ def _text(
     version: str,
     budget: _Budget,
 ) -> ReadFileResult:
-    total = doc.line_count
+    text, total = doc.text, doc.line_count
     if args.tail is not None:
-        first, lines = doc.last_lines(args.tail)
-        last, more = total, False
+        # The first of the last lines, found from the end; the window reads on from it.
+        first, start = last_lines_start(text, min(args.tail, total), total)
+        wanted, skip = total, 0
     else:
-        first, last, more = _window(ctx, args, where, total)
-        lines = doc.lines(first, last)
-    shown = _within(lines, budget)
-    if len(shown) < len(lines):
-        lines, last, more = shown, first + len(shown) - 1, True
-    truncated = more and last < total
+        first, wanted = _window(ctx, args, where, total)
+        start = line_start(text, first)
+        skip = _column(args, where, text, start, first)
+    count = min(wanted - first + 1, budget.lines)
+    width = len(str(first + count - 1))
+    lines, cut = _take(text, start, skip, count, width, budget)
+    last = first + len(lines) - 1
+    truncated = cut is not None or last < wanted or (args.end_line is None and last < total)
+    next_line = (last if cut is not None else last + 1) if truncated else None
     return ReadFileResult(
         path=where.real,
-        content=listing(lines, first) if lines else "",
+        content=listing(lines, first, width=len(str(max(last, first)))) if lines else "",
         start_line=first,
         end_line=last,
         total_lines=total,
         truncated=truncated,
-        next_start_line=last + 1 if truncated else None,
+        next_start_line=next_line,
+        next_start_column=cut,
         encoding=doc.encoding,
         bom=bool(doc.bom),
         line_ending=doc.eol_style,
@@ -243,15 +258,14 @@ def _text(
     )
 
 
-def _window(ctx: Context, args: ReadFileArgs, where: Resolved, total: int) -> tuple[int, int, bool]:
-    """The first and last line to show, and whether lines after the last are left out
-    unasked (a default window or ``head``, not an ``end_line`` the caller chose).
+def _window(ctx: Context, args: ReadFileArgs, where: Resolved, total: int) -> tuple[int, int]:
+    """The first line to show and the last one asked for (the window may stop before it).
 
     Raises:
         InvalidRequest: end_line before start_line, or start_line past the end.
     """
     if args.head is not None:
-        return 1, min(total, args.head), True
+        return 1, min(total, args.head)
     first = args.start_line or 1
     end_line = args.end_line
     if end_line is not None and end_line < first:
@@ -266,26 +280,80 @@ def _window(ctx: Context, args: ReadFileArgs, where: Resolved, total: int) -> tu
             path=where.display,
             data={"field": "start_line", "total_lines": total},
         )
-    last = min(total, end_line if end_line is not None else first + ctx.read_lines - 1)
-    return first, last, end_line is None
+    return first, min(total, end_line if end_line is not None else first + ctx.read_lines - 1)
 
 
-def _within(lines: list[str], budget: _Budget) -> list[str]:
-    """The first of ``lines`` that the budget still allows (all of them without one), taken
-    from it."""
-    if budget.lines is None or budget.chars is None:
-        return lines
-    count = min(len(lines), budget.lines)
-    chars = 0
-    for index in range(count):
-        chars += len(lines[index]) + 1
-        if chars > budget.chars:
-            chars -= len(lines[index]) + 1
-            count = index
+def line_start(text: str, number: int) -> int:
+    """Where line ``number`` (1-based, at most one past the last) starts in ``text``."""
+    pos = 0
+    for _ in range(number - 1):
+        pos = text.index(LF, pos) + 1
+    return pos
+
+
+def last_lines_start(text: str, count: int, total: int) -> tuple[int, int]:
+    """The number of the first of the last ``count`` lines and where it starts, found from the
+    end: the lines before it are never walked."""
+    end = len(text) - 1 if text.endswith(LF) else len(text)  # a final break ends no line
+    start = end
+    for _ in range(count):
+        start = text.rfind(LF, 0, start)
+        if start < 0:
             break
-    budget.lines -= count
-    budget.chars -= chars
-    return lines[:count] if count < len(lines) else lines
+    return total - count + 1, start + 1
+
+
+def _column(args: ReadFileArgs, where: Resolved, text: str, start: int, first: int) -> int:
+    """The characters of line ``first`` to leave out (``start_column`` - 1).
+
+    Raises:
+        InvalidRequest: a start_column past the line's end.
+    """
+    if args.start_column is None:
+        return 0
+    stop = text.find(LF, start)
+    length = (len(text) if stop < 0 else stop) - start
+    if args.start_column > length + 1:
+        raise InvalidRequest(
+            f"start_column {args.start_column} is past the end of line {first}, which has "
+            f"{length:,} character(s)",
+            path=where.display,
+            data={"field": "start_column", "line_length": length},
+        )
+    return args.start_column - 1
+
+
+def _take(
+    text: str, start: int, skip: int, count: int, width: int, budget: _Budget
+) -> tuple[list[str], int | None]:
+    """Up to ``count`` lines of ``text`` from the line that starts at ``start`` (its first
+    ``skip`` characters left out), as many as the budget allows, taken from it; and where the
+    last one goes on (a 1-based column) when it was cut short.
+
+    Each line costs its characters, its number (``width``), the '│' and a line break. A line
+    that does not fit is left for the next call, unless it is the first: then its start is
+    shown (never more than the budget: a line of 5 MB is not copied whole to be cut).
+    """
+    lines: list[str] = []
+    pos, column = start + skip, skip
+    while len(lines) < count and budget.lines > 0 and pos <= len(text):
+        stop = text.find(LF, pos)
+        end = len(text) if stop < 0 else stop
+        room = budget.chars - (width + 2)
+        if end - pos > room:
+            if lines or room <= 0:
+                break
+            lines.append(text[pos : pos + room])
+            budget.lines -= 1
+            budget.chars -= width + 2 + room
+            return lines, column + room + 1
+        lines.append(text[pos:end])
+        budget.lines -= 1
+        budget.chars -= width + 2 + end - pos
+        if stop < 0:
+            break
+        pos, column = stop + 1, 0
+    return lines, None
 
 
 TOOL = Tool(
@@ -293,12 +361,13 @@ TOOL = Tool(
     title="Read a file with line numbers",
     description=(
         "Read a text file as numbered lines, like `  12│    return x`: the 'N│' prefix is not "
-        "part of the file, never copy it into old_text. Shows 2000 lines unless start_line/"
-        "end_line or head/tail say otherwise. Returns content, "
+        "part of the file, never copy it into old_text. Shows 2000 lines and 256K characters "
+        "at most, from start_line (or head/tail); a line cut short gives next_start_column. "
+        "Returns content, "
         "total_lines, truncated and next_start_line, encoding, line_ending and version: pass it "
         "as expected_version to an edit, which then fails (STALE_VERSION) instead of changing "
-        "a file that changed since. With paths, files lists each one's result or error (2000 "
-        "lines in all). A PNG, JPEG, GIF or WebP file comes back as an image."
+        "a file that changed since. With paths, files lists each one's result or error (one "
+        "window in all). A PNG, JPEG, GIF or WebP file comes back as an image."
     ),
     arguments=ReadFileArgs,
     result=ReadFileAnswer,
