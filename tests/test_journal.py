@@ -423,7 +423,7 @@ def test_the_journal_folder_is_made_owner_only_by_the_first_commit(tmp_path: Pat
 def _refused(tmp_path: Path, journals: Path, code: str) -> None:
     root = tmp_path / "root"
     old = BATCH.setup(root)
-    inside = sorted(journals.iterdir()) if journals.is_dir() else None
+    inside = _entries(journals)
     ws = workspace(root, journals)
     with pytest.raises(EditError) as caught:
         BATCH.commit(ws)
@@ -431,7 +431,14 @@ def _refused(tmp_path: Path, journals: Path, code: str) -> None:
     assert caught.value.data["journal"] == str(journals)
     assert Tree.of(root) == old
     assert leftovers(root, Path("/nonexistent")) == []
-    assert (sorted(journals.iterdir()) if journals.is_dir() else None) == inside
+    assert _entries(journals) == inside
+
+
+def _entries(journals: Path) -> list[Path] | None:
+    """What a journal folder holds, but its key (made once, by the first commit that asks)."""
+    if not journals.is_dir():
+        return None
+    return sorted(p for p in journals.iterdir() if p.name != "journal.key")
 
 
 def test_a_journal_folder_open_to_others_is_refused(tmp_path: Path) -> None:
@@ -579,14 +586,46 @@ def test_every_folder_a_commit_creates_is_durable_before_its_commit_point(
 # -- Recovery trusts only what this user alone could have written -------------------------
 
 
-def _planted(journals: Path, name: str, steps: object, written: object = None) -> Path:
-    journals.mkdir(mode=0o700, exist_ok=True)
-    records = [{"v": 1, "steps": steps}]
+def _planted(
+    journals: Path,
+    name: str,
+    steps: object,
+    written: object = None,
+    roots: tuple[str, ...] = ("/",),
+    more: tuple[dict[str, object], ...] = (),
+) -> Path:
+    """A journal as editguard writes one (sealed with this user's key), holding these steps."""
+    records: list[dict[str, object]] = [{"v": 2, "roots": list(roots), "steps": steps}]
     if written is not None:
         records.append({"written": written})
+    return sealed_journal(journals, name, [*records, *more])
+
+
+def sealed_journal(
+    journals: Path, name: str, records: list[dict[str, object]] | list[bytes]
+) -> Path:
+    """A journal holding ``records`` (objects, or the bytes of a record's JSON), each sealed
+    with this user's journal key (made if need be), as a commit writes them."""
+    journals.mkdir(mode=0o700, exist_ok=True)
+    folder = os.open(journals, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        key = journal._key(folder, create=True)
+    finally:
+        os.close(folder)
+    assert key is not None
     path = journals / name
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    path.chmod(0o600)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        sealed = journal._Sealed(fd, key, name)
+        for record in records:
+            if isinstance(record, bytes):
+                mac = sealed.mac(record)
+                os.write(fd, mac.hex().encode() + b" " + record + b"\n")
+                sealed.last = mac
+            else:
+                sealed.append(record)
+    finally:
+        os.close(fd)
     return path
 
 
@@ -649,16 +688,16 @@ def test_a_damaged_journal_is_kept_and_never_stops_a_start(tmp_path: Path, steps
 
 
 def test_a_journal_whose_intent_cannot_be_read_never_stops_a_start(tmp_path: Path) -> None:
-    # An unreadable first record is a torn intent: the commit never touched a file, so the
-    # journal goes (nested 200,000 deep, it used to raise RecursionError out of Workspace()).
+    # Nested 200,000 deep, it used to raise RecursionError out of Workspace(); sealed, yet not
+    # a record editguard writes: kept, reported, never acted on.
     root, journals = tmp_path / "root", tmp_path / "journal"
     root.mkdir()
     (root / "a.txt").write_text("a\n")
-    journals.mkdir(mode=0o700)
-    (journals / "0-deep.journal").write_text("[" * 200_000 + "\n")
+    sealed_journal(journals, "0-deep.journal", [b"[" * 200_000])
     Workspace([root], journal=journals)
-    assert list(journals.iterdir()) == []
     assert (root / "a.txt").read_text() == "a\n"
+    assert (journals / "0-deep.journal").exists()
+    assert "0-deep.journal" in Journal(str(journals)).recover().rejected
 
 
 def test_recovery_waits_for_the_files_lock_and_keeps_the_journal_when_busy(
@@ -716,11 +755,14 @@ def test_a_step_recorded_as_undone_is_never_judged_again(tmp_path: Path) -> None
     mine = root / "F"
     mine.write_text("the user's own file\n")
     st = mine.stat()
-    path = _planted(
-        journals, "0-partly.journal", [_delete_step(root, "F")], [[st.st_dev, st.st_ino]]
+    _planted(
+        journals,
+        "0-partly.journal",
+        [_delete_step(root, "F")],
+        [[st.st_dev, st.st_ino]],
+        roots=(str(root),),
+        more=({"undone": 0},),
     )
-    with path.open("a") as journal_file:
-        journal_file.write(json.dumps({"undone": 0}) + "\n")
     assert Journal(str(journals)).recover().recovered == ["0-partly.journal"]
     assert mine.read_text() == "the user's own file\n"
 

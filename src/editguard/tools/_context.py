@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from editguard.fs.journal import Journal
 from editguard.fs.lock import SHARED, FileLocks
 from editguard.fs.sandbox import Sandbox
+from editguard.fs.state import Private
 from editguard.history import History
 from editguard.history.store import DEFAULT_BYTES, DEFAULT_ENTRIES
 from editguard.pipeline import Context
@@ -54,12 +55,16 @@ def open_context(
     """
     if not isinstance(journal, Journal):
         journal = Journal(os.fspath(journal) if journal is not None else None)
-    sandbox = Sandbox(roots)
+    locks = locks or SHARED
+    sandbox = Sandbox(roots, private=[journal.folder, locks.folder])
     if not isinstance(history, History) and history is not False:
         folder = None if history is None or history is True else os.fspath(history)
         history = History(
             sandbox.roots, folder, max_entries=history_entries, max_bytes=history_bytes
         )
+    if history:
+        # editguard's own state is out of every tool's reach, whatever the roots.
+        sandbox.private = Private([*sandbox.private.folders, history.folder])
     linters = tuple(linters)
     if any(isinstance(x, str) for x in linters):
         from editguard.validate.linters import linter_named  # noqa: PLC0415 - only when asked
@@ -67,7 +72,7 @@ def open_context(
         linters = tuple(linter_named(x) if isinstance(x, str) else x for x in linters)
     context = Context(
         sandbox=sandbox,
-        locks=locks or SHARED,
+        locks=locks,
         linters=linters,  # type: ignore[arg-type]  # names were turned into linters above
         max_file_bytes=max_file_bytes,
         max_edits=max_edits,
