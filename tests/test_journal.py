@@ -837,3 +837,121 @@ def test_recovery_does_not_wait_out_a_writer_that_holds_a_dead_commits_file(
     (result,) = outcome_box
     assert isinstance(result, journal.Recovery)
     assert target in result.blocked
+
+
+# -- what recovery trusts -------------------------------------------------------------------
+
+
+def _aimed_outside(outside: Path) -> list[dict[str, object]]:
+    """Steps that, acted on, would remove the empty folder ``outside/empty`` and the file
+    ``outside/victim.txt`` (as a file the commit 'created')."""
+    outside.mkdir()
+    (outside / "victim.txt").write_text("precious\n")
+    (outside / "empty").mkdir()
+    step = _delete_step(outside, "victim.txt")
+    return [{**step, "made": ["empty"]}, step]
+
+
+def _victim_inodes(outside: Path) -> list[list[int]]:
+    st = (outside / "victim.txt").stat()
+    return [[0, 0], [st.st_dev, st.st_ino]]
+
+
+def test_a_sealed_journal_naming_a_folder_outside_its_roots_is_never_acted_on(
+    tmp_path: Path,
+) -> None:
+    root, journals, outside = tmp_path / "root", tmp_path / "journal", tmp_path / "outside"
+    root.mkdir()
+    steps = _aimed_outside(outside)
+    planted = _planted(
+        journals, "0-out.journal", steps, _victim_inodes(outside), roots=(str(root),)
+    )
+    Workspace([root], journal=journals)
+    assert (outside / "victim.txt").read_text() == "precious\n"
+    assert (outside / "empty").is_dir()
+    assert planted.exists()
+    assert "outside" in Journal(str(journals)).recover().rejected["0-out.journal"]
+
+
+def test_the_same_journal_inside_its_roots_is_acted_on(tmp_path: Path) -> None:
+    # The control of the test above: what keeps the outside safe is the roots, nothing else.
+    journals, outside = tmp_path / "journal", tmp_path / "outside"
+    steps = _aimed_outside(outside)
+    _planted(journals, "0-in.journal", steps, _victim_inodes(outside), roots=(str(outside),))
+    assert Journal(str(journals)).recover().recovered == ["0-in.journal"]
+    assert not (outside / "victim.txt").exists()
+    assert not (outside / "empty").exists()
+
+
+def test_a_journal_not_sealed_with_the_key_is_kept_reported_and_never_acted_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    root, journals, outside = tmp_path / "root", tmp_path / "journal", tmp_path / "outside"
+    root.mkdir()
+    steps = _aimed_outside(outside)
+    sealed_journal(journals, "0-real.journal", [])  # makes the key
+    (journals / "0-real.journal").unlink()
+    records = [
+        {"v": 2, "roots": [str(outside)], "steps": steps},
+        {"written": _victim_inodes(outside)},
+    ]
+    planted = journals / "0-forged.journal"
+    planted.write_text("".join("0" * 64 + " " + json.dumps(r) + "\n" for r in records))
+    planted.chmod(0o600)
+    with caplog.at_level("WARNING", logger="editguard"):
+        Workspace([root], journal=journals)
+    assert (outside / "victim.txt").read_text() == "precious\n"
+    assert (outside / "empty").is_dir()
+    assert planted.exists()
+    assert "0-forged.journal" in caplog.text
+    assert "sealed" in Journal(str(journals)).recover().rejected["0-forged.journal"]
+
+
+def test_a_record_appended_to_a_sealed_journal_by_another_hand_rejects_it(
+    tmp_path: Path,
+) -> None:
+    journals, outside = tmp_path / "journal", tmp_path / "outside"
+    steps = _aimed_outside(outside)
+    # A journal of editguard's whose steps are all undone: nothing left to act on.
+    planted = _planted(
+        journals,
+        "0-done.journal",
+        steps,
+        _victim_inodes(outside),
+        roots=(str(outside),),
+        more=({"undone": 0}, {"undone": 1}),
+    )
+    sealed = planted.read_bytes()
+    # A whole record copied to another place (here its own first line, appended) is not
+    # sealed there: records are chained, so the journal is void, never replayed.
+    with planted.open("ab") as journal_file:
+        journal_file.write(sealed.splitlines()[0] + b"\n")
+    result = Journal(str(journals)).recover()
+    assert "0-done.journal" in result.rejected
+    assert (outside / "victim.txt").read_text() == "precious\n"
+    assert (outside / "empty").is_dir()
+
+
+def test_the_journal_key_is_made_once_owner_only_and_a_shared_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    root, journals = tmp_path / "root", tmp_path / "journal"
+    BATCH.setup(root)
+    ws = workspace(root, journals)
+    BATCH.commit(ws)
+    key = journals / "journal.key"
+    first = key.read_bytes()
+    assert len(first) == 32
+    assert key.stat().st_mode & 0o777 == 0o600
+    ws.write_file("plain.txt", "one\n")
+    ws.apply_patch(
+        "*** Begin Patch\n*** Add File: n1.txt\n+1\n*** Add File: n2.txt\n+2\n*** End Patch\n"
+    )
+    assert key.read_bytes() == first
+    key.chmod(0o644)
+    with pytest.raises(EditError) as caught:
+        ws.apply_patch(
+            "*** Begin Patch\n*** Add File: n3.txt\n+3\n*** Add File: n4.txt\n+4\n*** End Patch\n"
+        )
+    assert caught.value.code == "PERMISSION_DENIED"
+    assert not (root / "n3.txt").exists()
