@@ -14,7 +14,8 @@ from editguard.errors import InvalidRequest, NotAFile
 from editguard.fs import ripgrep, scan
 from editguard.fs.oserror import not_found, os_error
 from editguard.fs.ripgrep import Case, Outcome, Query
-from editguard.fs.sandbox import Resolved, Sandbox
+from editguard.fs.sandbox import Resolved
+from editguard.fs.state import Private
 from editguard.fs.walk import is_binary
 from editguard.pipeline import Context
 from editguard.tools._common import Args
@@ -92,7 +93,7 @@ def run(ctx: Context, args: GrepArgs) -> GrepResult:
     if outcome is None:
         engine = "python"
         outcome = scan.search(ctx.sandbox, starts, query, hits, display, timeout=ripgrep.TIMEOUT)
-    _confine(hits, ctx.sandbox)
+    _confine(hits, roots, ctx.sandbox.private)
     shown = render(hits)
     notes = []
     if outcome.stopped:
@@ -177,15 +178,17 @@ def _binary_file(starts: list[Resolved]) -> bool:
         return False
 
 
-def _confine(hits: Hits, sandbox: Sandbox) -> None:
+def _confine(hits: Hits, roots: tuple[str, ...], private: Private | None = None) -> None:
     """Drop a file that resolves outside the roots now (the tree changed during the search,
-    a folder swapped for a link), or lies in editguard's own state folders (which ripgrep,
-    listing on its own, does not know of): its lines are never shown."""
-    inside = tuple(r.rstrip(os.sep) + os.sep for r in sandbox.roots)
-    private, ids = sandbox.private, sandbox.private.identities()
+    a folder swapped for a link), or lies in editguard's own state folders ``private`` (which
+    ripgrep, listing on its own, does not know of): its lines are never shown."""
+    inside = tuple(r.rstrip(os.sep) + os.sep for r in roots)
+    ids = private.identities() if private is not None else {}
     for file in list(hits.kept):
         real = os.path.realpath(file.real)
-        if not real.startswith(inside) or private.holding(real, ids) is not None:
+        if not real.startswith(inside) or (
+            private is not None and private.holding(real, ids) is not None
+        ):
             hits.kept.remove(file)
             hits.matches -= file.matches + file.long_lines
             hits.files -= 1
