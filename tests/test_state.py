@@ -236,7 +236,7 @@ def test_configured_state_folders_and_the_lock_folder_are_out_of_reach_too(
         assert folder not in json.dumps(listed.model_dump())
 
 
-def _cli(home: Path, tool: str, arguments: dict[str, Any]) -> tuple[int, Any]:
+def _cli(home: Path, tool: str, arguments: dict[str, Any]) -> tuple[int, Any, str]:
     env = {
         k: v for k, v in os.environ.items() if k not in ("EDITGUARD_JOURNAL", "EDITGUARD_HISTORY")
     }
@@ -258,11 +258,11 @@ def _cli(home: Path, tool: str, arguments: dict[str, Any]) -> tuple[int, Any]:
         env=env,
         check=False,
     )
-    return proc.returncode, json.loads(proc.stdout)
+    return proc.returncode, json.loads(proc.stdout), proc.stderr
 
 
 def test_a_journal_planted_over_the_cli_never_reaches_outside(home: Path, outside: Path) -> None:
-    code, out = _cli(
+    code, out, _ = _cli(
         home,
         "write_file",
         {"path": f"{JOURNALS}/0-evil.journal", "content": _evil_journal(outside)},
@@ -274,7 +274,7 @@ def test_a_journal_planted_over_the_cli_never_reaches_outside(home: Path, outsid
         ("edit_file", {"path": "src/a.py", "edits": [{"old_text": "A = 1", "new_text": "A = 3"}]}),
         ("history", {}),
     ):
-        code, out = _cli(home, tool, arguments)
+        code, out, _ = _cli(home, tool, arguments)
         assert code == 0, out
     assert (outside / "victim.txt").read_text() == "precious\n"
     assert (outside / "empty").is_dir()
@@ -289,8 +289,9 @@ def test_a_journal_editguard_did_not_write_is_kept_reported_and_never_acted_on(
     planted = home / JOURNALS / "0-evil.journal"
     planted.write_text(_evil_journal(outside))
     planted.chmod(0o600)
-    code, out = _cli(home, "read_file", {"path": "visible.txt"})
+    code, out, err = _cli(home, "read_file", {"path": "visible.txt"})
     assert code == 0, out
+    assert "0-evil.journal" in err  # reported
     Workspace([home])
     assert (outside / "victim.txt").read_text() == "precious\n"
     assert (outside / "empty").is_dir()

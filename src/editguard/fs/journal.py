@@ -400,7 +400,11 @@ def _report(path: str, why: str) -> None:
     """Log a rejected journal, once per process."""
     if (path, why) not in _REPORTED:
         _REPORTED.add((path, why))
-        _log.warning("editguard: journal %s was not acted on: %s", path, why)
+        _log.warning(
+            "editguard did not act on the journal %s: %s; it is kept for a person to look at",
+            path,
+            why,
+        )
 
 
 class _Rejected(Exception):  # a journal (or key) recovery must not trust; its message says why
