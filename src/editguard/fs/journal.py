@@ -6,13 +6,13 @@ open (:class:`~editguard.fs.location.Location`): *write* (create the file, or re
 per-user folder outside every project (see :func:`default_folder`), held with an exclusive
 ``flock`` by the process that commits, so that a live commit is never taken for a dead one.
 
-Protocol (each record is one JSON line, fsynced before the next action; the journal's folder is
-fsynced once the journal exists):
+Protocol (each record is one JSON line, sealed (below) and fsynced before the next action; the
+journal's folder is fsynced once the journal exists):
 
-1. **intent**: the journal names, for every step, the file's folder (its real path), the file,
-   whether it existed, the names of its new text and of its backup (``.editguard-<hex>.new`` and
-   ``.editguard-<hex>.bak`` beside the file), and the folders the step will create. Nothing in the
-   project has changed yet.
+1. **intent**: the journal names the roots of the commit and, for every step, the file's folder
+   (its real path, inside one of those roots), the file, whether it existed, the names of its
+   new text and of its backup (``.editguard-<hex>.new`` and ``.editguard-<hex>.bak`` beside the
+   file), and the folders the step will create. Nothing in the project has changed yet.
 2. The folders are created, each new text is written beside its file, fsynced, and given its
    mode. Then the **written** record gives the inode of each new text.
 3. Every file is checked again against the version that was read (its content hash), then the
@@ -36,6 +36,16 @@ remains is put back; then every new text and backup is removed and the created f
 empty) too. With a committed record it only removes what is left of backups and new texts. Every
 action checks the state first, so recovery can itself be interrupted and run again. The journal is
 deleted last. A commit that fails before its commit point rolls back at once, the same way.
+
+What recovery trusts: only what editguard wrote. Each record is the line ``<mac> <json>``, its
+MAC an HMAC-SHA256, under a per-user random key (``journal.key`` in the journal folder, made
+once, owner-only, and checked so before each use), of the MAC before it (for the first, of the
+journal's name) and its JSON: a record counts only in its place in its journal. A journal with
+a record not so sealed, one that cannot be read, or one naming a folder outside the roots it
+recorded is never acted on nor removed: it is kept, and reported (:attr:`Recovery.rejected`, and
+the log). Every folder is opened from ``/`` one component at a time without following a link,
+and every action goes through a folder's descriptor, never by path. The journal folder is one
+of editguard's state folders, which no tool reaches (:mod:`editguard.fs.state`).
 
 Limits: the guarantee holds for editguard's own processes and for kill -9 or a crash of this
 machine on a file system that keeps the order of renames and fsyncs (ext4, xfs, btrfs, apfs);

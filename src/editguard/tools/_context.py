@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from editguard.fs.journal import Journal
 from editguard.fs.lock import SHARED, FileLocks
 from editguard.fs.sandbox import Sandbox
-from editguard.fs.state import Private
 from editguard.history import History
 from editguard.history.store import DEFAULT_BYTES, DEFAULT_ENTRIES
+from editguard.history.store import default_folder as default_history_folder
 from editguard.pipeline import Context
 from editguard.transaction import settle
 
@@ -56,15 +56,20 @@ def open_context(
     if not isinstance(journal, Journal):
         journal = Journal(os.fspath(journal) if journal is not None else None)
     locks = locks or SHARED
-    sandbox = Sandbox(roots, private=[journal.folder, locks.folder])
+    folder = None  # of the history, when it is made here
+    if isinstance(history, History):
+        state = [history.folder]
+    elif history is False:
+        state = []
+    else:
+        folder = None if history is None or history is True else os.path.abspath(history)
+        state = [folder or default_history_folder()]
+    # editguard's own state is out of every tool's reach, whatever the roots.
+    sandbox = Sandbox(roots, private=[journal.folder, locks.folder, *state])
     if not isinstance(history, History) and history is not False:
-        folder = None if history is None or history is True else os.fspath(history)
         history = History(
             sandbox.roots, folder, max_entries=history_entries, max_bytes=history_bytes
         )
-    if history:
-        # editguard's own state is out of every tool's reach, whatever the roots.
-        sandbox.private = Private([*sandbox.private.folders, history.folder])
     linters = tuple(linters)
     if any(isinstance(x, str) for x in linters):
         from editguard.validate.linters import linter_named  # noqa: PLC0415 - only when asked
