@@ -291,10 +291,14 @@ def test_a_journal_editguard_did_not_write_is_kept_reported_and_never_acted_on(
     planted.chmod(0o600)
     code, out, err = _cli(home, "read_file", {"path": "visible.txt"})
     assert code == 0, out
-    assert "0-evil.journal" in err  # reported
+    assert "0-evil.journal" in err  # reported on stderr, and by the history tool
+    code, out, _ = _cli(home, "history", {})
+    assert code == 0, out
+    assert "0-evil.journal" in out["note"]
     Workspace([home])
     assert (outside / "victim.txt").read_text() == "precious\n"
     assert (outside / "empty").is_dir()
     assert planted.read_text() == _evil_journal(outside)  # kept, untouched
     rejected = Journal(str(home / JOURNALS)).recover().rejected
     assert list(rejected) == ["0-evil.journal"]
+    assert Journal(str(home / JOURNALS)).rejected() == rejected

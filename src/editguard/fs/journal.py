@@ -377,11 +377,7 @@ class Journal:
                 names = sorted(e.name for e in entries if e.name.endswith(_SUFFIX))
             if not names:
                 return result
-            key: bytes | str
-            try:
-                key = _key(folder, create=False) or "this user has no journal key yet"
-            except (OSError, _Rejected) as exc:
-                key = str(exc)
+            key = _recovery_key(folder)
             for name in names:
                 _recover_one(folder, name, key, locks, held, result)
         finally:
@@ -389,6 +385,71 @@ class Journal:
         for name, why in result.rejected.items():
             _report(os.path.join(self.folder, name), why)
         return result
+
+    def rejected(self) -> dict[str, str]:
+        """The journals that recovery does not act on (see :meth:`recover`), each with why.
+        Only reads: nothing is locked, changed or removed. Never raises."""
+        found: dict[str, str] = {}
+        try:
+            folder = os.open(self.folder, _DIR)
+        except OSError:
+            return found
+        try:
+            if not _trusted(os.fstat(folder), 0o077):
+                return found
+            with os.scandir(folder) as entries:
+                names = sorted(e.name for e in entries if e.name.endswith(_SUFFIX))
+            key = _recovery_key(folder) if names else ""
+            for name in names:
+                why = _verdict(folder, name, key)
+                if why is not None:
+                    found[name] = why
+        except OSError:
+            pass
+        finally:
+            os.close(folder)
+        return found
+
+
+def _recovery_key(folder: int) -> bytes | str:
+    """The journal key in the open folder, or why there is none to trust."""
+    try:
+        return _key(folder, create=False) or "this user has no journal key yet"
+    except (OSError, _Rejected) as exc:
+        return str(exc)
+
+
+def _verdict(folder: int, name: str, key: bytes | str) -> str | None:
+    """Why recovery would not act on the journal ``name`` (None: it would, or it is gone)."""
+    try:
+        fd = os.open(name, _READ, dir_fd=folder)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or not _trusted(st, 0o022):
+            return _UNTRUSTED
+        sealed = _Sealed(fd, key if isinstance(key, bytes) else secrets.token_bytes(32), name)
+        try:
+            records = sealed.read()
+            if records:
+                _read_plan(records)
+        except _Rejected as exc:
+            return key if isinstance(key, str) else str(exc)
+        except (ValueError, TypeError, KeyError, RecursionError) as exc:
+            return _odd(exc)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    return None
+
+
+_UNTRUSTED = "it is not a file that only this user may write"
+
+
+def _odd(exc: Exception) -> str:
+    return f"it names what editguard never writes ({exc})"
 
 
 @dataclasses.dataclass(slots=True)
@@ -894,7 +955,7 @@ def _recover_one(
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or not _trusted(st, 0o022):
-            result.rejected[name] = "it is not a file that only this user may write"
+            result.rejected[name] = _UNTRUSTED
             return
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -918,7 +979,7 @@ def _recover_one(
             result.rejected[name] = f"{key}" if isinstance(key, str) else str(exc)
             return
         except (ValueError, TypeError, KeyError, RecursionError) as exc:
-            result.rejected[name] = f"it names what editguard never writes ({exc})"
+            result.rejected[name] = _odd(exc)
             return
         paths = {_path_of(p) for p in planned}
         try:
