@@ -302,3 +302,25 @@ def test_a_journal_editguard_did_not_write_is_kept_reported_and_never_acted_on(
     rejected = Journal(str(home / JOURNALS)).recover().rejected
     assert list(rejected) == ["0-evil.journal"]
     assert Journal(str(home / JOURNALS)).rejected() == rejected
+
+
+def test_a_state_folder_reached_under_another_name_is_known_by_its_inode(
+    tmp_path: Path,
+) -> None:
+    # The journal folder is configured through a symbolic link that later leads elsewhere:
+    # editguard follows it to its journals, so the folder it leads to now is state too, though
+    # its path is not the one the sandbox learnt (as a bind mount or a case-insensitive file
+    # system shows one folder under two names).
+    root = tmp_path / "root"
+    (root / "a").mkdir(parents=True)
+    (root / "b").mkdir()
+    link = tmp_path / "journal"
+    link.symlink_to(root / "a")
+    ws = Workspace([root], journal=link)
+    link.unlink()
+    link.symlink_to(root / "b")
+    error = _refused(lambda: ws.write_file("b/0-evil.journal", "{}"))
+    assert error.data["reason"] == "editguard_state"
+    listed = ws.list_directory(".", include_ignored=True)
+    assert "[DIR] b" not in listed.entries
+    assert not (root / "b/0-evil.journal").exists()

@@ -60,14 +60,16 @@ class Private:
     """
 
     def __init__(self, folders: Iterable[str]) -> None:
-        self.folders: tuple[str, ...] = tuple(
-            dict.fromkeys(os.path.realpath(os.path.abspath(f)) for f in folders if f)
-        )
+        given = [os.path.abspath(f) for f in folders if f]
+        self.folders: tuple[str, ...] = tuple(dict.fromkeys(os.path.realpath(f) for f in given))
+        # As configured too: a symbolic link on the way may lead elsewhere later, and editguard
+        # itself follows it to its state.
+        self._named = tuple(dict.fromkeys([*self.folders, *given]))
 
     def identities(self) -> dict[tuple[int, int], str]:
         """(device, inode) of each folder that exists now, with its path."""
         found: dict[tuple[int, int], str] = {}
-        for folder in self.folders:
+        for folder in self._named:
             try:
                 st = os.stat(folder)
             except OSError:
