@@ -955,3 +955,21 @@ def test_the_journal_key_is_made_once_owner_only_and_a_shared_one_is_refused(
         )
     assert caught.value.code == "PERMISSION_DENIED"
     assert not (root / "n3.txt").exists()
+
+
+def test_a_key_half_made_by_a_killed_process_is_swept_and_a_live_one_kept(
+    tmp_path: Path,
+) -> None:
+    journals = tmp_path / "journal"
+    journals.mkdir(mode=0o700)
+    dead, live = journals / ".journal.key-000000000001", journals / ".journal.key-000000000002"
+    dead.write_bytes(b"half")
+    live.write_bytes(b"being made")
+    fd = os.open(live, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # its maker is alive
+    try:
+        Journal(str(journals)).recover()
+    finally:
+        os.close(fd)
+    assert not dead.exists()
+    assert live.exists()

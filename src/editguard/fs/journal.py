@@ -86,6 +86,7 @@ ENV = JOURNAL_ENV
 _SUFFIX = ".journal"
 _NEW, _BAK = ".new", ".bak"
 _KEY, _KEY_BYTES = "journal.key", 32
+_KEY_TEMP = f".{_KEY}-"
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _log = logging.getLogger("editguard")
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -374,7 +375,11 @@ class Journal:
             if not _trusted(os.fstat(folder), 0o077):
                 return result
             with os.scandir(folder) as entries:
-                names = sorted(e.name for e in entries if e.name.endswith(_SUFFIX))
+                listed = [e.name for e in entries]
+            for name in listed:
+                if name.startswith(_KEY_TEMP):
+                    _sweep_key(folder, name)
+            names = sorted(n for n in listed if n.endswith(_SUFFIX))
             if not names:
                 return result
             key = _recovery_key(folder)
@@ -523,22 +528,44 @@ def _key(folder: int, *, create: bool) -> bytes | None:
 
 
 def _make_key(folder: int) -> None:
-    temp = f".{_KEY}-{secrets.token_hex(6)}"
+    """Make the key under a name of its own, whole, then link it into place (a key made by
+    another process meanwhile wins). The temporary name is held with ``flock`` while it
+    exists, so that a recovery removes it only once its maker is dead (:func:`_sweep_key`)."""
+    temp = f"{_KEY_TEMP}{secrets.token_hex(6)}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(temp, flags, 0o600, dir_fd=folder)
     try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         os.fchmod(fd, 0o600)
         os.write(fd, secrets.token_bytes(_KEY_BYTES))
         os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        with contextlib.suppress(FileExistsError):  # another process made it first: use that
+        # Already there (another process made it first: that one is used), or our temporary
+        # name swept by a recovery between its creation and our lock (the caller tries again).
+        with contextlib.suppress(FileExistsError, FileNotFoundError):
             os.link(temp, _KEY, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
         with contextlib.suppress(OSError):
             os.fsync(folder)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp, dir_fd=folder)
     finally:
-        os.unlink(temp, dir_fd=folder)
+        os.close(fd)
+
+
+def _sweep_key(folder: int, name: str) -> None:
+    """Remove a key's temporary name left by a process killed while it made the key."""
+    try:
+        fd = os.open(name, _READ, dir_fd=folder)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        st = os.fstat(fd)
+        if _inode(folder, name) == (st.st_dev, st.st_ino):
+            os.unlink(name, dir_fd=folder)
+    except OSError:
+        return  # held: its maker is alive
+    finally:
+        os.close(fd)
 
 
 class _Sealed:
