@@ -499,9 +499,7 @@ def _key(folder: int, *, create: bool) -> bytes | None:
     """
     for _ in range(3):
         try:
-            fd = os.open(
-                _KEY, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder
-            )
+            fd = os.open(_KEY, _READ, dir_fd=folder)
         except FileNotFoundError:
             if not create:
                 return None
