@@ -144,7 +144,8 @@ def test_every_writing_tool_refuses_to_plant_a_journal_in_the_state_folder(
         )
     )
     assert _state(home) == before
-    Workspace([home])  # a restart: its recovery finds nothing planted
+    for call in _every_tool(Workspace([home])):  # a restart, then every tool
+        call()
     assert (outside / "victim.txt").read_text() == "precious\n"
     assert (outside / "empty").is_dir()
 
@@ -295,13 +296,40 @@ def test_a_journal_editguard_did_not_write_is_kept_reported_and_never_acted_on(
     code, out, _ = _cli(home, "history", {})
     assert code == 0, out
     assert "0-evil.journal" in out["note"]
-    Workspace([home])
+    ws = Workspace([home])
+    for call in _every_tool(ws):  # each one that writes recovers first
+        call()
     assert (outside / "victim.txt").read_text() == "precious\n"
     assert (outside / "empty").is_dir()
     assert planted.read_text() == _evil_journal(outside)  # kept, untouched
     rejected = Journal(str(home / JOURNALS)).recover().rejected
     assert list(rejected) == ["0-evil.journal"]
     assert Journal(str(home / JOURNALS)).rejected() == rejected
+
+
+def _every_tool(ws: Workspace) -> list[Callable[[], object]]:
+    """One successful call of every tool, in an order in which each one works."""
+    return [
+        lambda: ws.read_file("src/a.py"),
+        lambda: ws.list_directory("."),
+        lambda: ws.directory_tree("."),
+        lambda: ws.find_files("*.py"),
+        lambda: ws.file_info("src/a.py"),
+        lambda: ws.grep("needle"),
+        lambda: ws.list_symbols("src/a.py"),
+        lambda: ws.edit_file("src/a.py", [{"old_text": "A = 2", "new_text": "A = 3"}]),
+        lambda: ws.edit_lines("src/b.py", [{"line_number": 1, "type": "insert", "text": "#"}]),
+        lambda: ws.safe_edit("src/c.py", content="C = 1\n"),
+        lambda: ws.write_file("src/d.py", "def f():\n    return 1\n"),
+        lambda: ws.edit_symbol("src/d.py", "f", new_body="def f():\n    return 2\n"),
+        lambda: ws.apply_patch("*** Begin Patch\n*** Add File: e.txt\n+e\n*** End Patch\n"),
+        lambda: ws.apply_diff("--- a/e.txt\n+++ b/e.txt\n@@ -1 +1 @@\n-e\n+E\n"),
+        lambda: ws.batch([{"tool": "write_file", "arguments": {"path": "f.txt", "content": "f"}}]),
+        lambda: ws.create_directory("g"),
+        lambda: ws.move_file("f.txt", "g/f.txt"),
+        ws.history,
+        ws.undo,
+    ]
 
 
 def test_a_state_folder_reached_under_another_name_is_known_by_its_inode(
