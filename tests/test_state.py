@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client, StdioServerParameters
+from mcp_types import TextContent
 
 from editguard import EditError, FileLocks, Workspace
 from editguard.compat import filesystem
@@ -25,6 +27,11 @@ def _state(home: Path) -> tuple[dict[str, bytes], list[str]]:
     """The journal folder's files with their bytes, and the names in the history folder."""
     journals = {p.name: p.read_bytes() for p in (home / JOURNALS).iterdir()}
     return journals, sorted(p.name for p in (home / STATE / "history").iterdir())
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
 
 
 @pytest.fixture
@@ -352,3 +359,44 @@ def test_a_state_folder_reached_under_another_name_is_known_by_its_inode(
     listed = ws.list_directory(".", include_ignored=True)
     assert "[DIR] b" not in listed.entries
     assert not (root / "b/0-evil.journal").exists()
+
+
+@pytest.mark.anyio
+async def test_serve_compat_filesystem_over_the_home_folder_keeps_its_state(
+    home: Path, outside: Path
+) -> None:
+    # The way the reference server is usually run: `serve --compat filesystem ~`.
+    _started(home)
+    db = _db(home)
+    env = {"XDG_STATE_HOME": str(home / ".local/state"), "PYTHONPATH": os.environ["PYTHONPATH"]}
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "editguard", "serve", "--compat", "filesystem", str(home)],
+        env=env,
+    )
+
+    def text(result: Any) -> str:
+        return "".join(b.text for b in result.content if isinstance(b, TextContent))
+
+    async with Client(params) as client:
+        for name, arguments in (
+            ("write_file", {"path": f"{JOURNALS}/0-evil.journal", "content": "{}"}),
+            ("move_file", {"source": db, "destination": "stolen.sqlite3"}),
+            ("read_text_file", {"path": f"{STATE}/history/needle.txt"}),
+        ):
+            result = await client.call_tool(name, arguments)
+            assert result.is_error, (name, text(result))
+            assert "state folder" in text(result), text(result)
+        listed = await client.call_tool("list_directory", {"path": ".local/state"})
+        assert not listed.is_error
+        assert "editguard" not in text(listed)
+        # Planted on disk meanwhile (by any other hand): the next write recovers, and leaves it.
+        planted = home / JOURNALS / "0-evil.journal"
+        planted.write_text(_evil_journal(outside))
+        planted.chmod(0o600)
+        edit = {"path": "src/a.py", "edits": [{"oldText": "A = 2", "newText": "A = 3"}]}
+        assert not (await client.call_tool("edit_file", edit)).is_error
+    assert (home / db).exists()
+    assert not (home / JOURNALS / "0-evil.journal").read_text().startswith("{}")
+    assert (outside / "victim.txt").read_text() == "precious\n"
+    assert (outside / "empty").is_dir()
