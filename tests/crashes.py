@@ -57,7 +57,7 @@ def leftovers(root: Path, journals: Path) -> list[str]:
     """What a commit must not leave behind: its new texts and backups, and its journal."""
     left = [str(p) for p in root.rglob(".editguard-*")]
     if journals.exists():
-        left += [str(p) for p in journals.iterdir()]
+        left += [str(p) for p in journals.iterdir() if p.name != "journal.key"]
     return left
 
 

@@ -247,7 +247,9 @@ def test_the_journal_folder_is_left_empty(root: Path, tmp_path: Path) -> None:
         "*** Begin Patch\n*** Update File: a.txt\n-one\n+two\n*** Add File: b\n+b\n*** End Patch"
     )
     assert (root / "b").read_text() == "b\n"
-    assert list(journal.iterdir()) == []
+    # No journal left, only the journal key (made once, owner-only).
+    assert [p.name for p in journal.iterdir()] == ["journal.key"]
+    assert stat.S_IMODE((journal / "journal.key").stat().st_mode) == 0o600
     assert stat.S_IMODE(journal.stat().st_mode) == 0o700
 
 

@@ -423,7 +423,7 @@ def test_the_journal_folder_is_made_owner_only_by_the_first_commit(tmp_path: Pat
 def _refused(tmp_path: Path, journals: Path, code: str) -> None:
     root = tmp_path / "root"
     old = BATCH.setup(root)
-    inside = sorted(journals.iterdir()) if journals.is_dir() else None
+    inside = _entries(journals)
     ws = workspace(root, journals)
     with pytest.raises(EditError) as caught:
         BATCH.commit(ws)
@@ -431,7 +431,14 @@ def _refused(tmp_path: Path, journals: Path, code: str) -> None:
     assert caught.value.data["journal"] == str(journals)
     assert Tree.of(root) == old
     assert leftovers(root, Path("/nonexistent")) == []
-    assert (sorted(journals.iterdir()) if journals.is_dir() else None) == inside
+    assert _entries(journals) == inside
+
+
+def _entries(journals: Path) -> list[Path] | None:
+    """What a journal folder holds, but its key (made once, by the first commit that asks)."""
+    if not journals.is_dir():
+        return None
+    return sorted(p for p in journals.iterdir() if p.name != "journal.key")
 
 
 def test_a_journal_folder_open_to_others_is_refused(tmp_path: Path) -> None:
@@ -579,14 +586,46 @@ def test_every_folder_a_commit_creates_is_durable_before_its_commit_point(
 # -- Recovery trusts only what this user alone could have written -------------------------
 
 
-def _planted(journals: Path, name: str, steps: object, written: object = None) -> Path:
-    journals.mkdir(mode=0o700, exist_ok=True)
-    records = [{"v": 1, "steps": steps}]
+def _planted(
+    journals: Path,
+    name: str,
+    steps: object,
+    written: object = None,
+    roots: tuple[str, ...] = ("/",),
+    more: tuple[dict[str, object], ...] = (),
+) -> Path:
+    """A journal as editguard writes one (sealed with this user's key), holding these steps."""
+    records: list[dict[str, object]] = [{"v": 2, "roots": list(roots), "steps": steps}]
     if written is not None:
         records.append({"written": written})
+    return sealed_journal(journals, name, [*records, *more])
+
+
+def sealed_journal(
+    journals: Path, name: str, records: list[dict[str, object]] | list[bytes]
+) -> Path:
+    """A journal holding ``records`` (objects, or the bytes of a record's JSON), each sealed
+    with this user's journal key (made if need be), as a commit writes them."""
+    journals.mkdir(mode=0o700, exist_ok=True)
+    folder = os.open(journals, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        key = journal._key(folder, create=True)
+    finally:
+        os.close(folder)
+    assert key is not None
     path = journals / name
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    path.chmod(0o600)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        sealed = journal._Sealed(fd, key, name)
+        for record in records:
+            if isinstance(record, bytes):
+                mac = sealed.mac(record)
+                os.write(fd, mac.hex().encode() + b" " + record + b"\n")
+                sealed.last = mac
+            else:
+                sealed.append(record)
+    finally:
+        os.close(fd)
     return path
 
 
@@ -649,16 +688,16 @@ def test_a_damaged_journal_is_kept_and_never_stops_a_start(tmp_path: Path, steps
 
 
 def test_a_journal_whose_intent_cannot_be_read_never_stops_a_start(tmp_path: Path) -> None:
-    # An unreadable first record is a torn intent: the commit never touched a file, so the
-    # journal goes (nested 200,000 deep, it used to raise RecursionError out of Workspace()).
+    # Nested 200,000 deep, it used to raise RecursionError out of Workspace(); sealed, yet not
+    # a record editguard writes: kept, reported, never acted on.
     root, journals = tmp_path / "root", tmp_path / "journal"
     root.mkdir()
     (root / "a.txt").write_text("a\n")
-    journals.mkdir(mode=0o700)
-    (journals / "0-deep.journal").write_text("[" * 200_000 + "\n")
+    sealed_journal(journals, "0-deep.journal", [b"[" * 200_000])
     Workspace([root], journal=journals)
-    assert list(journals.iterdir()) == []
     assert (root / "a.txt").read_text() == "a\n"
+    assert (journals / "0-deep.journal").exists()
+    assert "0-deep.journal" in Journal(str(journals)).recover().rejected
 
 
 def test_recovery_waits_for_the_files_lock_and_keeps_the_journal_when_busy(
@@ -716,11 +755,14 @@ def test_a_step_recorded_as_undone_is_never_judged_again(tmp_path: Path) -> None
     mine = root / "F"
     mine.write_text("the user's own file\n")
     st = mine.stat()
-    path = _planted(
-        journals, "0-partly.journal", [_delete_step(root, "F")], [[st.st_dev, st.st_ino]]
+    _planted(
+        journals,
+        "0-partly.journal",
+        [_delete_step(root, "F")],
+        [[st.st_dev, st.st_ino]],
+        roots=(str(root),),
+        more=({"undone": 0},),
     )
-    with path.open("a") as journal_file:
-        journal_file.write(json.dumps({"undone": 0}) + "\n")
     assert Journal(str(journals)).recover().recovered == ["0-partly.journal"]
     assert mine.read_text() == "the user's own file\n"
 
@@ -795,3 +837,139 @@ def test_recovery_does_not_wait_out_a_writer_that_holds_a_dead_commits_file(
     (result,) = outcome_box
     assert isinstance(result, journal.Recovery)
     assert target in result.blocked
+
+
+# -- what recovery trusts -------------------------------------------------------------------
+
+
+def _aimed_outside(outside: Path) -> list[dict[str, object]]:
+    """Steps that, acted on, would remove the empty folder ``outside/empty`` and the file
+    ``outside/victim.txt`` (as a file the commit 'created')."""
+    outside.mkdir()
+    (outside / "victim.txt").write_text("precious\n")
+    (outside / "empty").mkdir()
+    step = _delete_step(outside, "victim.txt")
+    return [{**step, "made": ["empty"]}, step]
+
+
+def _victim_inodes(outside: Path) -> list[list[int]]:
+    st = (outside / "victim.txt").stat()
+    return [[0, 0], [st.st_dev, st.st_ino]]
+
+
+def test_a_sealed_journal_naming_a_folder_outside_its_roots_is_never_acted_on(
+    tmp_path: Path,
+) -> None:
+    root, journals, outside = tmp_path / "root", tmp_path / "journal", tmp_path / "outside"
+    root.mkdir()
+    steps = _aimed_outside(outside)
+    planted = _planted(
+        journals, "0-out.journal", steps, _victim_inodes(outside), roots=(str(root),)
+    )
+    Workspace([root], journal=journals)
+    assert (outside / "victim.txt").read_text() == "precious\n"
+    assert (outside / "empty").is_dir()
+    assert planted.exists()
+    assert "outside" in Journal(str(journals)).recover().rejected["0-out.journal"]
+
+
+def test_the_same_journal_inside_its_roots_is_acted_on(tmp_path: Path) -> None:
+    # The control of the test above: what keeps the outside safe is the roots, nothing else.
+    journals, outside = tmp_path / "journal", tmp_path / "outside"
+    steps = _aimed_outside(outside)
+    _planted(journals, "0-in.journal", steps, _victim_inodes(outside), roots=(str(outside),))
+    assert Journal(str(journals)).recover().recovered == ["0-in.journal"]
+    assert not (outside / "victim.txt").exists()
+    assert not (outside / "empty").exists()
+
+
+def test_a_journal_not_sealed_with_the_key_is_kept_reported_and_never_acted_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    root, journals, outside = tmp_path / "root", tmp_path / "journal", tmp_path / "outside"
+    root.mkdir()
+    steps = _aimed_outside(outside)
+    sealed_journal(journals, "0-real.journal", [])  # makes the key
+    (journals / "0-real.journal").unlink()
+    records = [
+        {"v": 2, "roots": [str(outside)], "steps": steps},
+        {"written": _victim_inodes(outside)},
+    ]
+    planted = journals / "0-forged.journal"
+    planted.write_text("".join("0" * 64 + " " + json.dumps(r) + "\n" for r in records))
+    planted.chmod(0o600)
+    with caplog.at_level("WARNING", logger="editguard"):
+        Workspace([root], journal=journals)
+    assert (outside / "victim.txt").read_text() == "precious\n"
+    assert (outside / "empty").is_dir()
+    assert planted.exists()
+    assert "0-forged.journal" in caplog.text
+    assert "sealed" in Journal(str(journals)).recover().rejected["0-forged.journal"]
+
+
+def test_a_record_appended_to_a_sealed_journal_by_another_hand_rejects_it(
+    tmp_path: Path,
+) -> None:
+    journals, outside = tmp_path / "journal", tmp_path / "outside"
+    steps = _aimed_outside(outside)
+    # A journal of editguard's whose steps are all undone: nothing left to act on.
+    planted = _planted(
+        journals,
+        "0-done.journal",
+        steps,
+        _victim_inodes(outside),
+        roots=(str(outside),),
+        more=({"undone": 0}, {"undone": 1}),
+    )
+    sealed = planted.read_bytes()
+    # A whole record copied to another place (here its own first line, appended) is not
+    # sealed there: records are chained, so the journal is void, never replayed.
+    with planted.open("ab") as journal_file:
+        journal_file.write(sealed.splitlines()[0] + b"\n")
+    result = Journal(str(journals)).recover()
+    assert "0-done.journal" in result.rejected
+    assert (outside / "victim.txt").read_text() == "precious\n"
+    assert (outside / "empty").is_dir()
+
+
+def test_the_journal_key_is_made_once_owner_only_and_a_shared_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    root, journals = tmp_path / "root", tmp_path / "journal"
+    BATCH.setup(root)
+    ws = workspace(root, journals)
+    BATCH.commit(ws)
+    key = journals / "journal.key"
+    first = key.read_bytes()
+    assert len(first) == 32
+    assert key.stat().st_mode & 0o777 == 0o600
+    ws.write_file("plain.txt", "one\n")
+    ws.apply_patch(
+        "*** Begin Patch\n*** Add File: n1.txt\n+1\n*** Add File: n2.txt\n+2\n*** End Patch\n"
+    )
+    assert key.read_bytes() == first
+    key.chmod(0o644)
+    with pytest.raises(EditError) as caught:
+        ws.apply_patch(
+            "*** Begin Patch\n*** Add File: n3.txt\n+3\n*** Add File: n4.txt\n+4\n*** End Patch\n"
+        )
+    assert caught.value.code == "PERMISSION_DENIED"
+    assert not (root / "n3.txt").exists()
+
+
+def test_a_key_half_made_by_a_killed_process_is_swept_and_a_live_one_kept(
+    tmp_path: Path,
+) -> None:
+    journals = tmp_path / "journal"
+    journals.mkdir(mode=0o700)
+    dead, live = journals / ".journal.key-000000000001", journals / ".journal.key-000000000002"
+    dead.write_bytes(b"half")
+    live.write_bytes(b"being made")
+    fd = os.open(live, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # its maker is alive
+    try:
+        Journal(str(journals)).recover()
+    finally:
+        os.close(fd)
+    assert not dead.exists()
+    assert live.exists()

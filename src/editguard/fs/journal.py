@@ -6,13 +6,13 @@ open (:class:`~editguard.fs.location.Location`): *write* (create the file, or re
 per-user folder outside every project (see :func:`default_folder`), held with an exclusive
 ``flock`` by the process that commits, so that a live commit is never taken for a dead one.
 
-Protocol (each record is one JSON line, fsynced before the next action; the journal's folder is
-fsynced once the journal exists):
+Protocol (each record is one JSON line, sealed (below) and fsynced before the next action; the
+journal's folder is fsynced once the journal exists):
 
-1. **intent**: the journal names, for every step, the file's folder (its real path), the file,
-   whether it existed, the names of its new text and of its backup (``.editguard-<hex>.new`` and
-   ``.editguard-<hex>.bak`` beside the file), and the folders the step will create. Nothing in the
-   project has changed yet.
+1. **intent**: the journal names the roots of the commit and, for every step, the file's folder
+   (its real path, inside one of those roots), the file, whether it existed, the names of its
+   new text and of its backup (``.editguard-<hex>.new`` and ``.editguard-<hex>.bak`` beside the
+   file), and the folders the step will create. Nothing in the project has changed yet.
 2. The folders are created, each new text is written beside its file, fsynced, and given its
    mode. Then the **written** record gives the inode of each new text.
 3. Every file is checked again against the version that was read (its content hash), then the
@@ -37,6 +37,16 @@ empty) too. With a committed record it only removes what is left of backups and 
 action checks the state first, so recovery can itself be interrupted and run again. The journal is
 deleted last. A commit that fails before its commit point rolls back at once, the same way.
 
+What recovery trusts: only what editguard wrote. Each record is the line ``<mac> <json>``, its
+MAC an HMAC-SHA256, under a per-user random key (``journal.key`` in the journal folder, made
+once, owner-only, and checked so before each use), of the MAC before it (for the first, of the
+journal's name) and its JSON: a record counts only in its place in its journal. A journal with
+a record not so sealed, one that cannot be read, or one naming a folder outside the roots it
+recorded is never acted on nor removed: it is kept, and reported (:attr:`Recovery.rejected`, and
+the log). Every folder is opened from ``/`` one component at a time without following a link,
+and every action goes through a folder's descriptor, never by path. The journal folder is one
+of editguard's state folders, which no tool reaches (:mod:`editguard.fs.state`).
+
 Limits: the guarantee holds for editguard's own processes and for kill -9 or a crash of this
 machine on a file system that keeps the order of renames and fsyncs (ext4, xfs, btrfs, apfs);
 another program that writes one of the files during the commit is caught by the version checks
@@ -51,7 +61,10 @@ import contextlib
 import dataclasses
 import errno
 import fcntl
+import hashlib
+import hmac
 import json
+import logging
 import os
 import re
 import secrets
@@ -67,10 +80,15 @@ from editguard.fs import atomic
 from editguard.fs.location import Location, is_link
 from editguard.fs.lock import FileLocks
 from editguard.fs.oserror import os_error
+from editguard.fs.state import JOURNAL_ENV, journal_folder
 
-ENV = "EDITGUARD_JOURNAL"
+ENV = JOURNAL_ENV
 _SUFFIX = ".journal"
 _NEW, _BAK = ".new", ".bak"
+_KEY, _KEY_BYTES = "journal.key", 32
+_KEY_TEMP = f".{_KEY}-"
+_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_log = logging.getLogger("editguard")
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -90,13 +108,7 @@ def enough_descriptors(wanted: int) -> None:
 def default_folder() -> str:
     """Where journals live unless told otherwise: ``$EDITGUARD_JOURNAL``, else
     ``$XDG_STATE_HOME/editguard/journal``, else ``~/.local/state/editguard/journal``."""
-    given = os.environ.get(ENV)
-    if given:
-        return os.path.abspath(given)
-    state = os.environ.get("XDG_STATE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "state"
-    )
-    return os.path.join(os.path.abspath(state), "editguard", "journal")
+    return journal_folder()
 
 
 class _System:
@@ -220,13 +232,23 @@ class Journal:
             return
         folder = self._ready()
         try:
+            key = self._key(folder)
             fd, path = self._create(folder)
         except BaseException:
             os.close(folder)
             raise
-        state = _Commit(steps, [_plan(step) for step in steps], fd, folder, path, self.folder)
+        sealed = _Sealed(fd, key, path)
+        state = _Commit(steps, [_plan(step) for step in steps], sealed, folder, path, self.folder)
+        roots = sorted({root for step in steps for root in step.location.sandbox.roots})
         try:
-            state.write({"v": 1, "pid": os.getpid(), "steps": [p.record() for p in state.planned]})
+            state.write(
+                {
+                    "v": 2,
+                    "pid": os.getpid(),
+                    "roots": roots,
+                    "steps": [p.record() for p in state.planned],
+                }
+            )
             state.sync_journal()
             state.prepare()
             state.write({"written": [list(p.inode or (0, 0)) for p in state.planned]})
@@ -264,6 +286,22 @@ class Journal:
             os.close(fd)
             raise self._unusable(problem)
         return fd
+
+    def _key(self, folder: int) -> bytes:
+        """This user's journal key, made at the first commit.
+
+        Raises:
+            PermissionDenied, WriteFailed: it cannot be made, or is not this user's alone.
+        """
+        try:
+            key = _key(folder, create=True)
+        except OSError as exc:
+            raise self._unusable(f"its key cannot be made ({exc.strerror})", exc) from None
+        except _Rejected as exc:
+            raise self._unusable(str(exc)) from None
+        if key is None:  # made, then removed at once by someone else
+            raise self._unusable(f"its key {_KEY} vanished as it was made")
+        return key
 
     def _unusable(self, why: str, exc: OSError | None = None) -> EditError:
         cls = (
@@ -317,8 +355,12 @@ class Journal:
     ) -> Recovery:
         """Finish every dead commit: roll back the uncommitted, clean up the committed.
 
-        Only a folder and journals that this user owns and nobody else may write are trusted;
-        a journal that cannot be read or names anything odd is kept, untouched. With
+        Only journals that editguard wrote are acted on: each record carries an HMAC under this
+        user's key (kept owner-only in the journal folder, which no tool reaches), chained to
+        the record before it and to the journal's name; the folder and the journal must be this
+        user's alone, and every folder a journal names must lie inside the roots it recorded.
+        Any other journal (not sealed with the key, unreadable, naming anything odd) is
+        ``rejected``: kept untouched, logged once per process, never acted on. With
         ``locks``, recovery holds the writers' locks of a journal's files while it restores
         them, waiting only briefly (a journal whose files another writer holds is kept, and
         its files are reported ``blocked``); ``held`` are files whose locks the caller holds
@@ -333,12 +375,86 @@ class Journal:
             if not _trusted(os.fstat(folder), 0o077):
                 return result
             with os.scandir(folder) as entries:
-                names = sorted(e.name for e in entries if e.name.endswith(_SUFFIX))
+                listed = [e.name for e in entries]
+            for name in listed:
+                if name.startswith(_KEY_TEMP):
+                    _sweep_key(folder, name)
+            names = sorted(n for n in listed if n.endswith(_SUFFIX))
+            if not names:
+                return result
+            key = _recovery_key(folder)
             for name in names:
-                _recover_one(folder, name, locks, held, result)
+                _recover_one(folder, name, key, locks, held, result)
         finally:
             os.close(folder)
+        for name, why in result.rejected.items():
+            _report(os.path.join(self.folder, name), why)
         return result
+
+    def rejected(self) -> dict[str, str]:
+        """The journals that recovery does not act on (see :meth:`recover`), each with why.
+        Only reads: nothing is locked, changed or removed. Never raises."""
+        found: dict[str, str] = {}
+        try:
+            folder = os.open(self.folder, _DIR)
+        except OSError:
+            return found
+        try:
+            if not _trusted(os.fstat(folder), 0o077):
+                return found
+            with os.scandir(folder) as entries:
+                names = sorted(e.name for e in entries if e.name.endswith(_SUFFIX))
+            key = _recovery_key(folder) if names else ""
+            for name in names:
+                why = _verdict(folder, name, key)
+                if why is not None:
+                    found[name] = why
+        except OSError:
+            pass
+        finally:
+            os.close(folder)
+        return found
+
+
+def _recovery_key(folder: int) -> bytes | str:
+    """The journal key in the open folder, or why there is none to trust."""
+    try:
+        return _key(folder, create=False) or "this user has no journal key yet"
+    except (OSError, _Rejected) as exc:
+        return str(exc)
+
+
+def _verdict(folder: int, name: str, key: bytes | str) -> str | None:
+    """Why recovery would not act on the journal ``name`` (None: it would, or it is gone)."""
+    try:
+        fd = os.open(name, _READ, dir_fd=folder)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or not _trusted(st, 0o022):
+            return _UNTRUSTED
+        sealed = _Sealed(fd, key if isinstance(key, bytes) else secrets.token_bytes(32), name)
+        try:
+            records = sealed.read()
+            if records:
+                _read_plan(records)
+        except _Rejected as exc:
+            return key if isinstance(key, str) else str(exc)
+        except (ValueError, TypeError, KeyError, RecursionError) as exc:
+            return _odd(exc)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    return None
+
+
+_UNTRUSTED = "it is not a file that only this user may write"
+
+
+def _odd(exc: Exception) -> str:
+    return f"it names what editguard never writes ({exc})"
 
 
 @dataclasses.dataclass(slots=True)
@@ -348,6 +464,174 @@ class Recovery:
 
     recovered: list[str] = dataclasses.field(default_factory=list)
     blocked: set[str] = dataclasses.field(default_factory=set)
+    rejected: dict[str, str] = dataclasses.field(default_factory=dict)
+    """Journals not acted on (not editguard's, unreadable, or naming folders outside their
+    roots), each with why: kept, untouched, for a person to look at."""
+
+
+_REPORTED: set[tuple[str, str]] = set()
+
+
+def _report(path: str, why: str) -> None:
+    """Log a rejected journal, once per process."""
+    if (path, why) not in _REPORTED:
+        _REPORTED.add((path, why))
+        _log.warning(
+            "editguard did not act on the journal %s: %s; it is kept for a person to look at",
+            path,
+            why,
+        )
+
+
+class _Rejected(Exception):  # a journal (or key) recovery must not trust; its message says why
+    pass
+
+
+def _key(folder: int, *, create: bool) -> bytes | None:
+    """The key in the open journal folder ``folder`` (None when there is none and not
+    ``create``): a regular file of this user's, that nobody else may read or write, of
+    exactly its size. It is made whole under another name, then linked into place, so that no
+    process ever reads half a key.
+
+    Raises:
+        OSError: the system refused.
+        _Rejected: the key is there, but not this user's alone (or not a key).
+    """
+    for _ in range(3):
+        try:
+            fd = os.open(_KEY, _READ, dir_fd=folder)
+        except FileNotFoundError:
+            if not create:
+                return None
+            _make_key(folder)
+            continue
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _Rejected(f"its key {_KEY} is a symbolic link") from None
+            raise
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or not _trusted(st, 0o077):
+                raise _Rejected(
+                    f"its key {_KEY} is not a file only this user can use "
+                    f"(owner {st.st_uid}, mode {stat.S_IMODE(st.st_mode):o})"
+                )
+            key = os.read(fd, _KEY_BYTES + 1)
+        finally:
+            os.close(fd)
+        if len(key) != _KEY_BYTES:
+            raise _Rejected(f"its key {_KEY} is not {_KEY_BYTES} bytes long")
+        return key
+    raise _Rejected(f"its key {_KEY} kept vanishing")
+
+
+def _make_key(folder: int) -> None:
+    """Make the key under a name of its own, whole, then link it into place (a key made by
+    another process meanwhile wins). The temporary name is held with ``flock`` while it
+    exists, so that a recovery removes it only once its maker is dead (:func:`_sweep_key`)."""
+    temp = f"{_KEY_TEMP}{secrets.token_hex(6)}"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(temp, flags, 0o600, dir_fd=folder)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.fchmod(fd, 0o600)
+        os.write(fd, secrets.token_bytes(_KEY_BYTES))
+        os.fsync(fd)
+        # Already there (another process made it first: that one is used), or our temporary
+        # name swept by a recovery between its creation and our lock (the caller tries again).
+        with contextlib.suppress(FileExistsError, FileNotFoundError):
+            os.link(temp, _KEY, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+        with contextlib.suppress(OSError):
+            os.fsync(folder)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp, dir_fd=folder)
+    finally:
+        os.close(fd)
+
+
+def _sweep_key(folder: int, name: str) -> None:
+    """Remove a key's temporary name left by a process killed while it made the key."""
+    try:
+        fd = os.open(name, _READ, dir_fd=folder)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        st = os.fstat(fd)
+        if _inode(folder, name) == (st.st_dev, st.st_ino):
+            os.unlink(name, dir_fd=folder)
+    except OSError:
+        return  # held: its maker is alive
+    finally:
+        os.close(fd)
+
+
+class _Sealed:
+    """One journal's records, each sealed: a record is the line ``<mac> <json>``, its MAC an
+    HMAC-SHA256 under this user's key of the MAC before it (of the journal's name, for the
+    first) and its JSON. So a record counts only if editguard wrote it, in that place of that
+    journal. ``end`` is where the last whole record ends: a record that failed half-way is
+    cut off before the next is written, so that it cannot hide the ones after it."""
+
+    def __init__(self, fd: int, key: bytes, name: str) -> None:
+        self.fd, self.key = fd, key
+        self.last = b"editguard-journal\x00" + name.encode("utf-8", "surrogateescape")
+        self.end = 0
+
+    def mac(self, body: bytes) -> bytes:
+        return hmac.new(self.key, self.last + body, hashlib.sha256).digest()
+
+    def append(
+        self,
+        record: dict[str, Any],
+        write: Callable[[int, Any], int] = os.write,
+        fsync: Callable[[int], None] = os.fsync,
+    ) -> None:
+        """Write ``record`` after the last whole one, durably.
+
+        Raises:
+            OSError: the system refused (the record does not count).
+        """
+        body = json.dumps(record, separators=(",", ":")).encode()
+        mac = self.mac(body)
+        if os.lseek(self.fd, 0, os.SEEK_CUR) != self.end:
+            os.ftruncate(self.fd, self.end)
+            os.lseek(self.fd, self.end, os.SEEK_SET)
+        view = memoryview(mac.hex().encode() + b" " + body + b"\n")
+        size = len(view)
+        while view:
+            view = view[write(self.fd, view) :]
+        fsync(self.fd)
+        self.end += size
+        self.last = mac
+
+    def read(self) -> list[dict[str, Any]]:
+        """The journal's whole records, from the start; a last one without its line end was
+        never fsynced, so it never counted (it is cut off by the next :meth:`append`).
+
+        Raises:
+            _Rejected: a record is not sealed with the key, or is not a JSON object.
+        """
+        os.lseek(self.fd, 0, os.SEEK_SET)
+        data = b""
+        while chunk := os.read(self.fd, 1 << 20):
+            data += chunk
+        out: list[dict[str, Any]] = []
+        while (stop := data.find(b"\n", self.end)) >= 0:
+            line = data[self.end : stop]
+            given, _, body = line.partition(b" ")
+            mac = self.mac(body)
+            if not hmac.compare_digest(given, mac.hex().encode()):
+                raise _Rejected(f"record {len(out) + 1} is not sealed with this user's journal key")
+            try:
+                record = json.loads(body)
+            except (ValueError, RecursionError):
+                record = None
+            if not isinstance(record, dict):
+                raise _Rejected(f"record {len(out) + 1} is not a JSON object")
+            out.append(record)
+            self.last, self.end = mac, stop + 1
+        return out
 
 
 # How long recovery waits for a file's lock before it keeps the journal for later.
@@ -361,12 +645,12 @@ class _Commit:
         self,
         steps: Sequence[Step],
         planned: list[_Planned],
-        fd: int,
+        sealed: _Sealed,
         journals: int,
         path: str,
         shown: str,
     ) -> None:
-        self.steps, self.planned, self.fd = steps, planned, fd
+        self.steps, self.planned, self.sealed, self.fd = steps, planned, sealed, sealed.fd
         self.journals, self.path, self.shown = journals, path, shown
         # The folder each file is (or goes) in: its location's, or one this commit created.
         self.folders = [step.location.folder for step in steps]
@@ -382,12 +666,8 @@ class _Commit:
             PermissionDenied, WriteFailed: the system refused (the journal named, the record in
                 ``step``).
         """
-        data = (json.dumps(record, separators=(",", ":")) + "\n").encode()
-        view = memoryview(data)
         try:
-            while view:
-                view = view[SYSTEM.write(self.fd, view) :]
-            SYSTEM.fsync(self.fd)
+            self.sealed.append(record, SYSTEM.write, SYSTEM.fsync)
         except OSError as exc:
             raise self._refused(
                 exc, "intent" if "steps" in record else next(iter(record))
@@ -509,7 +789,7 @@ class _Commit:
                     self.folders[index], self.planned[index], self.steps[index].location.name
                 )
                 with contextlib.suppress(OSError):  # best effort: recovery checks inodes too
-                    _mark_undone(self.fd, index)
+                    _mark_undone(self.sealed, index)
                 for parent, name in reversed(self.made[index]):
                     with contextlib.suppress(OSError):
                         os.rmdir(name, dir_fd=parent)
@@ -664,21 +944,6 @@ def _clean(folder: int, plan: _Planned) -> None:
             SYSTEM.unlink(leftover, dir_fd=folder)
 
 
-def _records(fd: int) -> list[dict[str, Any]]:
-    data = b""
-    while chunk := os.read(fd, 1 << 20):
-        data += chunk
-    out: list[dict[str, Any]] = []
-    for line in data.split(b"\n"):
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
-            break  # a torn last record: it was never fsynced, so it never counted
-        if isinstance(record, dict):
-            out.append(record)
-    return out
-
-
 def _open_path(path: str) -> int:
     """Open the folder ``path`` from ``/``, one component at a time, following no link."""
     fd = os.open("/", _DIR)
@@ -699,9 +964,15 @@ def _trusted(st: os.stat_result, others: int) -> bool:
 
 
 def _recover_one(
-    folder: int, name: str, locks: FileLocks | None, held: frozenset[str], result: Recovery
+    folder: int,
+    name: str,
+    key: bytes | str,
+    locks: FileLocks | None,
+    held: frozenset[str],
+    result: Recovery,
 ) -> None:
-    """Recover one journal unless its commit is alive (see :meth:`Journal.recover`)."""
+    """Recover one journal unless its commit is alive (see :meth:`Journal.recover`); ``key``
+    is the journal key, or why there is none to use."""
     try:
         fd = os.open(name, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder)
     except OSError:
@@ -709,7 +980,8 @@ def _recover_one(
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or not _trusted(st, 0o022):
-            return  # not ours to act on
+            result.rejected[name] = _UNTRUSTED
+            return
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -718,19 +990,26 @@ def _recover_one(
             # Its commit ended (and removed it) between our open and our lock: the files may
             # have changed since, even by another commit, so the journal must not be replayed.
             return
-        records = _records(fd)
-        if not records or "steps" not in records[0]:
-            os.unlink(name, dir_fd=folder)  # nothing was done before the intent was durable
-            result.recovered.append(name)
-            return
+        # Without a usable key, no record can be authentic: a random one makes sure of it.
+        sealed = _Sealed(fd, key if isinstance(key, bytes) else secrets.token_bytes(32), name)
         try:
+            records = sealed.read()
+            if not records:
+                # Not one whole record: nothing was done before the intent was durable.
+                os.unlink(name, dir_fd=folder)
+                result.recovered.append(name)
+                return
             planned, committed, undone = _read_plan(records)
-        except (ValueError, TypeError, KeyError, RecursionError):
-            return  # unreadable: kept, untouched, for a person to look at
+        except _Rejected as exc:
+            result.rejected[name] = f"{key}" if isinstance(key, str) else str(exc)
+            return
+        except (ValueError, TypeError, KeyError, RecursionError) as exc:
+            result.rejected[name] = _odd(exc)
+            return
         paths = {_path_of(p) for p in planned}
         try:
             with _holding(locks, paths - held):
-                _recover_steps(planned, committed, undone, lambda i: _mark_undone(fd, i))
+                _recover_steps(planned, committed, undone, lambda i: _mark_undone(sealed, i))
             os.unlink(name, dir_fd=folder)
         except (OSError, EditError):
             result.blocked |= paths  # kept for the next recovery
@@ -746,19 +1025,28 @@ def _path_of(plan: _Planned) -> str:
     return os.path.join(plan.folder, *plan.made, plan.name)
 
 
-def _mark_undone(fd: int, index: int) -> None:
+def _mark_undone(sealed: _Sealed, index: int) -> None:
     """Record that step ``index`` is rolled back, before anything else is: a step undone once
     is never judged again (its file's inode may since belong to a new file)."""
-    data = (json.dumps({"undone": index}) + "\n").encode()
-    os.write(fd, data)
-    os.fsync(fd)
+    sealed.append({"undone": index})
 
 
 def _read_plan(records: list[dict[str, Any]]) -> tuple[list[_Planned], bool, set[int]]:
-    steps = records[0]["steps"]
+    """The steps of a journal, whether it committed, and the steps already undone.
+
+    Raises:
+        ValueError, TypeError, KeyError: a record is not as editguard writes it, or a step's
+            folder lies outside the roots the journal recorded.
+    """
+    steps, roots = records[0]["steps"], records[0]["roots"]
     if not isinstance(steps, list):
         raise TypeError("steps is not a list")
+    if not isinstance(roots, list) or not all(_is_real(r) for r in roots):
+        raise ValueError("roots is not a list of real paths")
     planned = [_Planned.of(s) for s in steps]
+    for plan in planned:
+        if not any(_inside(plan.folder, root) for root in roots):
+            raise ValueError(f"a step's folder {plan.folder} is outside the journal's roots")
     committed = any(r.get("committed") is True for r in records)
     written = next((r["written"] for r in records if "written" in r), None)
     if written is not None:
@@ -839,7 +1127,34 @@ def _descend(base: int, made: Iterable[str]) -> tuple[int, list[int]]:
 
 
 def _remove_made(base: int, made: list[str]) -> None:
-    paths = ["/".join(made[: i + 1]) for i in range(len(made))]
-    for rel in reversed(paths):
-        with contextlib.suppress(OSError):
-            os.rmdir(rel, dir_fd=base)
+    """Remove the folders a step made below ``base`` while they are empty, innermost first,
+    each through its parent's descriptor (a folder swapped for a link is not followed)."""
+    if not made:
+        return
+    parents = [base]  # parents[i] holds made[i]
+    try:
+        for name in made[:-1]:
+            try:
+                parents.append(os.open(name, _DIR, dir_fd=parents[-1]))
+            except OSError:
+                break
+        for index in reversed(range(len(parents))):
+            with contextlib.suppress(OSError):
+                os.rmdir(made[index], dir_fd=parents[index])
+    finally:
+        for fd in parents[1:]:
+            os.close(fd)
+
+
+def _is_real(path: object) -> bool:
+    """Whether ``path`` is an absolute, normal path (as the sandbox records a root)."""
+    return (
+        isinstance(path, str)
+        and "\x00" not in path
+        and os.path.isabs(path)
+        and (os.path.normpath(path) == path or path == "//")
+    )
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")

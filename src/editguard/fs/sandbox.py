@@ -1,5 +1,6 @@
 """Which paths a caller may touch: everything inside the allowed roots, after symlinks, and
-nothing else."""
+nothing else; editguard's own state folders (:mod:`editguard.fs.state`) never, even inside a
+root."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from editguard.errors import InvalidRequest, OutsideRoot, StaleVersion
 from editguard.fs.oserror import os_error
+from editguard.fs.state import Private, default_folders
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +56,14 @@ class Sandbox:
 
     Relative paths are taken from the first root. Symlinks are followed before the check, so a
     link that points outside is refused, and a link inside resolves to its target.
+
+    ``private`` are folders refused even inside a root (editguard's journal, history and lock
+    folders as configured); the default state folders are always among them.
     """
 
-    def __init__(self, roots: Iterable[str | os.PathLike[str]] = (".",)) -> None:
+    def __init__(
+        self, roots: Iterable[str | os.PathLike[str]] = (".",), private: Iterable[str] = ()
+    ) -> None:
         resolved: list[str] = []
         for root in roots:
             real = os.path.realpath(os.fspath(root))
@@ -66,6 +73,7 @@ class Sandbox:
         if not resolved:
             raise ValueError("at least one root is needed")
         self.roots: tuple[str, ...] = tuple(dict.fromkeys(resolved))
+        self.private = Private([*default_folders(), *private])
 
     def resolve(self, path: str) -> Resolved:
         """Resolve ``path`` (relative to the first root, or absolute) inside the roots.
@@ -95,6 +103,7 @@ class Sandbox:
             )
         for root in self.roots:
             if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+                self._not_private(real, path)
                 return Resolved(real, root, path)
         raise OutsideRoot(
             f"{path} resolves to {real}, which is outside the allowed folders "
@@ -105,6 +114,23 @@ class Sandbox:
                 "Use a path inside one of the allowed folders (relative paths start "
                 f"from {self.roots[0]})."
             ],
+        )
+
+    def _not_private(self, real: str, path: str) -> None:
+        """Refuse a path in editguard's own state: it counts as outside every root.
+
+        Raises:
+            OutsideRoot: ``real`` is, or lies inside, a state folder (``reason`` in its data).
+        """
+        folder = self.private.holding(real)
+        if folder is None:
+            return
+        raise OutsideRoot(
+            f"{path} is in editguard's own state folder {folder} (journals, history, locks), "
+            "which no tool reads or writes, whatever the allowed folders",
+            path=path,
+            data={"resolved": real, "state_folder": folder, "reason": "editguard_state"},
+            suggestions=["Use a path outside editguard's state folder."],
         )
 
 

@@ -13,8 +13,10 @@ Confinement: a symbolic link is listed as ``symlink`` and never entered, whateve
 the walk stays inside the start's folder. The start is opened one component at a time from the
 root without following a link (as :func:`editguard.fs.location.locate` does), and each folder
 below is entered only if the folder opened is the one its parent listed (same device and inode):
-a folder swapped for a link meanwhile is skipped, not followed. A folder that vanishes or cannot
-be read during the walk is skipped, not an error: the tree may change while it is walked.
+a folder swapped for a link meanwhile is skipped, not followed. editguard's own state folders
+(the sandbox's ``private`` ones, known by device and inode) are neither listed nor entered. A
+folder that vanishes or cannot be read during the walk is skipped, not an error: the tree may
+change while it is walked.
 """
 
 from __future__ import annotations
@@ -144,6 +146,7 @@ def walk(
     finally:
         os.close(fd)
     top = "" if start.real == start.root else start.display
+    private = sandbox.private.identities()
     stack = [_Folder(iter(entries), start.real, top, 1, rules)]
     while stack:
         if deadline is not None and time.monotonic() >= deadline:
@@ -156,8 +159,11 @@ def walk(
         name, kind, status = item
         if name == ".git":
             continue
-        display = f"{folder.display}/{name}" if folder.display else name
         is_dir = kind == "dir"
+        # editguard's own state folders are never shown, nor counted as left out.
+        if is_dir and (status.st_dev, status.st_ino) in private:
+            continue
+        display = f"{folder.display}/{name}" if folder.display else name
         if excluded is not None and is_ignored(
             [excluded], display[len(top) + 1 :] if top else display, is_dir
         ):

@@ -28,11 +28,12 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from editguard.errors import ChangeNotFound, EditError, PermissionDenied, WriteFailed
+from editguard.fs.state import HISTORY_ENV, history_folder
 
 if TYPE_CHECKING:
     import sqlite3
 
-ENV = "EDITGUARD_HISTORY"
+ENV = HISTORY_ENV
 DEFAULT_ENTRIES = 10_000
 DEFAULT_BYTES = 256 * 1024 * 1024
 BUSY_TIMEOUT = 30.0  # seconds another process may hold the database's write lock
@@ -84,13 +85,7 @@ _SHARED_LOCK = threading.Lock()
 def default_folder() -> str:
     """Where histories live unless told otherwise: ``$EDITGUARD_HISTORY``, else
     ``$XDG_STATE_HOME/editguard/history``, else ``~/.local/state/editguard/history``."""
-    given = os.environ.get(ENV)
-    if given:
-        return os.path.abspath(given)
-    state = os.environ.get("XDG_STATE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "state"
-    )
-    return os.path.join(os.path.abspath(state), "editguard", "history")
+    return history_folder()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from editguard.fs.lock import SHARED, FileLocks
 from editguard.fs.sandbox import Sandbox
 from editguard.history import History
 from editguard.history.store import DEFAULT_BYTES, DEFAULT_ENTRIES
+from editguard.history.store import default_folder as default_history_folder
 from editguard.pipeline import Context
 from editguard.transaction import settle
 
@@ -54,9 +55,18 @@ def open_context(
     """
     if not isinstance(journal, Journal):
         journal = Journal(os.fspath(journal) if journal is not None else None)
-    sandbox = Sandbox(roots)
+    locks = locks or SHARED
+    folder = None  # of the history, when it is made here
+    if isinstance(history, History):
+        state = [history.folder]
+    elif history is False:
+        state = []
+    else:
+        folder = None if history is None or history is True else os.path.abspath(history)
+        state = [folder or default_history_folder()]
+    # editguard's own state is out of every tool's reach, whatever the roots.
+    sandbox = Sandbox(roots, private=[journal.folder, locks.folder, *state])
     if not isinstance(history, History) and history is not False:
-        folder = None if history is None or history is True else os.fspath(history)
         history = History(
             sandbox.roots, folder, max_entries=history_entries, max_bytes=history_bytes
         )
@@ -67,7 +77,7 @@ def open_context(
         linters = tuple(linter_named(x) if isinstance(x, str) else x for x in linters)
     context = Context(
         sandbox=sandbox,
-        locks=locks or SHARED,
+        locks=locks,
         linters=linters,  # type: ignore[arg-type]  # names were turned into linters above
         max_file_bytes=max_file_bytes,
         max_edits=max_edits,

@@ -15,6 +15,7 @@ from editguard.fs import ripgrep, scan
 from editguard.fs.oserror import not_found, os_error
 from editguard.fs.ripgrep import Case, Outcome, Query
 from editguard.fs.sandbox import Resolved
+from editguard.fs.state import Private
 from editguard.fs.walk import is_binary
 from editguard.pipeline import Context
 from editguard.tools._common import Args
@@ -92,7 +93,7 @@ def run(ctx: Context, args: GrepArgs) -> GrepResult:
     if outcome is None:
         engine = "python"
         outcome = scan.search(ctx.sandbox, starts, query, hits, display, timeout=ripgrep.TIMEOUT)
-    _confine(hits, roots)
+    _confine(hits, roots, ctx.sandbox.private)
     shown = render(hits)
     notes = []
     if outcome.stopped:
@@ -153,6 +154,7 @@ def _starts(ctx: Context, path: str | None) -> list[Resolved]:
             Resolved(r, r, r)
             for r in roots
             if not any(r != o and r.startswith(o.rstrip(os.sep) + os.sep) for o in roots)
+            and ctx.sandbox.private.holding(r) is None
         ]
     where = ctx.sandbox.resolve(path)
     try:
@@ -176,12 +178,17 @@ def _binary_file(starts: list[Resolved]) -> bool:
         return False
 
 
-def _confine(hits: Hits, roots: tuple[str, ...]) -> None:
+def _confine(hits: Hits, roots: tuple[str, ...], private: Private | None = None) -> None:
     """Drop a file that resolves outside the roots now (the tree changed during the search,
-    a folder swapped for a link): its lines are never shown."""
+    a folder swapped for a link), or lies in editguard's own state folders ``private`` (which
+    ripgrep, listing on its own, does not know of): its lines are never shown."""
     inside = tuple(r.rstrip(os.sep) + os.sep for r in roots)
+    ids = private.identities() if private is not None else {}
     for file in list(hits.kept):
-        if not os.path.realpath(file.real).startswith(inside):
+        real = os.path.realpath(file.real)
+        if not real.startswith(inside) or (
+            private is not None and private.holding(real, ids) is not None
+        ):
             hits.kept.remove(file)
             hits.matches -= file.matches + file.long_lines
             hits.files -= 1

@@ -52,6 +52,7 @@ class HistoryResult(BaseModel):
     """Result of history."""
 
     changes: list[ChangeModel]
+    note: str | None = Field(None, description="Journals editguard did not act on, if any.")
 
 
 def history_of(ctx: Context) -> History:
@@ -88,10 +89,24 @@ def run(ctx: Context, args: HistoryArgs) -> HistoryResult:
                     path=args.path,
                     data={"change_id": args.change_id},
                 )
-        return HistoryResult(changes=[change_model(entry, full=True)])
+        return HistoryResult(changes=[change_model(entry, full=True)], note=_rejected(ctx))
     real = ctx.sandbox.resolve(args.path).real if args.path is not None else None
     return HistoryResult(
-        changes=[change_model(e, full=False) for e in history.entries(real, args.limit)]
+        changes=[change_model(e, full=False) for e in history.entries(real, args.limit)],
+        note=_rejected(ctx),
+    )
+
+
+def _rejected(ctx: Context) -> str | None:
+    """What to tell of journals recovery will not act on (not editguard's, or naming folders
+    outside their roots): the changes they describe were neither finished nor rolled back."""
+    rejected = ctx.journal.rejected()
+    if not rejected:
+        return None
+    named = "; ".join(f"{name}: {why}" for name, why in rejected.items())
+    return (
+        f"{len(rejected)} journal(s) in {ctx.journal.folder} were not acted on ({named}); "
+        "a person should look at them"
     )
 
 
