@@ -22,6 +22,7 @@ from editguard.core.formats.codex_patch import (
     compile_update,
     parse_patch,
 )
+from editguard.core.listing import listing
 from editguard.core.plan import render
 from editguard.errors import EditError, InvalidPatch
 from tests.conformance import conformance
@@ -323,10 +324,10 @@ UPDATES: dict[str, tuple[bytes, str, bytes]] = {
         "@@ def f(self):\n-        return 1\n+        return 2\n",
         b"class A:\n    def f(self):\n        return 2\n",
     ),
-    "exactly, the first place after the cursor counts": (
-        b"x\nx\n",
-        "@@\n-x\n+y\n",
-        b"y\nx\n",
+    "exactly, an @@ line tells two places apart": (
+        b"a\nx\nb\nx\n",
+        "@@ b\n-x\n+y\n",
+        b"a\nx\nb\ny\n",
     ),
     "an empty last old line that stands for the final break is dropped": (
         b"a\nb\n",
@@ -683,3 +684,73 @@ def test_tolerant_searches_past_their_budget_refuse_instead_of_running_for_minut
     few = "".join(f"@@ def f{i}():\n-    x = {i}\n+    x = -{i}\n" for i in range(45, 50))
     plan = compile_update(Document(text, name="f.py"), update(few, "f.py")).plan
     assert "    x = -49\n" in plan.apply_to_text(text)
+
+
+# A test file whose blocks all end alike: a new test appended after the last one's closing
+# lines, sent with a bare @@, fits after every block (Codex puts it after the first).
+SPEC = (
+    'describe("a", () => {\n'
+    '  it("x", () => {\n'
+    "    if (y) {\n"
+    "      z();\n"
+    "    }\n"
+    "  });\n"
+    "});\n"
+    'describe("b", () => {\n'
+    '  it("w", () => {\n'
+    "    if (y) {\n"
+    "      q();\n"
+    "    }\n"
+    "  });\n"
+    "});\n"
+)
+APPENDED = '     }\n   });\n });\n+describe("c", () => {\n+  it("v", () => {});\n+});\n'
+
+
+def test_a_chunk_whose_lines_fit_at_two_places_is_refused_showing_each_places_lines() -> None:
+    with pytest.raises(EditError) as err:
+        compile_update(Document(SPEC, name="a.test.ts"), update("@@\n" + APPENDED, "a.test.ts"))
+    error = err.value
+    assert error.code == "AMBIGUOUS_MATCH"
+    assert error.data["lines"] == [5, 12]
+    assert error.data["match"] == "exact"
+    assert (error.edit_index, error.data["chunk"]) == (0, 1)
+    lines = SPEC.splitlines()
+    # Each place as read_file numbers it, indentation intact.
+    assert listing(lines[4:7], 5) in error.message
+    assert listing(lines[11:14], 12) in error.message
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '@@ describe("b", () => {\n' + APPENDED,
+        "@@\n" + APPENDED + "*** End of File\n",
+    ],
+    ids=["an @@ line only the place meant has before it", "End of File"],
+)
+def test_a_chunk_told_apart_by_the_patch_lands_at_the_place_it_names(body: str) -> None:
+    doc = Document(SPEC, name="a.test.ts")
+    after = compile_update(doc, update(body, "a.test.ts")).plan.apply_to_text(SPEC)
+    assert after == SPEC + 'describe("c", () => {\n  it("v", () => {});\n});\n'
+
+
+def test_a_chunk_that_fits_twice_where_only_the_first_leaves_room_for_the_next_lands_there() -> (
+    None
+):
+    # "x" fits at lines 1 and 3, but the next chunk's "a" is only at line 2.
+    assert applied_bytes(b"x\na\nx\n", "@@\n-x\n+X\n@@\n-a\n+A\n") == b"X\nA\nx\n"
+
+
+def test_a_chunk_that_fits_twice_is_refused_in_exact_mode_too() -> None:
+    with pytest.raises(EditError) as err:
+        applied_bytes(b"x\ny\nx\n", "@@\n-x\n+X\n", exact=True)
+    assert (err.value.code, err.value.data["lines"]) == ("AMBIGUOUS_MATCH", [1, 3])
+
+
+def test_a_loose_place_after_the_exact_one_makes_the_chunk_ambiguous() -> None:
+    with pytest.raises(EditError) as err:
+        applied_bytes(b"x = 1\ny\nx = 1 \n", "@@\n-x = 1\n+x = 2\n")
+    error = err.value
+    assert (error.code, error.data["lines"]) == ("AMBIGUOUS_MATCH", [1, 3])
+    assert error.data["match"] == "trailing_whitespace"

@@ -299,7 +299,7 @@ def seek(
     return []
 
 
-def _content_key(line: str) -> str:
+def content_key(line: str) -> str:
     """What every rung keeps of a line: its text without indentation, trailing whitespace or
     typographic punctuation."""
     return line.translate(PUNCTUATION_MAP).strip()
@@ -314,7 +314,7 @@ def _candidates(
     last = stop - len(pattern)
     if last < start:
         return []
-    keys = [_content_key(p) for p in pattern]
+    keys = [content_key(p) for p in pattern]
     if not any(keys):  # only blank lines: every position is a candidate
         return range(start, last + 1)
     text = LF.join(lines[start:stop]).translate(PUNCTUATION_MAP)
@@ -348,14 +348,14 @@ def _plausible(
     """The starts where every line has the pattern's text once indentation, trailing
     whitespace and punctuation are set aside: what any rung needs, checked once here so that
     the rungs only look at places that can match (a common anchor line may give many)."""
-    keys = [_content_key(p) for p in pattern]
+    keys = [content_key(p) for p in pattern]
     cache: dict[int, str] = {}
     out = []
     for at in starts:
         for j, key in enumerate(keys):
             line = cache.get(at + j)
             if line is None:
-                line = cache[at + j] = _content_key(lines[at + j])
+                line = cache[at + j] = content_key(lines[at + j])
             if line != key and not (j == 0 and partial_first and line.endswith(key)):
                 break
         else:

@@ -9,11 +9,14 @@ line is an empty context line; ``*** End of File`` ends a chunk that belongs at 
 The update follows Codex's ``compute_replacements``: a cursor starts at the first line; a
 chunk's ``@@`` line is sought from the cursor, and the cursor moves past it; the chunk's old
 lines (context and removed, in order) are sought from the cursor, and the cursor moves past
-them. Exactly, the first place counts (Codex's rule), unless a tolerant rung finds a place between
-the cursor and it: then the chunk is refused as ambiguous (Codex would skip the loose place the
-model may have meant). Where no place is exact, the match ladder of :mod:`editguard.core.seek`
-takes over (unless ``exact``), and a tolerant rung counts only where it finds one place: Codex
-takes the first loose place, we never guess.
+them. Codex takes the first exact place; we take a place only when it is the one place after the
+cursor where the chunk fits, exactly or on a tolerant rung that looks like the text: a chunk that
+fits at several is refused as ambiguous (``AMBIGUOUS_MATCH``, each place shown with its numbered
+lines), unless the patch itself tells them apart: its ``@@`` line (the search starts after it),
+``*** End of File``, or the chunks after it, which must follow it in the file (when only the first
+place leaves room for them, it is the one). Where no place is exact, the match ladder of
+:mod:`editguard.core.seek` takes over (unless ``exact``), on the same terms: Codex takes the
+first loose place, we never guess.
 
 A chunk marked ``*** End of File`` is tried at the end of the file first, on every rung of the
 ladder (exactly, then loosely: there is one place there), and only then from the cursor as any
@@ -39,12 +42,13 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import accumulate
 from typing import Any
 
 from editguard.core.diagnosis import region_dict
 from editguard.core.document import LF, Document, code_of
 from editguard.core.formats import AppliedEdit, Compiled
-from editguard.core.listing import excerpt, listing
+from editguard.core.listing import excerpt, listing, places
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import (
     INDENT,
@@ -55,12 +59,14 @@ from editguard.core.seek import (
     Rung,
     SeekHit,
     Uncorrectable,
+    content_key,
     correct,
     explain,
     file_uses_tabs,
     indent_unit,
     line_opcodes,
     seek,
+    strip_numbers,
     tolerance_names,
     used,
 )
@@ -330,6 +336,7 @@ class _File:
     _unit: int | None = None
     _tabs: bool | None = None
     _typographic: frozenset[str] | None = None
+    _keys: tuple[str, list[int]] | None = None  # every line's content key, joined
     # Lines the tolerant searches may still look at: each search runs from the cursor to the
     # end, so a patch of thousands of chunks that all need tolerance would cost chunks x file.
     # Past this budget there is no tolerance (the chunk is not found, and the error says why).
@@ -371,6 +378,32 @@ class _File:
         at = len(self.lines) - len(pattern)
         ok = at >= cursor and self.lines[at:] == list(pattern)
         return at if ok else None
+
+    def earliest_end(self, pattern: Sequence[str], cursor: int) -> int | None:
+        """The first line after the earliest place at or after ``cursor`` where ``pattern``
+        could match on any rung (its lines' text without indentation, trailing whitespace,
+        typographic punctuation or pasted line numbers): no rung places it earlier, so a
+        ``None`` here means no rung places it at all."""
+        if self._keys is None:
+            keys = [content_key(line) for line in self.lines]
+            # Each key line's start in the joined text, and one past the end for the cursor.
+            starts = list(accumulate((len(k) + 1 for k in keys), initial=1))
+            self._keys = LF + LF.join(keys) + LF, starts
+        text, starts = self._keys
+        if cursor > len(self.lines):
+            return None
+        variants = [tuple(pattern)]
+        for padding in (False, True):
+            stripped = strip_numbers(pattern, padding=padding)
+            if stripped is not None:
+                variants.append(stripped[0])
+        ends = []
+        for variant in variants:
+            needle = LF + LF.join(content_key(line) for line in variant) + LF
+            at = text.find(needle, starts[cursor] - 1)
+            if at >= 0:
+                ends.append(bisect_left(starts, at + 1) + len(variant))
+        return min(ends, default=None)
 
     def seek(
         self,
@@ -504,7 +537,7 @@ def compile_update(doc: Document, op: UpdateFile, *, exact: bool = False) -> Com
             append = chunk.context is None or chunk.end_of_file
             placed.append(_Placed(index, end, end, chunk.new, note=context_note, append=append))
             continue
-        place = _seek_chunk(file, chunk, cursor, who, exact=exact)
+        place = _seek_chunk(file, chunk, cursor, who, op.chunks[index + 1 :], exact=exact)
         if context_note and place.note is None:
             place = replace(place, note=context_note)
         placed.append(place)
@@ -552,9 +585,18 @@ def _seek_context(
 
 
 def _seek_chunk(
-    file: _File, chunk: UpdateChunk, cursor: int, who: _Chunk, *, exact: bool
+    file: _File,
+    chunk: UpdateChunk,
+    cursor: int,
+    who: _Chunk,
+    later: Sequence[UpdateChunk],
+    *,
+    exact: bool,
 ) -> _Placed:
-    """Where a chunk's old lines are, at or after ``cursor``, and the lines to write there."""
+    """Where a chunk's old lines are, at or after ``cursor``, and the lines to write there:
+    the one place they fit (or the one at the end of the file, for a chunk marked
+    ``*** End of File``), or the first of several when only it leaves room for the ``later``
+    chunks."""
     tries: list[tuple[tuple[str, ...], tuple[str, ...]]] = [(chunk.old, chunk.new)]
     if chunk.old[-1] == "":
         # An empty last old line often stands for the line break at the end of the file, which
@@ -581,23 +623,26 @@ def _seek_chunk(
                 _refuse_loose_before(
                     file, old, cursor, at, who, what="its lines are", ladder=_LOOK_ALIKE
                 )
+            _refuse_other_places(file, old, cursor, at, who, later, exact=exact)
             return _Placed(who.index, at, at + len(old), new, structure=_structure(chunk, old, new))
     if not exact:
         for old, new in tries:
             if not old:
                 continue
             hits = file.seek(old, cursor)
-            if len(hits) > 1:
+            if len(hits) > 1 and _room_after(file, hits[1].line + len(old), later):
                 where = [h.line + 1 for h in hits]
                 raise AmbiguousMatch(
                     f"{who.name}: its lines are not in the file as sent, and fit with tolerance "
                     f"for {tolerance_names(hits[0].rung)} at {len(hits)} places after line "
                     f"{cursor} (starting at lines {_numbers(where)}); copy the lines exactly, "
-                    "with an '@@ line' or context that only the place you mean has",
+                    "with an '@@ line' or context that only the place you mean has:\n"
+                    + places(file.lines, [h.line for h in hits], len(old)),
                     path=who.path,
                     edit_index=who.index,
                     total_edits=who.total,
                     data=who.data(lines=where, match=hits[0].rung),
+                    suggestions=[_TELL_APART],
                 )
             if hits:
                 return _tolerant(file, hits[0], old, new, _structure(chunk, old, new), who)
@@ -642,6 +687,80 @@ def _refuse_loose_before(
         total_edits=who.total,
         data=who.data(lines=[*where, at + 1], match=rung, exact_line=at + 1),
     )
+
+
+_TELL_APART = (
+    "Start the chunk with an '@@ line' that comes after the places before the one you mean "
+    "(the nearest line above it that only it has), or add context lines that only it has; "
+    "end it with '*** End of File' if it belongs at the end of the file."
+)
+_MAX_PLACES = 20  # places of one chunk listed (and looked for) in a refusal
+
+
+def _refuse_other_places(
+    file: _File,
+    old: Sequence[str],
+    cursor: int,
+    at: int,
+    who: _Chunk,
+    later: Sequence[UpdateChunk],
+    *,
+    exact: bool,
+) -> None:
+    """Refuse a chunk whose lines, found exactly at line ``at`` (the first place after the
+    cursor, which Codex takes), fit after it too: exactly, or (unless ``exact``) on a tolerant
+    rung that looks like the text. Which place is meant cannot be told, unless only the first
+    leaves room for the chunks after it (they must follow it in the file)."""
+    where = [at]
+    rung = "exact"
+    nxt = file.find(old, at + 1)
+    while nxt is not None and len(where) < _MAX_PLACES:
+        where.append(nxt)
+        nxt = file.find(old, nxt + 1)
+    if len(where) == 1 and not exact:
+        hits = file.seek(old, at + 1, ladder=_LOOK_ALIKE)
+        if hits:
+            where += [h.line for h in hits[: _MAX_PLACES - 1]]
+            rung = hits[0].rung
+    if len(where) == 1 or not _room_after(file, where[1] + len(old), later):
+        return
+    lines = [p + 1 for p in where]
+    loosely = "" if rung == "exact" else f" (after it, with tolerance for {tolerance_names(rung)})"
+    more = " or more" if len(where) >= _MAX_PLACES else ""
+    raise AmbiguousMatch(
+        f"{who.name}: its lines fit at {len(where)}{more} places after line {cursor}{loosely}, "
+        f"starting at lines {_numbers(lines)}; which one is meant cannot be told (Codex would "
+        "take the first). Add an '@@ line' that only the place you mean has before it, or "
+        "'*** End of File' if it belongs at the end of the file. The places:\n"
+        + places(file.lines, where, len(old)),
+        path=who.path,
+        edit_index=who.index,
+        total_edits=who.total,
+        data=who.data(lines=lines, match=rung),
+        suggestions=[_TELL_APART],
+    )
+
+
+def _room_after(file: _File, cursor: int, later: Sequence[UpdateChunk]) -> bool:
+    """Whether the ``later`` chunks could all be placed, in order, from line ``cursor`` on
+    (each at its earliest possible place on any rung, which leaves the most room): when they
+    cannot after a chunk's second place, only its first is possible."""
+    for chunk in later:
+        if chunk.context is not None:
+            end = file.earliest_end([chunk.context], cursor)
+            if end is None:
+                return False
+            cursor = end
+        if not chunk.old:
+            continue
+        tries = [chunk.old]
+        if chunk.old[-1] == "" and len(chunk.old) > 1:
+            tries.append(chunk.old[:-1])
+        ends = [e for t in tries if (e := file.earliest_end(t, cursor)) is not None]
+        if not ends:
+            return False
+        cursor = min(ends)
+    return True
 
 
 def _structure(
