@@ -169,17 +169,28 @@ def test_each_file_keeps_its_own_line_endings(
     assert (root / "f.txt").read_bytes() == after
 
 
-def test_a_hunk_with_wrong_numbers_lands_at_the_nearest_place_and_reports_the_offset(
+def test_a_hunk_with_wrong_numbers_lands_at_its_one_place_and_reports_the_offset(
     ws: Workspace, root: Path
 ) -> None:
     lines = [f"line {i}" for i in range(1, 41)] + ["target", "old"] + ["x"] * 10
-    lines += ["target", "old"]
     (root / "f.txt").write_text("\n".join(lines) + "\n")
     result = ws.apply_diff("--- a/f.txt\n+++ b/f.txt\n@@ -38,2 +38,2 @@\n target\n-old\n+new\n")
     assert result.files[0].hunks[0].offset == 3
     text = (root / "f.txt").read_text().splitlines()
     assert text[41] == "new"
-    assert text[-1] == "old"
+
+
+def test_a_hunk_with_wrong_numbers_that_fits_at_two_places_is_refused_and_nothing_written(
+    ws: Workspace, root: Path
+) -> None:
+    lines = [f"line {i}" for i in range(1, 41)] + ["target", "old"] + ["x"] * 10
+    lines += ["target", "old"]
+    before = "\n".join(lines) + "\n"
+    (root / "f.txt").write_text(before)
+    with pytest.raises(EditError) as err:
+        ws.apply_diff("--- a/f.txt\n+++ b/f.txt\n@@ -38,2 +38,2 @@\n target\n-old\n+new\n")
+    assert (err.value.code, err.value.data["lines"]) == ("AMBIGUOUS_MATCH", [41, 53])
+    assert (root / "f.txt").read_text() == before
 
 
 def test_apply_diff_runs_through_the_command(tmp_path: Path) -> None:
