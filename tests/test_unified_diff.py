@@ -698,9 +698,23 @@ def test_exact_refuses_what_only_the_ladder_finds() -> None:
     assert fails("def f():\n    return 1\n", diff, exact=True).code == "NO_MATCH"
 
 
-def test_a_hunk_that_changes_only_what_the_rung_ignores_is_not_found() -> None:
-    error = fails("a  \nb\n", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a \n+a\n b\n")
-    assert error.code == "NO_MATCH"
+def test_a_hunk_that_changes_only_what_the_rung_ignores_lands_as_sent() -> None:
+    # Its old line's trailing whitespace is not the file's, but the change is to remove it.
+    out, compiled = apply("a  \nb\n", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a \n+a\n b\n")
+    assert out == b"a\nb\n"
+    assert compiled.applied[0].match == "trailing_whitespace"
+
+
+def test_a_hunk_that_removes_trailing_whitespace_with_a_slip_on_its_context_keeps_the_removal() -> (
+    None
+):
+    before = "def f():\n    x = 1   \n    y = 2\n"
+    diff = (
+        "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n"
+        " def f(): \n-    x = 1   \n-    y = 2\n+    x = 1\n+    y = 3\n"
+    )
+    out, _ = apply(before, diff)
+    assert out == b"def f():\n    x = 1\n    y = 3\n"
 
 
 def test_overlapping_hunks_are_refused_with_both_numbers() -> None:
