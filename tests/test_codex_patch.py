@@ -754,3 +754,37 @@ def test_a_loose_place_after_the_exact_one_makes_the_chunk_ambiguous() -> None:
     error = err.value
     assert (error.code, error.data["lines"]) == ("AMBIGUOUS_MATCH", [1, 3])
     assert error.data["match"] == "trailing_whitespace"
+
+
+@pytest.mark.parametrize(
+    ("before", "body", "line"),
+    [
+        # Lines added after the chunk's context: its old lines are still there.
+        ("a = 1\nb = 2\nb2 = 22\nc = 3\n", "@@\n a = 1\n b = 2\n+b2 = 22\n", 1),
+        # Lines added before it.
+        ("import re\nimport os\nimport sys\n", "@@\n+import re\n import os\n import sys\n", 1),
+        # Only added lines, right after an @@ line.
+        ("def f():\n    first = 1\n    return 1\n", "@@ def f():\n+    first = 1\n", 2),
+        # Only added lines, at the end of the file.
+        ("x = 1\ndef h():\n    return 3\n", "@@\n+def h():\n+    return 3\n", 2),
+        # A changed line: its old line is gone, its new one is there.
+        ("x = 1\nLIMIT = 20\ny = 2\n", "@@\n-LIMIT = 10\n+LIMIT = 20\n", 2),
+        # The same, found with tolerance for a slipped trailing space.
+        ("x = 1\nLIMIT = 20\ny = 2\n", "@@\n x = 1 \n-LIMIT = 10\n+LIMIT = 20\n", 1),
+        ("a = 1\nb = 2\nc = 3\n", "@@\n a = 1 \n b = 2\n+c = 3\n", 1),
+    ],
+    ids=["after", "before", "after @@", "appended", "changed", "changed, loose", "after, loose"],
+)
+def test_a_chunk_sent_again_is_already_applied_and_changes_nothing(
+    before: str, body: str, line: int
+) -> None:
+    doc = Document(before, name="f.py")
+    compiled = compile_update(doc, update(body, "f.py"))
+    assert compiled.plan.apply_to_text(before) == before
+    (edit,) = compiled.applied
+    assert (edit.already_applied, edit.occurrences_replaced, edit.lines) == (True, 0, (line,))
+
+
+def test_a_short_added_line_that_is_there_is_added_again() -> None:
+    # A lone closing line may well be meant twice: its being there says nothing.
+    assert applied_bytes(b"f(\n)\n", "@@\n+)\n") == b"f(\n)\n)\n"

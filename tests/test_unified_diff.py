@@ -751,10 +751,64 @@ def test_a_missing_hunk_names_itself_and_shows_the_file() -> None:
     assert "hunk 2 of 2 of src/app.py" in error.message
 
 
-def test_a_hunk_already_applied_says_so() -> None:
-    error = fails("a\nnew\nc\n", "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-old\n+new\n c\n")
+def test_a_hunk_already_applied_lands_as_already_applied_changing_nothing() -> None:
+    out, compiled = apply("a\nnew\nc\n", "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-old\n+new\n c\n")
+    assert out == b"a\nnew\nc\n"
+    assert compiled.plan.replacements == ()
+    (edit,) = compiled.applied
+    assert (edit.already_applied, edit.occurrences_replaced, edit.lines) == (True, 0, (1,))
+
+
+def test_a_hunk_whose_new_lines_are_not_at_its_place_is_still_not_found() -> None:
+    error = fails("a\nnew\nc\nx\n", "--- a/f\n+++ b/f\n@@ -2,3 +2,3 @@\n a\n-old\n+new\n c\n")
     assert error.code == "NO_MATCH"
-    assert error.data["already_applied"] is True
+
+
+@pytest.mark.parametrize(
+    ("before", "diff", "lines"),
+    [
+        # Lines added after the hunk's context: its old lines are still there, so a second
+        # copy would go in.
+        (
+            "def f():\n    return 1\n\ndef g():\n    return 2\n\ndef h():\n    return 3\n",
+            "@@ -4,2 +4,5 @@\n def g():\n     return 2\n+\n+def h():\n+    return 3\n",
+            (4,),
+        ),
+        # Lines added before it.
+        (
+            "import re\nimport os\nimport sys\n\nx = 1\n",
+            "@@ -1,2 +1,3 @@\n+import re\n import os\n import sys\n",
+            (1,),
+        ),
+        # Only added lines, at the stated line.
+        ("a\nfirst added line\nb\n", "@@ -1,0 +2 @@\n+first added line\n", (2,)),
+        # Two hunks, the second stated in the numbers of the file before the first.
+        (
+            "a\nb\nnew line one\nc\nd\ne\nf\ng\nh\nnew line two\n",
+            "@@ -1,2 +1,3 @@\n a\n b\n+new line one\n@@ -7,2 +8,3 @@\n g\n h\n+new line two\n",
+            (1, 8),
+        ),
+    ],
+    ids=["after", "before", "insertion", "two hunks"],
+)
+def test_a_diff_sent_again_is_already_applied_not_applied_twice(
+    before: str, diff: str, lines: tuple[int, ...]
+) -> None:
+    out, compiled = apply(before, "--- a/f\n+++ b/f\n" + diff)
+    assert out.decode() == before
+    assert all(edit.already_applied for edit in compiled.applied)
+    assert tuple(edit.lines[0] for edit in compiled.applied) == lines
+
+
+def test_a_diff_half_applied_applies_the_rest_and_says_which_was_there() -> None:
+    before = "a\nb\nnew line one\nc\nd\ne\nf\ng\nh\n"
+    diff = (
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\n b\n+new line one\n"
+        "@@ -7,2 +8,3 @@\n g\n h\n+new line two\n"
+    )
+    out, compiled = apply(before, diff)
+    assert out.decode() == before + "new line two\n"
+    assert [edit.already_applied for edit in compiled.applied] == [True, False]
 
 
 def test_new_lines_the_file_encoding_cannot_hold_are_refused() -> None:

@@ -460,6 +460,7 @@ class _Placed:
     note: str | None = None
     structure: tuple[Opcode, ...] | None = None
     append: bool = False  # a pure addition at the end of the file, wherever the cursor is
+    already: bool = False  # its new lines are there already (a retried patch): nothing to do
 
 
 # A chunk's runs, in the order they are written: by place; at one place, the lines of a chunk
@@ -535,10 +536,17 @@ def compile_update(doc: Document, op: UpdateFile, *, exact: bool = False) -> Com
                 # At the end of the file, before a final empty line (Codex).
                 end = len(file.lines) - (1 if file.lines and file.lines[-1] == "" else 0)
             append = chunk.context is None or chunk.end_of_file
+            there = end - len(chunk.new) if append else end
+            if _added_already(file, chunk.new, there, cursor):
+                stop = there + len(chunk.new)
+                placed.append(_already(index, there, stop, file, context_note))
+                if not append:
+                    cursor = stop
+                continue
             placed.append(_Placed(index, end, end, chunk.new, note=context_note, append=append))
             continue
         place = _seek_chunk(file, chunk, cursor, who, op.chunks[index + 1 :], exact=exact)
-        if context_note and place.note is None:
+        if context_note and place.note is None and not place.already:
             place = replace(place, note=context_note)
         placed.append(place)
         cursor = place.stop
@@ -615,7 +623,7 @@ def _seek_chunk(
             at = len(file.lines) - len(old)
             hits = file.seek(old, at) if old and at >= cursor else []
             if hits:
-                return _tolerant(file, hits[0], old, new, _structure(chunk, old, new), who)
+                return _tolerant(file, hits[0], old, new, _structure(chunk, old, new), who, cursor)
     for old, new in tries:
         at = file.find(old, cursor)
         if at is not None:
@@ -624,6 +632,9 @@ def _seek_chunk(
                     file, old, cursor, at, who, what="its lines are", ladder=_LOOK_ALIKE
                 )
             _refuse_other_places(file, old, cursor, at, who, later, exact=exact)
+            done = _done_around(file, at, old, new, cursor)
+            if done is not None:
+                return _already(who.index, done, done + len(new), file)
             return _Placed(who.index, at, at + len(old), new, structure=_structure(chunk, old, new))
     if not exact:
         for old, new in tries:
@@ -645,7 +656,17 @@ def _seek_chunk(
                     suggestions=[_TELL_APART],
                 )
             if hits:
-                return _tolerant(file, hits[0], old, new, _structure(chunk, old, new), who)
+                return _tolerant(file, hits[0], old, new, _structure(chunk, old, new), who, cursor)
+    for old, new in tries:
+        if new == old or len(LF.join(new).strip()) < _ALREADY_CHARS:
+            continue
+        # Its old lines are gone and its new ones are there (at one place): sent again.
+        at = _only_place(file, new, cursor)
+        if at is None and not exact:
+            hits = file.seek(new, cursor, ladder=_LOOK_ALIKE)
+            at = hits[0].line if len(hits) == 1 else None
+        if at is not None:
+            return _already(who.index, at, at + len(new), file)
     raise _not_found(file, chunk.old, cursor, who, what="its lines (context and removed)")
 
 
@@ -763,6 +784,56 @@ def _room_after(file: _File, cursor: int, later: Sequence[UpdateChunk]) -> bool:
     return True
 
 
+_ALREADY = (
+    "its new lines are in the file already, as a patch sent a second time finds them; nothing "
+    "was changed there"
+)
+
+
+def _already(index: int, start: int, stop: int, file: _File, note: str | None = None) -> _Placed:
+    """A chunk whose new lines are ``file.lines[start:stop]`` already: placed there, unchanged."""
+    lines = tuple(file.lines[start:stop])
+    return _Placed(index, start, stop, lines, note=note or _ALREADY, already=True)
+
+
+def _done_around(
+    file: _File, at: int, old: Sequence[str], new: Sequence[str], cursor: int
+) -> int | None:
+    """Where the chunk's new lines start if the file already reads as them around its old
+    lines, found at ``at``: new lines that hold the old ones (lines added before or after
+    them) and are there in full. A chunk sent again would add its lines a second time."""
+    if len(new) <= len(old):
+        return None
+    for d in range(len(new) - len(old) + 1):
+        start = at - d
+        if start < cursor or tuple(new[d : d + len(old)]) != tuple(old):
+            continue
+        if file.lines[start : start + len(new)] == list(new):
+            return start
+    return None
+
+
+def _added_already(file: _File, new: Sequence[str], start: int, cursor: int) -> bool:
+    """Whether lines a chunk only adds are at ``start`` already (and are enough text that a
+    second copy is no edit a model means: a lone ``}`` may well be added twice)."""
+    return (
+        cursor <= start
+        and len(LF.join(new).strip()) >= _ALREADY_CHARS
+        and file.lines[start : start + len(new)] == list(new)
+    )
+
+
+_ALREADY_CHARS = 8  # characters of added text below which its being there says nothing
+
+
+def _only_place(file: _File, lines: Sequence[str], cursor: int) -> int | None:
+    """The one place after ``cursor`` where ``lines`` are exactly (``None``: none or more)."""
+    at = file.find(lines, cursor)
+    if at is None or file.find(lines, at + 1) is not None:
+        return None
+    return at
+
+
 def _structure(
     chunk: UpdateChunk, old: Sequence[str], new: Sequence[str]
 ) -> tuple[Opcode, ...] | None:
@@ -796,6 +867,7 @@ def _tolerant(
     new: Sequence[str],
     structure: tuple[Opcode, ...] | None,
     who: _Chunk,
+    cursor: int,
 ) -> _Placed:
     """The chunk placed where the ladder found it, its new lines corrected the same way."""
     start, stop = hit.line, hit.line + len(old)
@@ -813,6 +885,7 @@ def _tolerant(
             rung,
             f"the chunk changes only {tolerance_names(rung)}, which the file's lines "
             f"{start + 1}-{stop} already have as the new lines want; nothing was changed there",
+            already=True,
         )
     except Uncorrectable as exc:
         raise NoMatch(
@@ -825,6 +898,9 @@ def _tolerant(
             data=who.data(match=hit.rung, lines=[start + 1, stop]),
             suggestions=["Copy the chunk's lines exactly from the numbered lines above."],
         ) from None
+    done = _done_around(file, start, found, written, cursor)
+    if done is not None:
+        return _already(who.index, done, done + len(written), file)
     note = explain(hit, found, "the chunk")
     return _Placed(who.index, start, stop, tuple(written), rung, note, structure)
 
@@ -975,7 +1051,16 @@ def _applied(
     out: list[AppliedEdit] = []
     for place in placed:
         shift = shifts[bisect_left(keys, _key(place, place.start, place.start))]
-        out.append(AppliedEdit(place.index, 1, (place.start + shift + 1,), place.match, place.note))
+        out.append(
+            AppliedEdit(
+                place.index,
+                0 if place.already else 1,
+                (place.start + shift + 1,),
+                place.match,
+                place.note,
+                already_applied=place.already,
+            )
+        )
     return tuple(out)
 
 

@@ -794,9 +794,17 @@ class _Placed:
     rung: str
     note: str | None
     offset: int | None
+    already: bool = False  # its new lines are there already (a retried diff): nothing to do
 
 
 _LineRep = tuple[int, int, list[str]]  # lines [a, b) of the file become these lines
+
+
+_ALREADY = (
+    "its new lines are in the file already, as a diff sent a second time finds them; nothing "
+    "was changed there"
+)
+_ALREADY_CHARS = 8  # characters of added text below which its being there says nothing
 
 
 class _Spent(Exception):
@@ -870,10 +878,13 @@ class _Placer:
                     stated = hunk.old_start - 1 if hunk.old else hunk.old_start
                     expected = stated + offset
                 spot = self._place(index, hunk, expected, low, placed)
+                size = len(spot.new) if spot.already else len(hunk.old)
                 if expected is not None and hunk.old_start is not None:
-                    offset = spot.at - (expected - offset)
+                    # Where its old lines end against where it said they did: the hunks after
+                    # it are that far off too (past new lines already there, by their count).
+                    offset = spot.at + size - (expected - offset + len(hunk.old))
                 placed.append(spot)
-                low = spot.at + len(hunk.old)
+                low = spot.at + size
                 self.doc.check_writable(LF.join(spot.new), f"hunks[{index}]")
         return self._compiled(placed)
 
@@ -886,12 +897,16 @@ class _Placer:
         if not old:
             return self._insertion(index, hunk, expected, low, placed)
         if expected is not None and self._exact_at(expected, old, low, at_eof=at_eof):
-            return _Placed(index, expected, hunk.new, "exact", None, 0)
+            return self._done_around(index, expected, old, hunk.new, low, expected) or _Placed(
+                index, expected, hunk.new, "exact", None, 0
+            )
         try:
             places = self._exact_places(old, low, n - len(old), at_eof)
             if places:
                 at = self._choose(index, hunk, places, expected, "exact")
-                return _Placed(index, at, hunk.new, "exact", None, self._offset(at, expected))
+                return self._done_around(index, at, old, hunk.new, low, expected) or _Placed(
+                    index, at, hunk.new, "exact", None, self._offset(at, expected)
+                )
             before = self._exact_places(old, 0, min(low - 1, n - len(old)), at_eof)
             if before:
                 raise self._overlap(index, hunk, before[0], placed)
@@ -901,6 +916,9 @@ class _Placer:
                     return loose
         except _Spent:
             pass
+        done = self._new_lines_there(index, hunk, expected, low)
+        if done is not None:
+            return done
         raise self._not_found(index, hunk, expected)
 
     def _insertion(
@@ -910,14 +928,78 @@ class _Placer:
         left: an empty file, or the end of the file right after the previous hunk)."""
         n = len(self.lines)
         if expected is None:
+            there = n - len(hunk.new)
+            if self._added_already(hunk.new, there, low):
+                return self._already(index, there, None, hunk.new)
             if low != n:
                 raise self._ambiguous(index, hunk, [low, n], "exact", None)
             return _Placed(index, n, hunk.new, "exact", None, None)
+        if self._added_already(hunk.new, expected, low):
+            return self._already(index, expected, expected, hunk.new)
         if expected < low:
             raise self._overlap(index, hunk, expected, placed)
         if expected > n:
             raise self._not_found(index, hunk, expected)
         return _Placed(index, expected, hunk.new, "exact", None, 0)
+
+    # -- a diff sent again -------------------------------------------------------------
+
+    def _already(self, index: int, at: int, expected: int | None, new: Sequence[str]) -> _Placed:
+        """Hunk ``index``, whose ``new`` lines start at line ``at`` already: placed there."""
+        return _Placed(index, at, tuple(new), "exact", _ALREADY, self._offset(at, expected), True)
+
+    def _done_around(
+        self,
+        index: int,
+        at: int,
+        old: Sequence[str],
+        new: Sequence[str],
+        low: int,
+        expected: int | None,
+    ) -> _Placed | None:
+        """The hunk as already applied when the file reads as its new lines around its old
+        ones, found at ``at``: new lines that hold the old ones (lines added before or after
+        them) and are there in full. Sent again, it would add its lines a second time."""
+        if len(new) <= len(old):
+            return None
+        for d in range(len(new) - len(old) + 1):
+            start = at - d
+            if start < low or tuple(new[d : d + len(old)]) != tuple(old):
+                continue
+            if self.lines[start : start + len(new)] == list(new):
+                return self._already(index, start, expected, new)
+        return None
+
+    def _added_already(self, new: Sequence[str], at: int, low: int) -> bool:
+        """Whether lines a hunk only adds are at ``at`` already (and are enough text that a
+        second copy is no edit a model means: a lone ``}`` may well be added twice)."""
+        return (
+            low <= at
+            and len(LF.join(new).strip()) >= _ALREADY_CHARS
+            and self.lines[at : at + len(new)] == list(new)
+        )
+
+    def _new_lines_there(
+        self, index: int, hunk: Hunk, expected: int | None, low: int
+    ) -> _Placed | None:
+        """A hunk whose old lines are not in the file, as already applied when its new lines
+        are: at its stated place, or at their one place after the previous hunk."""
+        new = hunk.new
+        if new == hunk.old or not new:
+            return None
+        if expected is not None and self._exact_at(expected, new, low, at_eof=False):
+            at: int | None = expected
+        elif len(LF.join(new).strip()) < _ALREADY_CHARS:
+            return None
+        else:
+            try:
+                places = self._exact_places(new, low, len(self.lines) - len(new), False)
+            except _Spent:
+                places = []
+            at = places[0] if len(places) == 1 else None
+        if at is None:
+            return None
+        return self._already(index, at, expected, new)
 
     def _exact_at(self, at: int, old: Sequence[str], low: int, *, at_eof: bool) -> bool:
         n = len(self.lines)
@@ -1068,7 +1150,8 @@ class _Placer:
                 file_typographic=frozenset(c for c in TYPOGRAPHIC if c in self.doc.text),
             )
         except OnlyIgnored:
-            return None
+            # It changes only what the rung ignores, and the file already reads so.
+            return self._already(index, at, expected, found)
         except Uncorrectable as exc:
             raise uncorrectable_error(
                 self.doc.text,
@@ -1081,6 +1164,9 @@ class _Placer:
                 self.total,
                 what=self._name(index, hunk) + "'s old lines",
             ) from None
+        done = self._done_around(index, at, found, new, low, expected)
+        if done is not None:
+            return done
         return _Placed(
             index,
             at,
@@ -1148,13 +1234,16 @@ class _Placer:
             applied.append(
                 AppliedEdit(
                     spot.index,
-                    1,
+                    0 if spot.already else 1,
                     (spot.at + shift + 1,),
                     match=spot.rung,
                     note=spot.note,
                     offset=spot.offset,
+                    already_applied=spot.already,
                 )
             )
+            if spot.already:
+                continue
             shift += len(hunk.new) - len(hunk.old)
             reps.extend(_runs(hunk, spot))
             if spot.at + len(hunk.old) == n:
