@@ -112,9 +112,27 @@ PARSED: dict[str, tuple[str, tuple[PatchOp, ...]]] = {
         patch("  *** Update File: foo.txt ", "@@", "-old", "+new"),
         (UpdateFile("foo.txt", None, (chunk(("old",), ("new",), 3),), 2),),
     ),
-    "a padded header ends the chunk before it": (
-        patch("*** Update File: a", "@@", "-x", "  *** Delete File: b"),
+    "a header padded with a tab ends the chunk before it": (
+        patch("*** Update File: a", "@@", "-x", "\t*** Delete File: b"),
         (UpdateFile("a", None, (chunk(("x",), (), 3),), 2), DeleteFile("b", 5)),
+    ),
+    "a header after a space inside a chunk is a context line, as Codex reads it": (
+        patch("*** Update File: a", "@@", "-x", " *** Update File: b.txt", "+y"),
+        (
+            UpdateFile(
+                "a",
+                None,
+                (
+                    chunk(
+                        ("x", "*** Update File: b.txt"),
+                        ("*** Update File: b.txt", "y"),
+                        3,
+                        kinds="- +",
+                    ),
+                ),
+                2,
+            ),
+        ),
     ),
     "markers may be padded with whitespace": (
         " *** Begin Patch \n*** Delete File: a\n\t*** End Patch  \n",
@@ -788,3 +806,23 @@ def test_a_chunk_sent_again_is_already_applied_and_changes_nothing(
 def test_a_short_added_line_that_is_there_is_added_again() -> None:
     # A lone closing line may well be meant twice: its being there says nothing.
     assert applied_bytes(b"f(\n)\n", "@@\n+)\n") == b"f(\n)\n)\n"
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u2002", "\u2009", "\u200a", "\u202f", "\u3000"])
+def test_a_unicode_space_is_read_as_a_space_on_the_punctuation_rung(space: str) -> None:
+    before = "x = f(a, b)\ny = 2\n"
+    after = applied_bytes(before.encode(), f"@@\n-x = f(a,{space}b)\n+x = g(a, b)\n")
+    assert after == b"x = g(a, b)\ny = 2\n"
+
+
+def test_a_unicode_space_never_picks_one_of_two_places() -> None:
+    # Both lines read the same once their spaces are plain: which one is meant cannot be told.
+    before = "x = f(a,\u2009b)\nx = f(a,\u00a0b)\n".encode()
+    with pytest.raises(EditError) as err:
+        applied_bytes(before, "@@\n-x = f(a,\u2002b)\n+x = 0\n")
+    assert (err.value.code, err.value.data["lines"]) == ("AMBIGUOUS_MATCH", [1, 2])
+    # One of them exactly, the other loosely before it: refused too.
+    before = "x = f(a,\u2009b)\nx = f(a, b)\n".encode()
+    with pytest.raises(EditError) as err:
+        applied_bytes(before, "@@\n-x = f(a, b)\n+x = 0\n")
+    assert err.value.code == "AMBIGUOUS_MATCH"

@@ -4,8 +4,8 @@ A *rung* is a set of tolerances; two lines match on a rung when they are equal o
 tolerances are applied to both:
 
 * ``trailing_whitespace``: whitespace at the end of a line is ignored;
-* ``punctuation``: typographic quotes, dashes, non-breaking spaces and hyphens and the ellipsis
-  stand for their ASCII forms (:data:`PUNCTUATION_MAP`);
+* ``punctuation``: typographic quotes, dashes, non-breaking and other Unicode spaces, hyphens
+  and the ellipsis stand for their ASCII forms (:data:`PUNCTUATION_MAP`);
 * ``line_numbers``: every line of the pattern starts with a line-number prefix pasted from a
   listing (``12│``, ``12|``, ``12:``, ``L12:``, ``12<tab>``); the numbers must be consecutive and
   be the numbers of the lines matched;
@@ -100,9 +100,14 @@ PUNCTUATION_MAP = str.maketrans(
         "\u2013": "-",  # en dash
         "\u2014": "-",  # em dash
         "\u2212": "-",  # minus sign
+        "\u2015": "-",  # horizontal bar
         "\u00a0": " ",  # no-break space
-        "\u2007": " ",  # figure space
+        # The typographic spaces (en quad to hair space, figure and thin ones among them), as
+        # Codex normalises them too.
+        **{chr(c): " " for c in range(0x2000, 0x200B)},
         "\u202f": " ",  # narrow no-break space
+        "\u205f": " ",  # medium mathematical space
+        "\u3000": " ",  # ideographic space
         "\u2026": "...",  # ellipsis
     }
 )

@@ -164,7 +164,8 @@ def _header(line: str) -> bool:
 def parse_patch(text: str) -> tuple[PatchOp, ...]:
     """The operations of an ``apply_patch`` patch, in order.
 
-    Lines may end with ``\\r\\n``; the markers and hunk headers may be padded with whitespace.
+    Lines may end with ``\\r\\n``; the markers and hunk headers may be padded with whitespace
+    (inside a chunk, a line that starts with a space is a context line, header or not).
     A patch wrapped in a heredoc (``<<'EOF'`` ... ``EOF``, optionally ``apply_patch <<'EOF'``)
     is read as the patch inside.
 
@@ -284,8 +285,10 @@ def _chunk(lines: list[str], at: int, stop: int, *, first: bool) -> tuple[Update
             end_of_file = True
             end += 1
             break
-        if line.startswith(("***", "@@")) or _header(line):
-            break  # the next chunk or hunk
+        if line.startswith(("***", "@@")) or (line[:1] != " " and _header(line)):
+            # The next chunk or hunk. A line that starts with a space is a context line,
+            # whatever follows (`` *** Update File: b`` too), as Codex's parser reads it.
+            break
         if not line:  # an empty line stands for an empty context line (as Codex reads it)
             old.append("")
             new.append("")
