@@ -826,3 +826,18 @@ def test_a_unicode_space_never_picks_one_of_two_places() -> None:
     with pytest.raises(EditError) as err:
         applied_bytes(before, "@@\n-x = f(a, b)\n+x = 0\n")
     assert err.value.code == "AMBIGUOUS_MATCH"
+
+
+def test_exact_chunks_spend_no_tolerance_budget_looking_for_a_second_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from editguard.core.formats import codex_patch
+
+    monkeypatch.setattr(codex_patch, "TOLERANCE_PASSES", 2)
+    monkeypatch.setattr(codex_patch, "TOLERANCE_LINES", 0)
+    text = "".join(f"def f{i}():\n    x = {i}\n" for i in range(50))
+    body = "".join(f"@@\n-    x = {i}\n+    x = -{i}\n" for i in range(49))
+    # The last chunk needs tolerance (a trailing space): the budget is still whole for it.
+    body += "@@\n def f49(): \n-    x = 49\n+    x = -49\n"
+    plan = compile_update(Document(text, name="f.py"), update(body, "f.py")).plan
+    assert plan.apply_to_text(text) == text.replace("x = ", "x = -")

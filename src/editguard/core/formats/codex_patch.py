@@ -741,8 +741,11 @@ def _refuse_other_places(
     while nxt is not None and len(where) < _MAX_PLACES:
         where.append(nxt)
         nxt = file.find(old, nxt + 1)
-    if len(where) == 1 and not exact:
-        hits = file.seek(old, at + 1, ladder=_LOOK_ALIKE)
+    # Only where every line's text is the chunk's can a rung find it: looked for first at C
+    # speed, so that a chunk whose text is nowhere else costs no tolerant search.
+    later_text = file.earliest_end(old, at + 1) if len(where) == 1 and not exact else None
+    if later_text is not None:
+        hits = file.seek(old, later_text - len(old), ladder=_LOOK_ALIKE)
         if hits:
             where += [h.line for h in hits[: _MAX_PLACES - 1]]
             rung = hits[0].rung
