@@ -261,3 +261,10 @@ def test_correct_refuses_an_edit_that_changes_only_what_the_file_already_has() -
     hit = hit_for(found, ["a ", "b "], "trailing_whitespace")
     with pytest.raises(OnlyIgnored):
         correct(hit, found, ["a", "b"])
+
+
+def test_a_changed_line_keeps_the_tabs_it_puts_for_spaces() -> None:
+    # The block sent one level deep; the edit changes line 2 and indents it with a tab.
+    found = ["if a:", "    b()"]
+    hit = hit_for(found, ["    if a:", "        b()"])
+    assert correct(hit, found, ["    if a:", "\t\tc()"]) == ["if a:", "\tc()"]

@@ -565,6 +565,11 @@ def correct(
             # Tabs or spaces as the file's line it replaces, or the one before it, has them.
             ref = paired if paired is not None else (i1 - 1 if i1 else i1)
             style = _uses_tabs(found[ref : ref + 1]) if ref < len(found) else None
+            if paired is not None:
+                # Unless the line changes tabs for spaces (or back) itself: that is the edit.
+                was, now = _split_indent(old[paired])[0], _split_indent(new[j])[0]
+                if was and now and ("\t" in was) != ("\t" in now):
+                    style = "\t" in now
             keep = _changed_punctuation(old[paired], new[j]) if paired is not None else set()
             line = _fix_line(
                 new[j],
