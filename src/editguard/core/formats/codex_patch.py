@@ -578,7 +578,8 @@ def _seek_context(
         raise AmbiguousMatch(
             f"{who.name}: the @@ line {excerpt(context, 200)!r} is not in the file as sent, and "
             f"fits with tolerance for {tolerance_names(hits[0].rung)} at {len(hits)} lines "
-            f"after line {cursor} ({_numbers(where)}); copy it exactly from the line you mean",
+            f"after line {cursor} ({_numbers(where)}); copy it exactly from the line you mean:\n"
+            + places(file.lines, [h.line for h in hits], 1),
             path=who.path,
             edit_index=who.index,
             total_edits=who.total,
@@ -705,7 +706,7 @@ def _refuse_loose_before(
         f"for {tolerance_names(rung)} before it, after line {cursor}, at line"
         f"{'s' * (len(where) > 1)} {_numbers(where)}; which one is meant cannot be told. Copy "
         "the lines exactly from the place you mean, with an '@@ line' or context that only it "
-        "has",
+        "has. The places:\n" + places(file.lines, [h.line for h in hits] + [at], len(pattern)),
         path=who.path,
         edit_index=who.index,
         total_edits=who.total,
