@@ -169,17 +169,28 @@ def test_each_file_keeps_its_own_line_endings(
     assert (root / "f.txt").read_bytes() == after
 
 
-def test_a_hunk_with_wrong_numbers_lands_at_the_nearest_place_and_reports_the_offset(
+def test_a_hunk_with_wrong_numbers_lands_at_its_one_place_and_reports_the_offset(
     ws: Workspace, root: Path
 ) -> None:
     lines = [f"line {i}" for i in range(1, 41)] + ["target", "old"] + ["x"] * 10
-    lines += ["target", "old"]
     (root / "f.txt").write_text("\n".join(lines) + "\n")
     result = ws.apply_diff("--- a/f.txt\n+++ b/f.txt\n@@ -38,2 +38,2 @@\n target\n-old\n+new\n")
     assert result.files[0].hunks[0].offset == 3
     text = (root / "f.txt").read_text().splitlines()
     assert text[41] == "new"
-    assert text[-1] == "old"
+
+
+def test_a_hunk_with_wrong_numbers_that_fits_at_two_places_is_refused_and_nothing_written(
+    ws: Workspace, root: Path
+) -> None:
+    lines = [f"line {i}" for i in range(1, 41)] + ["target", "old"] + ["x"] * 10
+    lines += ["target", "old"]
+    before = "\n".join(lines) + "\n"
+    (root / "f.txt").write_text(before)
+    with pytest.raises(EditError) as err:
+        ws.apply_diff("--- a/f.txt\n+++ b/f.txt\n@@ -38,2 +38,2 @@\n target\n-old\n+new\n")
+    assert (err.value.code, err.value.data["lines"]) == ("AMBIGUOUS_MATCH", [41, 53])
+    assert (root / "f.txt").read_text() == before
 
 
 def test_apply_diff_runs_through_the_command(tmp_path: Path) -> None:
@@ -288,3 +299,23 @@ def test_a_binary_file_can_be_renamed_by_a_git_diff(ws: Workspace, root: Path) -
     assert (result.files[0].action, result.files[0].moved_from) == ("moved", "logo.png")
     assert (root / "img/logo.png").read_bytes() == b"\x89PNG\x00\x01"
     assert not (root / "logo.png").exists()
+
+
+RETRIED_DIFF = (
+    "--- a/app.py\n+++ b/app.py\n@@ -4,2 +4,5 @@\n def g():\n     return 2\n"
+    "+\n+def h():\n+    return 3\n--- a/util.py\n+++ b/util.py\n@@ -1 +1 @@\n-LIMIT = 10\n"
+    "+LIMIT = 20\n"
+)
+
+
+def test_a_diff_sent_again_is_already_applied_and_writes_nothing(ws: Workspace, root: Path) -> None:
+    (root / "app.py").write_text("def f():\n    return 1\n\ndef g():\n    return 2\n")
+    (root / "util.py").write_text("LIMIT = 10\n")
+    first = ws.apply_diff(RETRIED_DIFF)
+    assert (first.written, first.already_applied) == (True, 0)
+    after = {name: Snapshot.of(root / name) for name in ("app.py", "util.py")}
+    again = ws.apply_diff(RETRIED_DIFF)
+    assert (again.written, again.already_applied) == (False, 2)
+    assert [[h.already_applied for h in f.hunks] for f in again.files] == [[True], [True]]
+    assert {name: Snapshot.of(root / name) for name in after} == after
+    assert (root / "app.py").read_text().count("def h():") == 1

@@ -371,3 +371,57 @@ def test_a_move_keeps_the_permission_bits_but_not_setuid(ws: Workspace, root: Pa
         "*** Begin Patch\n*** Update File: tool\n*** Move to: moved\n-x\n+y\n*** End Patch"
     )
     assert stat.S_IMODE((root / "moved").stat().st_mode) == 0o755
+
+
+RETRIED = (
+    "*** Begin Patch\n*** Update File: app.py\n@@\n def g():\n     return 2\n"
+    "+\n+def h():\n+    return 3\n*** Update File: util.py\n@@\n-LIMIT = 10\n+LIMIT = 20\n"
+    "*** End Patch\n"
+)
+
+
+def test_a_patch_sent_again_is_already_applied_and_writes_nothing(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "app.py").write_text("def f():\n    return 1\n\ndef g():\n    return 2\n")
+    (root / "util.py").write_text("LIMIT = 10\n")
+    first = ws.apply_patch(RETRIED)
+    assert (first.written, first.already_applied) == (True, 0)
+    after = {name: Snapshot.of(root / name) for name in ("app.py", "util.py")}
+    # The response was lost; the model sends the same patch again.
+    again = ws.apply_patch(RETRIED)
+    assert (again.written, again.already_applied) == (False, 2)
+    assert [[h.already_applied for h in f.hunks] for f in again.files] == [[True], [True]]
+    assert [f.hunks[0].line for f in again.files] == [4, 1]
+    assert {name: Snapshot.of(root / name) for name in after} == after
+    assert (root / "app.py").read_text().count("def h():") == 1
+
+
+def test_a_patch_half_applied_applies_the_rest(ws: Workspace, root: Path) -> None:
+    (root / "app.py").write_text("def f():\n    return 1\n\ndef g():\n    return 2\n")
+    (root / "util.py").write_text("LIMIT = 10\n")
+    ws.apply_patch(RETRIED.split("*** Update File: util.py", maxsplit=1)[0] + "*** End Patch\n")
+    result = ws.apply_patch(RETRIED)
+    assert (result.written, result.already_applied) == (True, 1)
+    assert (root / "util.py").read_text() == "LIMIT = 20\n"
+    assert (root / "app.py").read_text().count("def h():") == 1
+
+
+def test_a_patch_sent_again_through_the_command_says_already_applied(root: Path) -> None:
+    (root / "app.py").write_text("def f():\n    return 1\n\ndef g():\n    return 2\n")
+    (root / "util.py").write_text("LIMIT = 10\n")
+    answers = []
+    for _ in range(2):
+        proc = subprocess.run(
+            [*CALL, "--root", str(root), "apply_patch", "--args-file", "-"],
+            input=json.dumps({"patch": RETRIED}),
+            capture_output=True,
+            encoding="utf-8",
+            timeout=60,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stdout
+        answers.append(json.loads(proc.stdout))
+    assert [a["already_applied"] for a in answers] == [0, 2]
+    assert answers[1]["written"] is False
+    assert (root / "app.py").read_text().count("def h():") == 1

@@ -22,6 +22,7 @@ from editguard.core.formats.codex_patch import (
     compile_update,
     parse_patch,
 )
+from editguard.core.listing import listing
 from editguard.core.plan import render
 from editguard.errors import EditError, InvalidPatch
 from tests.conformance import conformance
@@ -111,9 +112,27 @@ PARSED: dict[str, tuple[str, tuple[PatchOp, ...]]] = {
         patch("  *** Update File: foo.txt ", "@@", "-old", "+new"),
         (UpdateFile("foo.txt", None, (chunk(("old",), ("new",), 3),), 2),),
     ),
-    "a padded header ends the chunk before it": (
-        patch("*** Update File: a", "@@", "-x", "  *** Delete File: b"),
+    "a header padded with a tab ends the chunk before it": (
+        patch("*** Update File: a", "@@", "-x", "\t*** Delete File: b"),
         (UpdateFile("a", None, (chunk(("x",), (), 3),), 2), DeleteFile("b", 5)),
+    ),
+    "a header after a space inside a chunk is a context line, as Codex reads it": (
+        patch("*** Update File: a", "@@", "-x", " *** Update File: b.txt", "+y"),
+        (
+            UpdateFile(
+                "a",
+                None,
+                (
+                    chunk(
+                        ("x", "*** Update File: b.txt"),
+                        ("*** Update File: b.txt", "y"),
+                        3,
+                        kinds="- +",
+                    ),
+                ),
+                2,
+            ),
+        ),
     ),
     "markers may be padded with whitespace": (
         " *** Begin Patch \n*** Delete File: a\n\t*** End Patch  \n",
@@ -323,10 +342,10 @@ UPDATES: dict[str, tuple[bytes, str, bytes]] = {
         "@@ def f(self):\n-        return 1\n+        return 2\n",
         b"class A:\n    def f(self):\n        return 2\n",
     ),
-    "exactly, the first place after the cursor counts": (
-        b"x\nx\n",
-        "@@\n-x\n+y\n",
-        b"y\nx\n",
+    "exactly, an @@ line tells two places apart": (
+        b"a\nx\nb\nx\n",
+        "@@ b\n-x\n+y\n",
+        b"a\nx\nb\ny\n",
     ),
     "an empty last old line that stands for the final break is dropped": (
         b"a\nb\n",
@@ -683,3 +702,142 @@ def test_tolerant_searches_past_their_budget_refuse_instead_of_running_for_minut
     few = "".join(f"@@ def f{i}():\n-    x = {i}\n+    x = -{i}\n" for i in range(45, 50))
     plan = compile_update(Document(text, name="f.py"), update(few, "f.py")).plan
     assert "    x = -49\n" in plan.apply_to_text(text)
+
+
+# A test file whose blocks all end alike: a new test appended after the last one's closing
+# lines, sent with a bare @@, fits after every block (Codex puts it after the first).
+SPEC = (
+    'describe("a", () => {\n'
+    '  it("x", () => {\n'
+    "    if (y) {\n"
+    "      z();\n"
+    "    }\n"
+    "  });\n"
+    "});\n"
+    'describe("b", () => {\n'
+    '  it("w", () => {\n'
+    "    if (y) {\n"
+    "      q();\n"
+    "    }\n"
+    "  });\n"
+    "});\n"
+)
+APPENDED = '     }\n   });\n });\n+describe("c", () => {\n+  it("v", () => {});\n+});\n'
+
+
+def test_a_chunk_whose_lines_fit_at_two_places_is_refused_showing_each_places_lines() -> None:
+    with pytest.raises(EditError) as err:
+        compile_update(Document(SPEC, name="a.test.ts"), update("@@\n" + APPENDED, "a.test.ts"))
+    error = err.value
+    assert error.code == "AMBIGUOUS_MATCH"
+    assert error.data["lines"] == [5, 12]
+    assert error.data["match"] == "exact"
+    assert (error.edit_index, error.data["chunk"]) == (0, 1)
+    lines = SPEC.splitlines()
+    # Each place as read_file numbers it, indentation intact.
+    assert listing(lines[4:7], 5) in error.message
+    assert listing(lines[11:14], 12) in error.message
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '@@ describe("b", () => {\n' + APPENDED,
+        "@@\n" + APPENDED + "*** End of File\n",
+    ],
+    ids=["an @@ line only the place meant has before it", "End of File"],
+)
+def test_a_chunk_told_apart_by_the_patch_lands_at_the_place_it_names(body: str) -> None:
+    doc = Document(SPEC, name="a.test.ts")
+    after = compile_update(doc, update(body, "a.test.ts")).plan.apply_to_text(SPEC)
+    assert after == SPEC + 'describe("c", () => {\n  it("v", () => {});\n});\n'
+
+
+def test_a_chunk_that_fits_twice_where_only_the_first_leaves_room_for_the_next_lands_there() -> (
+    None
+):
+    # "x" fits at lines 1 and 3, but the next chunk's "a" is only at line 2.
+    assert applied_bytes(b"x\na\nx\n", "@@\n-x\n+X\n@@\n-a\n+A\n") == b"X\nA\nx\n"
+
+
+def test_a_chunk_that_fits_twice_is_refused_in_exact_mode_too() -> None:
+    with pytest.raises(EditError) as err:
+        applied_bytes(b"x\ny\nx\n", "@@\n-x\n+X\n", exact=True)
+    assert (err.value.code, err.value.data["lines"]) == ("AMBIGUOUS_MATCH", [1, 3])
+
+
+def test_a_loose_place_after_the_exact_one_makes_the_chunk_ambiguous() -> None:
+    with pytest.raises(EditError) as err:
+        applied_bytes(b"x = 1\ny\nx = 1 \n", "@@\n-x = 1\n+x = 2\n")
+    error = err.value
+    assert (error.code, error.data["lines"]) == ("AMBIGUOUS_MATCH", [1, 3])
+    assert error.data["match"] == "trailing_whitespace"
+
+
+@pytest.mark.parametrize(
+    ("before", "body", "line"),
+    [
+        # Lines added after the chunk's context: its old lines are still there.
+        ("a = 1\nb = 2\nb2 = 22\nc = 3\n", "@@\n a = 1\n b = 2\n+b2 = 22\n", 1),
+        # Lines added before it.
+        ("import re\nimport os\nimport sys\n", "@@\n+import re\n import os\n import sys\n", 1),
+        # Only added lines, right after an @@ line.
+        ("def f():\n    first = 1\n    return 1\n", "@@ def f():\n+    first = 1\n", 2),
+        # Only added lines, at the end of the file.
+        ("x = 1\ndef h():\n    return 3\n", "@@\n+def h():\n+    return 3\n", 2),
+        # A changed line: its old line is gone, its new one is there.
+        ("x = 1\nLIMIT = 20\ny = 2\n", "@@\n-LIMIT = 10\n+LIMIT = 20\n", 2),
+        # The same, found with tolerance for a slipped trailing space.
+        ("x = 1\nLIMIT = 20\ny = 2\n", "@@\n x = 1 \n-LIMIT = 10\n+LIMIT = 20\n", 1),
+        ("a = 1\nb = 2\nc = 3\n", "@@\n a = 1 \n b = 2\n+c = 3\n", 1),
+    ],
+    ids=["after", "before", "after @@", "appended", "changed", "changed, loose", "after, loose"],
+)
+def test_a_chunk_sent_again_is_already_applied_and_changes_nothing(
+    before: str, body: str, line: int
+) -> None:
+    doc = Document(before, name="f.py")
+    compiled = compile_update(doc, update(body, "f.py"))
+    assert compiled.plan.apply_to_text(before) == before
+    (edit,) = compiled.applied
+    assert (edit.already_applied, edit.occurrences_replaced, edit.lines) == (True, 0, (line,))
+
+
+def test_a_short_added_line_that_is_there_is_added_again() -> None:
+    # A lone closing line may well be meant twice: its being there says nothing.
+    assert applied_bytes(b"f(\n)\n", "@@\n+)\n") == b"f(\n)\n)\n"
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u2002", "\u2009", "\u200a", "\u202f", "\u3000"])
+def test_a_unicode_space_is_read_as_a_space_on_the_punctuation_rung(space: str) -> None:
+    before = "x = f(a, b)\ny = 2\n"
+    after = applied_bytes(before.encode(), f"@@\n-x = f(a,{space}b)\n+x = g(a, b)\n")
+    assert after == b"x = g(a, b)\ny = 2\n"
+
+
+def test_a_unicode_space_never_picks_one_of_two_places() -> None:
+    # Both lines read the same once their spaces are plain: which one is meant cannot be told.
+    before = "x = f(a,\u2009b)\nx = f(a,\u00a0b)\n".encode()
+    with pytest.raises(EditError) as err:
+        applied_bytes(before, "@@\n-x = f(a,\u2002b)\n+x = 0\n")
+    assert (err.value.code, err.value.data["lines"]) == ("AMBIGUOUS_MATCH", [1, 2])
+    # One of them exactly, the other loosely before it: refused too.
+    before = "x = f(a,\u2009b)\nx = f(a, b)\n".encode()
+    with pytest.raises(EditError) as err:
+        applied_bytes(before, "@@\n-x = f(a, b)\n+x = 0\n")
+    assert err.value.code == "AMBIGUOUS_MATCH"
+
+
+def test_exact_chunks_spend_no_tolerance_budget_looking_for_a_second_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from editguard.core.formats import codex_patch
+
+    monkeypatch.setattr(codex_patch, "TOLERANCE_PASSES", 2)
+    monkeypatch.setattr(codex_patch, "TOLERANCE_LINES", 0)
+    text = "".join(f"def f{i}():\n    x = {i}\n" for i in range(50))
+    body = "".join(f"@@\n-    x = {i}\n+    x = -{i}\n" for i in range(49))
+    # The last chunk needs tolerance (a trailing space): the budget is still whole for it.
+    body += "@@\n def f49(): \n-    x = 49\n+    x = -49\n"
+    plan = compile_update(Document(text, name="f.py"), update(body, "f.py")).plan
+    assert plan.apply_to_text(text) == text.replace("x = ", "x = -")

@@ -926,6 +926,9 @@ PATCH = (
 )
 
 
+MISSING = "*** Begin Patch\n*** Update File: app.py\n-    return a\n+    return 0\n*** End Patch\n"
+
+
 async def test_apply_patch_apply_diff_and_batch_through_the_server(
     server: EditguardServer, root: Path
 ) -> None:
@@ -948,7 +951,7 @@ async def test_apply_patch_apply_diff_and_batch_through_the_server(
             {
                 "calls": [
                     {"tool": "write_file", "arguments": {"path": "b.txt", "content": "b\n"}},
-                    {"tool": "apply_patch", "arguments": {"patch": PATCH}},
+                    {"tool": "apply_patch", "arguments": {"patch": MISSING}},
                 ]
             },
         )

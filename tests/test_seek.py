@@ -234,3 +234,37 @@ def test_used_names_only_the_tolerances_that_mattered() -> None:
     assert used(hit, ["x = 1 "]) == "trailing_whitespace"
     assert LINE_NUMBERS.name == "line_numbers"
     assert INDENTATION.tolerances == frozenset({"indentation"})
+
+
+def test_correct_undoes_only_what_old_and_new_have_in_common() -> None:
+    # The old lines slipped a trailing space onto line 1; the edit removes line 2's.
+    found = ["def f():", "    x = 1   ", "    y = 2"]
+    hit = hit_for(found, ["def f(): ", "    x = 1   ", "    y = 2"], "trailing_whitespace")
+    new = ["def f(): ", "    x = 1", "    y = 3"]
+    assert correct(hit, found, new) == ["def f():", "    x = 1", "    y = 3"]
+    # Typographic quotes slipped onto line 1; the edit curls line 2's quotes on purpose.
+    found = ['a = "x"', 'b = "y"']
+    hit = hit_for(found, ["a = \u201cx\u201d", 'b = "y"'], "punctuation")
+    new = ["a = \u201cx\u201d", "b = \u201cy\u201d"]
+    assert correct(hit, found, new) == ['a = "x"', "b = \u201cy\u201d"]
+    # A changed line keeps the quotes it changes, though the rung maps the slipped ones back.
+    new = ["a = \u201cx\u201d", "b = \u201cz\u201d"]
+    assert correct(hit, found, new) == ['a = "x"', "b = \u201cz\u201d"]
+    # The block sent one level deep; the edit turns line 2's indentation into a tab.
+    found = ["if a:", "    b()"]
+    hit = hit_for(found, ["    if a:", "        b()"])
+    assert correct(hit, found, ["    if a:", "    \tb()"]) == ["if a:", "\tb()"]
+
+
+def test_correct_refuses_an_edit_that_changes_only_what_the_file_already_has() -> None:
+    found = ["a", "b"]
+    hit = hit_for(found, ["a ", "b "], "trailing_whitespace")
+    with pytest.raises(OnlyIgnored):
+        correct(hit, found, ["a", "b"])
+
+
+def test_a_changed_line_keeps_the_tabs_it_puts_for_spaces() -> None:
+    # The block sent one level deep; the edit changes line 2 and indents it with a tab.
+    found = ["if a:", "    b()"]
+    hit = hit_for(found, ["    if a:", "        b()"])
+    assert correct(hit, found, ["    if a:", "\t\tc()"]) == ["if a:", "\tc()"]

@@ -22,6 +22,7 @@ from editguard.core.formats.unified_diff import (
     new_file_text,
     parse_diff,
 )
+from editguard.core.listing import listing
 from editguard.core.plan import render
 from editguard.core.seek import LADDER, indent_unit, seek
 from editguard.errors import EditError
@@ -610,12 +611,44 @@ def test_new_file_lines_count_the_earlier_hunks() -> None:
     assert [e.offset for e in compiled.applied] == [0, 0]
 
 
-def test_wrong_numbers_take_the_nearest_of_several_places() -> None:
+def test_wrong_numbers_between_several_places_are_refused_showing_each_places_lines() -> None:
     text = "x\n" * 3 + "dup\nold\n" + "y\n" * 10 + "dup\nold\n" + "z\n"
-    # Stated at line 12: the second copy (line 16) is 4 lines away, the first (line 4) 8.
-    out, compiled = apply(text, "--- a/f\n+++ b/f\n@@ -12,2 +12,2 @@\n dup\n-old\n+new\n")
-    assert out.decode() == "x\n" * 3 + "dup\nold\n" + "y\n" * 10 + "dup\nnew\n" + "z\n"
-    assert compiled.applied[0].offset == 4
+    # Stated at line 12: the second copy (line 16) is nearer than the first (line 4), but the
+    # numbers are wrong, so nearness says nothing about which one is meant.
+    error = fails(text, "--- a/f\n+++ b/f\n@@ -12,2 +12,2 @@\n dup\n-old\n+new\n")
+    assert error.code == "AMBIGUOUS_MATCH"
+    assert (error.data["lines"], error.data["stated_line"], error.data["match"]) == (
+        [4, 16],
+        12,
+        "exact",
+    )
+    lines = text.splitlines()
+    assert listing(lines[3:5], 4) in error.message
+    assert listing(lines[15:17], 16) in error.message
+
+
+def test_a_hunk_that_fits_at_one_place_lands_there_however_far_its_numbers_are() -> None:
+    text = "x\n" * 3 + "dup\nold\n" + "y\n" * 500 + "z\n"
+    out, compiled = apply(text, "--- a/f\n+++ b/f\n@@ -400,2 +400,2 @@\n dup\n-old\n+new\n")
+    assert out.decode() == text.replace("old", "new")
+    assert compiled.applied[0].offset == -396
+
+
+def test_of_several_places_the_one_at_the_stated_line_after_the_earlier_offset_is_taken() -> None:
+    text = "a\nx\n" + "dup\nold\n" + "y\n" * 3 + "dup\nold\n"
+    # Hunk 1 is stated 2 lines late: hunk 2, stated at line 10, is then meant at line 8.
+    diff = "--- a/f\n+++ b/f\n@@ -3,2 +3,2 @@\n a\n-x\n+X\n@@ -10,2 +10,2 @@\n dup\n-old\n+new\n"
+    out, compiled = apply(text, diff)
+    assert out.decode() == "a\nX\n" + "dup\nold\n" + "y\n" * 3 + "dup\nnew\n"
+    assert [e.offset for e in compiled.applied] == [-2, 0]
+
+
+def test_a_hunk_that_fits_twice_lands_at_the_first_when_only_it_leaves_room_for_the_next() -> None:
+    text = "dup\nold\nmid\n" + "y\n" * 5 + "dup\nold\n"
+    # Numbers far off: hunk 1 fits at lines 1 and 9, but hunk 2's "mid" is only at line 3.
+    diff = "--- a/f\n+++ b/f\n@@ -50,2 +50,2 @@\n dup\n-old\n+new\n@@ -60 +60 @@\n-mid\n+MID\n"
+    out, _ = apply(text, diff)
+    assert out.decode() == "dup\nnew\nMID\n" + "y\n" * 5 + "dup\nold\n"
 
 
 def test_two_places_equally_near_are_ambiguous() -> None:
@@ -632,16 +665,23 @@ def test_a_bare_hunk_that_fits_twice_is_ambiguous() -> None:
     assert error.data["lines"] == [1, 3]
 
 
-def test_the_ladder_also_takes_the_nearest_place() -> None:
+def test_the_ladder_refuses_several_places_none_at_the_stated_line() -> None:
     block = "    if x:\n        go()\n"
     text = block + "    pass\n" * 6 + block + "    pass\n" * 20
     diff = "--- a/f\n+++ b/f\n@@ -7,2 +7,2 @@\n if x:\n-    go()\n+    stop()\n"
-    out, compiled = apply(text, diff)
+    error = fails(text, diff)
+    assert (error.code, error.data["lines"], error.data["match"]) == (
+        "AMBIGUOUS_MATCH",
+        [1, 9],
+        "indentation",
+    )
+    # At the stated line, the ladder's place is taken.
+    out, compiled = apply(text, diff.replace("-7,2 +7,2", "-9,2 +9,2"))
     assert (
         out.decode() == block + "    pass\n" * 6 + block.replace("go", "stop") + "    pass\n" * 20
     )
     (edit,) = compiled.applied
-    assert (edit.match, edit.offset) == ("indentation", 2)
+    assert (edit.match, edit.offset) == ("indentation", 0)
     assert edit.note
 
 
@@ -658,9 +698,23 @@ def test_exact_refuses_what_only_the_ladder_finds() -> None:
     assert fails("def f():\n    return 1\n", diff, exact=True).code == "NO_MATCH"
 
 
-def test_a_hunk_that_changes_only_what_the_rung_ignores_is_not_found() -> None:
-    error = fails("a  \nb\n", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a \n+a\n b\n")
-    assert error.code == "NO_MATCH"
+def test_a_hunk_that_changes_only_what_the_rung_ignores_lands_as_sent() -> None:
+    # Its old line's trailing whitespace is not the file's, but the change is to remove it.
+    out, compiled = apply("a  \nb\n", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a \n+a\n b\n")
+    assert out == b"a\nb\n"
+    assert compiled.applied[0].match == "trailing_whitespace"
+
+
+def test_a_hunk_that_removes_trailing_whitespace_with_a_slip_on_its_context_keeps_the_removal() -> (
+    None
+):
+    before = "def f():\n    x = 1   \n    y = 2\n"
+    diff = (
+        "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n"
+        " def f(): \n-    x = 1   \n-    y = 2\n+    x = 1\n+    y = 3\n"
+    )
+    out, _ = apply(before, diff)
+    assert out == b"def f():\n    x = 1\n    y = 3\n"
 
 
 def test_overlapping_hunks_are_refused_with_both_numbers() -> None:
@@ -697,10 +751,64 @@ def test_a_missing_hunk_names_itself_and_shows_the_file() -> None:
     assert "hunk 2 of 2 of src/app.py" in error.message
 
 
-def test_a_hunk_already_applied_says_so() -> None:
-    error = fails("a\nnew\nc\n", "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-old\n+new\n c\n")
+def test_a_hunk_already_applied_lands_as_already_applied_changing_nothing() -> None:
+    out, compiled = apply("a\nnew\nc\n", "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-old\n+new\n c\n")
+    assert out == b"a\nnew\nc\n"
+    assert compiled.plan.replacements == ()
+    (edit,) = compiled.applied
+    assert (edit.already_applied, edit.occurrences_replaced, edit.lines) == (True, 0, (1,))
+
+
+def test_a_hunk_whose_new_lines_are_not_at_its_place_is_still_not_found() -> None:
+    error = fails("a\nnew\nc\nx\n", "--- a/f\n+++ b/f\n@@ -2,3 +2,3 @@\n a\n-old\n+new\n c\n")
     assert error.code == "NO_MATCH"
-    assert error.data["already_applied"] is True
+
+
+@pytest.mark.parametrize(
+    ("before", "diff", "lines"),
+    [
+        # Lines added after the hunk's context: its old lines are still there, so a second
+        # copy would go in.
+        (
+            "def f():\n    return 1\n\ndef g():\n    return 2\n\ndef h():\n    return 3\n",
+            "@@ -4,2 +4,5 @@\n def g():\n     return 2\n+\n+def h():\n+    return 3\n",
+            (4,),
+        ),
+        # Lines added before it.
+        (
+            "import re\nimport os\nimport sys\n\nx = 1\n",
+            "@@ -1,2 +1,3 @@\n+import re\n import os\n import sys\n",
+            (1,),
+        ),
+        # Only added lines, at the stated line.
+        ("a\nfirst added line\nb\n", "@@ -1,0 +2 @@\n+first added line\n", (2,)),
+        # Two hunks, the second stated in the numbers of the file before the first.
+        (
+            "a\nb\nnew line one\nc\nd\ne\nf\ng\nh\nnew line two\n",
+            "@@ -1,2 +1,3 @@\n a\n b\n+new line one\n@@ -7,2 +8,3 @@\n g\n h\n+new line two\n",
+            (1, 8),
+        ),
+    ],
+    ids=["after", "before", "insertion", "two hunks"],
+)
+def test_a_diff_sent_again_is_already_applied_not_applied_twice(
+    before: str, diff: str, lines: tuple[int, ...]
+) -> None:
+    out, compiled = apply(before, "--- a/f\n+++ b/f\n" + diff)
+    assert out.decode() == before
+    assert all(edit.already_applied for edit in compiled.applied)
+    assert tuple(edit.lines[0] for edit in compiled.applied) == lines
+
+
+def test_a_diff_half_applied_applies_the_rest_and_says_which_was_there() -> None:
+    before = "a\nb\nnew line one\nc\nd\ne\nf\ng\nh\n"
+    diff = (
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\n b\n+new line one\n"
+        "@@ -7,2 +8,3 @@\n g\n h\n+new line two\n"
+    )
+    out, compiled = apply(before, diff)
+    assert out.decode() == before + "new line two\n"
+    assert [edit.already_applied for edit in compiled.applied] == [True, False]
 
 
 def test_new_lines_the_file_encoding_cannot_hold_are_refused() -> None:
@@ -833,16 +941,8 @@ def test_a_long_hunk_of_a_common_line_is_found_in_linear_time() -> None:
     assert fails(_repeated(k, blocks), diff, exact=True).code == "NO_MATCH"
 
 
-def _places_by_brute_force(
-    lines: list[str], old: list[str], low: int, high: int, expected: int | None
-) -> list[int]:
-    places = [p for p in range(low, high + 1) if lines[p : p + len(old)] == old]
-    if expected is None:
-        return places[:2]
-    if not places:
-        return []
-    nearest = min(abs(p - expected) for p in places)
-    return [p for p in places if abs(p - expected) == nearest]
+def _places_by_brute_force(lines: list[str], old: list[str], low: int, high: int) -> list[int]:
+    return [p for p in range(low, high + 1) if lines[p : p + len(old)] == old][: ud.MAX_LISTED]
 
 
 @settings(max_examples=500, deadline=None)
@@ -851,18 +951,20 @@ def _places_by_brute_force(
     old=st.lists(st.sampled_from(["a", "b", ""]), min_size=1, max_size=4),
     low=st.integers(0, 15),
     high=st.integers(-2, 15),
-    expected=st.none() | st.integers(-2, 18),
+    common=st.booleans(),
 )
-def test_exact_places_are_the_nearest_places_that_fit(
-    lines: list[str], old: list[str], low: int, high: int, expected: int | None
+def test_exact_places_are_every_place_that_fits(
+    lines: list[str], old: list[str], low: int, high: int, common: bool
 ) -> None:
     high = min(high, len(lines) - len(old))
     text = "".join(x + "\n" for x in lines)
     placer = ud._Placer(
         Document(text), FileDiff("f", "f", None, None, (), False, False, 1), exact=True
     )
-    got = placer._exact_places(old, low, high, expected, False)
-    assert got == _places_by_brute_force(lines, old, low, high, expected)
+    if common:  # as a hunk of common lines is searched: in the joined text
+        placer.compare_limit = 0
+    got = placer._exact_places(old, low, high, False)
+    assert got == _places_by_brute_force(lines, old, low, high)
 
 
 def test_a_long_hunk_of_a_common_line_is_found_on_the_ladder_in_linear_time() -> None:
@@ -1120,28 +1222,28 @@ def test_hunks_searched_past_the_budget_are_refused(monkeypatch: pytest.MonkeyPa
     assert error.data["search_spent"] is True
     assert 1 < error.data["hunk"] < 10
     assert "stated lines" in str(error)
-    # Hunks far from their stated lines (each stated past the end of the file) too.
-    error = fails(before, _hunks([2000 + 1000 * h for h in range(50)]))
-    assert (error.code, error.data["search_spent"]) == ("NO_MATCH", True)
+    # Hunks far from their stated lines (each stated past the end of the file) cost only
+    # the places of their rarest line: they land within this budget.
+    out, _ = apply(before, _hunks([2000 + 1000 * h for h in range(50)]))
+    assert out.count(b"\nx\n") == 50
     # With the default budget they land.
     monkeypatch.undo()
     out, _ = apply(before, _hunks([h * 20 + 1 for h in range(50)], context=" "))
     assert out.count(b"\nx\n") == 50
 
 
-def test_hunks_near_their_stated_lines_cost_only_the_distance(
+def test_hunks_not_at_their_stated_lines_cost_only_the_places_of_their_rarest_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(ud, "SEARCH_PASSES", 0)
     monkeypatch.setattr(ud, "SEARCH_LINES", 2000)
-    monkeypatch.setattr(ud, "FIRST_WINDOW", 8)
     before = "\n".join(THOUSAND) + "\n"
     # Every other hunk 5 lines off (50 searches: 50 times the whole file would be 50,000 lines).
     stated = [h * 20 + 1 + (5 if h % 2 else 0) for h in range(50)]
     out, compiled = apply(before, _hunks(stated))
     assert out.count(b"\nx\n") == 50
     assert [e.offset for e in compiled.applied[:4]] == [0, -5, 5, -5]
-    # The nearest place still wins when a farther window would be needed to see the other one.
+    # The one place is taken, however far.
     far = "\n".join([*THOUSAND[:100], "a", *THOUSAND[100:]]) + "\n"
     out, compiled = apply(far, "--- a/f\n+++ b/f\n@@ -60 +60 @@\n-a\n+b\n")
     assert compiled.applied[0].offset == 41

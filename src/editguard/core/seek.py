@@ -4,8 +4,8 @@ A *rung* is a set of tolerances; two lines match on a rung when they are equal o
 tolerances are applied to both:
 
 * ``trailing_whitespace``: whitespace at the end of a line is ignored;
-* ``punctuation``: typographic quotes, dashes, non-breaking spaces and hyphens and the ellipsis
-  stand for their ASCII forms (:data:`PUNCTUATION_MAP`);
+* ``punctuation``: typographic quotes, dashes, non-breaking and other Unicode spaces, hyphens
+  and the ellipsis stand for their ASCII forms (:data:`PUNCTUATION_MAP`);
 * ``line_numbers``: every line of the pattern starts with a line-number prefix pasted from a
   listing (``12│``, ``12|``, ``12:``, ``L12:``, ``12<tab>``); the numbers must be consecutive and
   be the numbers of the lines matched;
@@ -19,7 +19,8 @@ that matches anything: a looser rung never adds places to what a stricter one fo
 that matches exactly somewhere is never also matched loosely somewhere else. Every hit says which
 rung matched and how (:class:`SeekHit`), so a caller can report it, refuse when the number of
 places is not the one it expects, and apply the same correction to its new text with
-:func:`correct`.
+:func:`correct`, which undoes only what the old and new text have in common (never the change
+itself, when the change is what the rung ignores).
 
 What no rung does: change letters, digits or names; skip, add or merge lines; collapse whitespace
 inside a line; anchor on some lines only; or accept text because it is merely similar.
@@ -99,9 +100,14 @@ PUNCTUATION_MAP = str.maketrans(
         "\u2013": "-",  # en dash
         "\u2014": "-",  # em dash
         "\u2212": "-",  # minus sign
+        "\u2015": "-",  # horizontal bar
         "\u00a0": " ",  # no-break space
-        "\u2007": " ",  # figure space
+        # The typographic spaces (en quad to hair space, figure and thin ones among them), as
+        # Codex normalises them too.
+        **{chr(c): " " for c in range(0x2000, 0x200B)},
         "\u202f": " ",  # narrow no-break space
+        "\u205f": " ",  # medium mathematical space
+        "\u3000": " ",  # ideographic space
         "\u2026": "...",  # ellipsis
     }
 )
@@ -299,7 +305,7 @@ def seek(
     return []
 
 
-def _content_key(line: str) -> str:
+def content_key(line: str) -> str:
     """What every rung keeps of a line: its text without indentation, trailing whitespace or
     typographic punctuation."""
     return line.translate(PUNCTUATION_MAP).strip()
@@ -314,7 +320,7 @@ def _candidates(
     last = stop - len(pattern)
     if last < start:
         return []
-    keys = [_content_key(p) for p in pattern]
+    keys = [content_key(p) for p in pattern]
     if not any(keys):  # only blank lines: every position is a candidate
         return range(start, last + 1)
     text = LF.join(lines[start:stop]).translate(PUNCTUATION_MAP)
@@ -348,14 +354,14 @@ def _plausible(
     """The starts where every line has the pattern's text once indentation, trailing
     whitespace and punctuation are set aside: what any rung needs, checked once here so that
     the rungs only look at places that can match (a common anchor line may give many)."""
-    keys = [_content_key(p) for p in pattern]
+    keys = [content_key(p) for p in pattern]
     cache: dict[int, str] = {}
     out = []
     for at in starts:
         for j, key in enumerate(keys):
             line = cache.get(at + j)
             if line is None:
-                line = cache[at + j] = _content_key(lines[at + j])
+                line = cache[at + j] = content_key(lines[at + j])
             if line != key and not (j == 0 and partial_first and line.endswith(key)):
                 break
         else:
@@ -511,12 +517,19 @@ def correct(
     them, else as ``file_uses_tabs`` says), typographic punctuation that the file's region wrote
     in ASCII mapped to ASCII (every typographic character the file does not use, as
     ``file_typographic`` lists them, when the old lines held some the region writes in
-    ASCII). A new line equal to an old one (on the rung) is written as the
-    file has it, byte for byte. ``structure``: which old lines the new ones keep, when the
+    ASCII). A new line equal to its old one is written as the file has it, byte for byte.
+
+    A correction undoes only what the old and new lines have in common, never the difference
+    between them: a new line that differs from its old one only in what the rung ignores (its
+    trailing whitespace removed, a tab for spaces, a typographic quote for an ASCII one) is the
+    file's line with the parts the model changed taken from the new line; a changed line keeps
+    the punctuation it changes. ``structure``: which old lines the new ones keep, when the
     caller knows it (a patch's context lines), as :func:`line_opcodes` takes it.
 
     Raises:
-        Uncorrectable: the edit changes only what the rung ignores, or a new line's true form
+        OnlyIgnored: the edit changes only what the rung ignores, and the file's lines already
+            read as the new ones in it (nothing to write).
+        Uncorrectable: a new line's true form
             cannot be known (a line at column 0 under a block that was sent under-indented,
             mixed line-number prefixes, ASCII quotes where the file uses typographic ones).
     """
@@ -528,11 +541,6 @@ def correct(
     key = _line_key(rung, hit.tab)
     old_keys = [key(line) for line in old]
     new_keys = [key(line) for line in new]
-    if old_keys == new_keys:
-        raise OnlyIgnored(
-            f"the edit changes only what the {hit.rung.replace('+', ' and ').replace('_', ' ')} "
-            "tolerance ignores, so it cannot be applied to text found with it"
-        )
     tabs = _uses_tabs(found)
     if tabs is None:
         tabs = file_uses_tabs
@@ -545,7 +553,9 @@ def correct(
     tails = _stray_tails(old, found) if TRAILING in tolerances else {}
     for op, i1, i2, j1, j2 in line_opcodes(old_keys, new_keys, structure):
         if op == "equal":
-            out.extend(found[i1:i2])
+            for k in range(i2 - i1):
+                o, n, f = old[i1 + k], new[j1 + k], found[i1 + k]
+                out.append(f if o == n else _merge_line(o, n, f, hit, tolerances, j1 + k))
             continue
         for j in range(j1, j2):
             # A changed line that takes the place of an old line at column 0 is at the
@@ -555,8 +565,21 @@ def correct(
             # Tabs or spaces as the file's line it replaces, or the one before it, has them.
             ref = paired if paired is not None else (i1 - 1 if i1 else i1)
             style = _uses_tabs(found[ref : ref + 1]) if ref < len(found) else None
+            if paired is not None:
+                # Unless the line changes tabs for spaces (or back) itself: that is the edit.
+                was, now = _split_indent(old[paired])[0], _split_indent(new[j])[0]
+                if was and now and ("\t" in was) != ("\t" in now):
+                    style = "\t" in now
+            keep = _changed_punctuation(old[paired], new[j]) if paired is not None else set()
             line = _fix_line(
-                new[j], j, hit, tolerances, tabs if style is None else style, forms, base=base
+                new[j],
+                j,
+                hit,
+                tolerances,
+                tabs if style is None else style,
+                forms,
+                base=base,
+                keep=keep,
             )
             if TRAILING in tolerances:
                 line = (
@@ -565,7 +588,82 @@ def correct(
                     else _mapped_tail(line, tails)
                 )
             out.append(line)
+    if old_keys == new_keys and out == list(found):
+        raise OnlyIgnored(
+            f"the edit changes only what the {hit.rung.replace('+', ' and ').replace('_', ' ')} "
+            "tolerance ignores, and the file's lines already read so"
+        )
     return out
+
+
+def _parts(line: str, tolerances: frozenset[str]) -> tuple[str, str, str]:
+    """A line as its indentation, body and trailing whitespace, where the rung ignores those
+    (else they are part of the body)."""
+    indent = _split_indent(line)[0] if INDENT in tolerances else ""
+    rest = line[len(indent) :]
+    tail = _tail(rest) if TRAILING in tolerances else ""
+    return indent, rest[: len(rest) - len(tail)], tail
+
+
+def _merge_line(
+    old: str, new: str, found: str, hit: SeekHit, tolerances: frozenset[str], index: int
+) -> str:
+    """The line to write for ``new``, which differs from ``old`` only in what the rung
+    ignores, ``old`` having matched the file's ``found``: each part the model kept (the
+    indentation, each punctuation character, the trailing whitespace) as the file has it, each
+    part it changed as the new line has it. So the correction never undoes the edit."""
+    if not new.strip() or not found.strip():
+        return new
+    oi, ob, ot = _parts(old, tolerances)
+    ni, nb, nt = _parts(new, tolerances)
+    fi, fb, ft = _parts(found, tolerances)
+    tail = ft if nt == ot else nt
+    if nb == ob:
+        body = fb
+    elif len(nb) == len(ob) == len(fb) and "\u2026" not in nb + ob + fb:
+        body = "".join(f if n == o else n for o, n, f in zip(ob, nb, fb, strict=True))
+    else:
+        raise Uncorrectable(
+            f"new_text line {index + 1} changes punctuation in a line whose old text differs "
+            "from the file's in punctuation too, so which characters you mean cannot be told; "
+            "copy the line from the file and change only what you mean"
+        )
+    slip = len(oi) - len(fi)
+    if ni == oi:
+        indent = fi
+    elif slip >= 0 and oi.endswith(fi) and ni.startswith(oi[:slip]):
+        indent = ni[slip:]  # the old lines' extra leading characters taken off the new line
+    elif slip < 0 and fi.endswith(oi):
+        indent = fi[:-slip] + ni  # the characters they lacked put back
+    else:  # the same width, other characters (tabs for spaces): as sent, shifted
+        tab = hit.tab or 4
+        target = columns(ni, tab) + hit.shift
+        if target < 0:
+            raise Uncorrectable(
+                f"its indentation was {-hit.shift} columns too deep, which would put new_text "
+                f"line {index + 1} before column 0; send new_text with the file's indentation"
+            )
+        indent = "\t" * (target // tab) + " " * (target % tab) if "\t" in ni else " " * target
+    return indent + body + tail
+
+
+def _changed_punctuation(old: str, new: str) -> set[int]:
+    """The positions in ``new`` of punctuation characters that the model changed from the
+    old line's (a typographic quote for an ASCII one, or back): the difference the edit makes,
+    which no correction may map back."""
+    if len(old) > 2000 or len(new) > 2000 or old == new:
+        return set()
+    keep: set[int] = set()
+    matcher = SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "replace" or i2 - i1 != j2 - j1:
+            continue
+        for a, b in zip(range(i1, i2), range(j1, j2), strict=True):
+            if old[a] != new[b] and old[a].translate(PUNCTUATION_MAP) == new[b].translate(
+                PUNCTUATION_MAP
+            ):
+                keep.add(b)
+    return keep
 
 
 _DIFF_BUDGET = 10_000
@@ -765,6 +863,7 @@ def _fix_line(
     forms: tuple[frozenset[str], frozenset[str], frozenset[str]] | None,
     *,
     base: bool = False,
+    keep: set[int] | frozenset[int] = frozenset(),
 ) -> str:
     if forms is not None:
         ascii_only, reverse, both = forms
@@ -781,7 +880,10 @@ def _fix_line(
                 "characters from the file"
             )
         if ascii_only:
-            line = "".join(c.translate(PUNCTUATION_MAP) if c in ascii_only else c for c in line)
+            line = "".join(
+                c.translate(PUNCTUATION_MAP) if c in ascii_only and i not in keep else c
+                for i, c in enumerate(line)
+            )
     if INDENT not in tolerances:
         return line
     indent, body = _split_indent(line)

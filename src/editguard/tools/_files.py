@@ -79,6 +79,9 @@ class HunkResult(BaseModel):
     offset: int | None = Field(
         None, description="apply_diff: lines between the stated place and the place it landed."
     )
+    already_applied: bool = Field(
+        False, description="Its new lines were in the file already (sent again): nothing changed."
+    )
 
     @classmethod
     def of(cls, edit: AppliedEdit) -> HunkResult:
@@ -89,6 +92,7 @@ class HunkResult(BaseModel):
             match=edit.match,
             note=edit.note,
             offset=edit.offset,
+            already_applied=edit.already_applied,
         )
 
 
@@ -110,6 +114,9 @@ class PatchResult(BaseModel):
 
     files: list[FileChange]
     written: bool = Field(description="Whether the files were written (all of them).")
+    already_applied: int = Field(
+        0, description="Chunks or hunks whose new lines were in their file already (not redone)."
+    )
     dry_run: bool
     mode: Mode
 

@@ -85,7 +85,14 @@ def run(ctx: Context, args: ApplyDiffArgs) -> PatchResult:
             # rename onto a file that stays is refused.
             txn.move_all(moves, replace=False)
         written = txn.commit() if owned else stage
-    return PatchResult(files=files, written=written, dry_run=args.dry_run, mode=args.mode)
+    already = sum(hunk.already_applied for change in files for hunk in change.hunks)
+    return PatchResult(
+        files=files,
+        written=written,
+        already_applied=already,
+        dry_run=args.dry_run,
+        mode=args.mode,
+    )
 
 
 def _apply(

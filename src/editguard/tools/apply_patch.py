@@ -75,7 +75,14 @@ def run(ctx: Context, args: ApplyPatchArgs) -> PatchResult:
         _one_move_per_destination(txn, ops)
         files = [_apply(txn, op, args, stage) for op in ops]
         written = txn.commit() if owned else stage
-    return PatchResult(files=files, written=written, dry_run=args.dry_run, mode=args.mode)
+    already = sum(hunk.already_applied for change in files for hunk in change.hunks)
+    return PatchResult(
+        files=files,
+        written=written,
+        already_applied=already,
+        dry_run=args.dry_run,
+        mode=args.mode,
+    )
 
 
 def _one_move_per_destination(txn: Transaction, ops: tuple[PatchOp, ...]) -> None:

@@ -9,11 +9,14 @@ line is an empty context line; ``*** End of File`` ends a chunk that belongs at 
 The update follows Codex's ``compute_replacements``: a cursor starts at the first line; a
 chunk's ``@@`` line is sought from the cursor, and the cursor moves past it; the chunk's old
 lines (context and removed, in order) are sought from the cursor, and the cursor moves past
-them. Exactly, the first place counts (Codex's rule), unless a tolerant rung finds a place between
-the cursor and it: then the chunk is refused as ambiguous (Codex would skip the loose place the
-model may have meant). Where no place is exact, the match ladder of :mod:`editguard.core.seek`
-takes over (unless ``exact``), and a tolerant rung counts only where it finds one place: Codex
-takes the first loose place, we never guess.
+them. Codex takes the first exact place; we take a place only when it is the one place after the
+cursor where the chunk fits, exactly or on a tolerant rung that looks like the text: a chunk that
+fits at several is refused as ambiguous (``AMBIGUOUS_MATCH``, each place shown with its numbered
+lines), unless the patch itself tells them apart: its ``@@`` line (the search starts after it),
+``*** End of File``, or the chunks after it, which must follow it in the file (when only the first
+place leaves room for them, it is the one). Where no place is exact, the match ladder of
+:mod:`editguard.core.seek` takes over (unless ``exact``), on the same terms: Codex takes the
+first loose place, we never guess.
 
 A chunk marked ``*** End of File`` is tried at the end of the file first, on every rung of the
 ladder (exactly, then loosely: there is one place there), and only then from the cursor as any
@@ -39,12 +42,13 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import accumulate
 from typing import Any
 
 from editguard.core.diagnosis import region_dict
 from editguard.core.document import LF, Document, code_of
 from editguard.core.formats import AppliedEdit, Compiled
-from editguard.core.listing import excerpt, listing
+from editguard.core.listing import excerpt, listing, places
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import (
     INDENT,
@@ -55,12 +59,14 @@ from editguard.core.seek import (
     Rung,
     SeekHit,
     Uncorrectable,
+    content_key,
     correct,
     explain,
     file_uses_tabs,
     indent_unit,
     line_opcodes,
     seek,
+    strip_numbers,
     tolerance_names,
     used,
 )
@@ -158,7 +164,8 @@ def _header(line: str) -> bool:
 def parse_patch(text: str) -> tuple[PatchOp, ...]:
     """The operations of an ``apply_patch`` patch, in order.
 
-    Lines may end with ``\\r\\n``; the markers and hunk headers may be padded with whitespace.
+    Lines may end with ``\\r\\n``; the markers and hunk headers may be padded with whitespace
+    (inside a chunk, a line that starts with a space is a context line, header or not).
     A patch wrapped in a heredoc (``<<'EOF'`` ... ``EOF``, optionally ``apply_patch <<'EOF'``)
     is read as the patch inside.
 
@@ -278,8 +285,10 @@ def _chunk(lines: list[str], at: int, stop: int, *, first: bool) -> tuple[Update
             end_of_file = True
             end += 1
             break
-        if line.startswith(("***", "@@")) or _header(line):
-            break  # the next chunk or hunk
+        if line.startswith(("***", "@@")) or (line[:1] != " " and _header(line)):
+            # The next chunk or hunk. A line that starts with a space is a context line,
+            # whatever follows (`` *** Update File: b`` too), as Codex's parser reads it.
+            break
         if not line:  # an empty line stands for an empty context line (as Codex reads it)
             old.append("")
             new.append("")
@@ -330,6 +339,7 @@ class _File:
     _unit: int | None = None
     _tabs: bool | None = None
     _typographic: frozenset[str] | None = None
+    _keys: tuple[str, list[int]] | None = None  # every line's content key, joined
     # Lines the tolerant searches may still look at: each search runs from the cursor to the
     # end, so a patch of thousands of chunks that all need tolerance would cost chunks x file.
     # Past this budget there is no tolerance (the chunk is not found, and the error says why).
@@ -371,6 +381,32 @@ class _File:
         at = len(self.lines) - len(pattern)
         ok = at >= cursor and self.lines[at:] == list(pattern)
         return at if ok else None
+
+    def earliest_end(self, pattern: Sequence[str], cursor: int) -> int | None:
+        """The first line after the earliest place at or after ``cursor`` where ``pattern``
+        could match on any rung (its lines' text without indentation, trailing whitespace,
+        typographic punctuation or pasted line numbers): no rung places it earlier, so a
+        ``None`` here means no rung places it at all."""
+        if self._keys is None:
+            keys = [content_key(line) for line in self.lines]
+            # Each key line's start in the joined text, and one past the end for the cursor.
+            starts = list(accumulate((len(k) + 1 for k in keys), initial=1))
+            self._keys = LF + LF.join(keys) + LF, starts
+        text, starts = self._keys
+        if cursor > len(self.lines):
+            return None
+        variants = [tuple(pattern)]
+        for padding in (False, True):
+            stripped = strip_numbers(pattern, padding=padding)
+            if stripped is not None:
+                variants.append(stripped[0])
+        ends = []
+        for variant in variants:
+            needle = LF + LF.join(content_key(line) for line in variant) + LF
+            at = text.find(needle, starts[cursor] - 1)
+            if at >= 0:
+                ends.append(bisect_left(starts, at + 1) + len(variant))
+        return min(ends, default=None)
 
     def seek(
         self,
@@ -427,6 +463,7 @@ class _Placed:
     note: str | None = None
     structure: tuple[Opcode, ...] | None = None
     append: bool = False  # a pure addition at the end of the file, wherever the cursor is
+    already: bool = False  # its new lines are there already (a retried patch): nothing to do
 
 
 # A chunk's runs, in the order they are written: by place; at one place, the lines of a chunk
@@ -502,10 +539,17 @@ def compile_update(doc: Document, op: UpdateFile, *, exact: bool = False) -> Com
                 # At the end of the file, before a final empty line (Codex).
                 end = len(file.lines) - (1 if file.lines and file.lines[-1] == "" else 0)
             append = chunk.context is None or chunk.end_of_file
+            there = end - len(chunk.new) if append else end
+            if _added_already(file, chunk.new, there, cursor):
+                stop = there + len(chunk.new)
+                placed.append(_already(index, there, stop, file, context_note))
+                if not append:
+                    cursor = stop
+                continue
             placed.append(_Placed(index, end, end, chunk.new, note=context_note, append=append))
             continue
-        place = _seek_chunk(file, chunk, cursor, who, exact=exact)
-        if context_note and place.note is None:
+        place = _seek_chunk(file, chunk, cursor, who, op.chunks[index + 1 :], exact=exact)
+        if context_note and place.note is None and not place.already:
             place = replace(place, note=context_note)
         placed.append(place)
         cursor = place.stop
@@ -534,7 +578,8 @@ def _seek_context(
         raise AmbiguousMatch(
             f"{who.name}: the @@ line {excerpt(context, 200)!r} is not in the file as sent, and "
             f"fits with tolerance for {tolerance_names(hits[0].rung)} at {len(hits)} lines "
-            f"after line {cursor} ({_numbers(where)}); copy it exactly from the line you mean",
+            f"after line {cursor} ({_numbers(where)}); copy it exactly from the line you mean:\n"
+            + places(file.lines, [h.line for h in hits], 1),
             path=who.path,
             edit_index=who.index,
             total_edits=who.total,
@@ -552,9 +597,18 @@ def _seek_context(
 
 
 def _seek_chunk(
-    file: _File, chunk: UpdateChunk, cursor: int, who: _Chunk, *, exact: bool
+    file: _File,
+    chunk: UpdateChunk,
+    cursor: int,
+    who: _Chunk,
+    later: Sequence[UpdateChunk],
+    *,
+    exact: bool,
 ) -> _Placed:
-    """Where a chunk's old lines are, at or after ``cursor``, and the lines to write there."""
+    """Where a chunk's old lines are, at or after ``cursor``, and the lines to write there:
+    the one place they fit (or the one at the end of the file, for a chunk marked
+    ``*** End of File``), or the first of several when only it leaves room for the ``later``
+    chunks."""
     tries: list[tuple[tuple[str, ...], tuple[str, ...]]] = [(chunk.old, chunk.new)]
     if chunk.old[-1] == "":
         # An empty last old line often stands for the line break at the end of the file, which
@@ -573,7 +627,7 @@ def _seek_chunk(
             at = len(file.lines) - len(old)
             hits = file.seek(old, at) if old and at >= cursor else []
             if hits:
-                return _tolerant(file, hits[0], old, new, _structure(chunk, old, new), who)
+                return _tolerant(file, hits[0], old, new, _structure(chunk, old, new), who, cursor)
     for old, new in tries:
         at = file.find(old, cursor)
         if at is not None:
@@ -581,26 +635,42 @@ def _seek_chunk(
                 _refuse_loose_before(
                     file, old, cursor, at, who, what="its lines are", ladder=_LOOK_ALIKE
                 )
+            _refuse_other_places(file, old, cursor, at, who, later, exact=exact)
+            done = _done_around(file, at, old, new, cursor)
+            if done is not None:
+                return _already(who.index, done, done + len(new), file)
             return _Placed(who.index, at, at + len(old), new, structure=_structure(chunk, old, new))
     if not exact:
         for old, new in tries:
             if not old:
                 continue
             hits = file.seek(old, cursor)
-            if len(hits) > 1:
+            if len(hits) > 1 and _room_after(file, hits[1].line + len(old), later):
                 where = [h.line + 1 for h in hits]
                 raise AmbiguousMatch(
                     f"{who.name}: its lines are not in the file as sent, and fit with tolerance "
                     f"for {tolerance_names(hits[0].rung)} at {len(hits)} places after line "
                     f"{cursor} (starting at lines {_numbers(where)}); copy the lines exactly, "
-                    "with an '@@ line' or context that only the place you mean has",
+                    "with an '@@ line' or context that only the place you mean has:\n"
+                    + places(file.lines, [h.line for h in hits], len(old)),
                     path=who.path,
                     edit_index=who.index,
                     total_edits=who.total,
                     data=who.data(lines=where, match=hits[0].rung),
+                    suggestions=[_TELL_APART],
                 )
             if hits:
-                return _tolerant(file, hits[0], old, new, _structure(chunk, old, new), who)
+                return _tolerant(file, hits[0], old, new, _structure(chunk, old, new), who, cursor)
+    for old, new in tries:
+        if new == old or len(LF.join(new).strip()) < _ALREADY_CHARS:
+            continue
+        # Its old lines are gone and its new ones are there (at one place): sent again.
+        at = _only_place(file, new, cursor)
+        if at is None and not exact:
+            hits = file.seek(new, cursor, ladder=_LOOK_ALIKE)
+            at = hits[0].line if len(hits) == 1 else None
+        if at is not None:
+            return _already(who.index, at, at + len(new), file)
     raise _not_found(file, chunk.old, cursor, who, what="its lines (context and removed)")
 
 
@@ -636,12 +706,139 @@ def _refuse_loose_before(
         f"for {tolerance_names(rung)} before it, after line {cursor}, at line"
         f"{'s' * (len(where) > 1)} {_numbers(where)}; which one is meant cannot be told. Copy "
         "the lines exactly from the place you mean, with an '@@ line' or context that only it "
-        "has",
+        "has. The places:\n" + places(file.lines, [h.line for h in hits] + [at], len(pattern)),
         path=who.path,
         edit_index=who.index,
         total_edits=who.total,
         data=who.data(lines=[*where, at + 1], match=rung, exact_line=at + 1),
     )
+
+
+_TELL_APART = (
+    "Start the chunk with an '@@ line' that comes after the places before the one you mean "
+    "(the nearest line above it that only it has), or add context lines that only it has; "
+    "end it with '*** End of File' if it belongs at the end of the file."
+)
+_MAX_PLACES = 20  # places of one chunk listed (and looked for) in a refusal
+
+
+def _refuse_other_places(
+    file: _File,
+    old: Sequence[str],
+    cursor: int,
+    at: int,
+    who: _Chunk,
+    later: Sequence[UpdateChunk],
+    *,
+    exact: bool,
+) -> None:
+    """Refuse a chunk whose lines, found exactly at line ``at`` (the first place after the
+    cursor, which Codex takes), fit after it too: exactly, or (unless ``exact``) on a tolerant
+    rung that looks like the text. Which place is meant cannot be told, unless only the first
+    leaves room for the chunks after it (they must follow it in the file)."""
+    where = [at]
+    rung = "exact"
+    nxt = file.find(old, at + 1)
+    while nxt is not None and len(where) < _MAX_PLACES:
+        where.append(nxt)
+        nxt = file.find(old, nxt + 1)
+    # Only where every line's text is the chunk's can a rung find it: looked for first at C
+    # speed, so that a chunk whose text is nowhere else costs no tolerant search.
+    later_text = file.earliest_end(old, at + 1) if len(where) == 1 and not exact else None
+    if later_text is not None:
+        hits = file.seek(old, later_text - len(old), ladder=_LOOK_ALIKE)
+        if hits:
+            where += [h.line for h in hits[: _MAX_PLACES - 1]]
+            rung = hits[0].rung
+    if len(where) == 1 or not _room_after(file, where[1] + len(old), later):
+        return
+    lines = [p + 1 for p in where]
+    loosely = "" if rung == "exact" else f" (after it, with tolerance for {tolerance_names(rung)})"
+    more = " or more" if len(where) >= _MAX_PLACES else ""
+    raise AmbiguousMatch(
+        f"{who.name}: its lines fit at {len(where)}{more} places after line {cursor}{loosely}, "
+        f"starting at lines {_numbers(lines)}; which one is meant cannot be told (Codex would "
+        "take the first). Add an '@@ line' that only the place you mean has before it, or "
+        "'*** End of File' if it belongs at the end of the file. The places:\n"
+        + places(file.lines, where, len(old)),
+        path=who.path,
+        edit_index=who.index,
+        total_edits=who.total,
+        data=who.data(lines=lines, match=rung),
+        suggestions=[_TELL_APART],
+    )
+
+
+def _room_after(file: _File, cursor: int, later: Sequence[UpdateChunk]) -> bool:
+    """Whether the ``later`` chunks could all be placed, in order, from line ``cursor`` on
+    (each at its earliest possible place on any rung, which leaves the most room): when they
+    cannot after a chunk's second place, only its first is possible."""
+    for chunk in later:
+        if chunk.context is not None:
+            end = file.earliest_end([chunk.context], cursor)
+            if end is None:
+                return False
+            cursor = end
+        if not chunk.old:
+            continue
+        tries = [chunk.old]
+        if chunk.old[-1] == "" and len(chunk.old) > 1:
+            tries.append(chunk.old[:-1])
+        ends = [e for t in tries if (e := file.earliest_end(t, cursor)) is not None]
+        if not ends:
+            return False
+        cursor = min(ends)
+    return True
+
+
+_ALREADY = (
+    "its new lines are in the file already, as a patch sent a second time finds them; nothing "
+    "was changed there"
+)
+
+
+def _already(index: int, start: int, stop: int, file: _File, note: str | None = None) -> _Placed:
+    """A chunk whose new lines are ``file.lines[start:stop]`` already: placed there, unchanged."""
+    lines = tuple(file.lines[start:stop])
+    return _Placed(index, start, stop, lines, note=note or _ALREADY, already=True)
+
+
+def _done_around(
+    file: _File, at: int, old: Sequence[str], new: Sequence[str], cursor: int
+) -> int | None:
+    """Where the chunk's new lines start if the file already reads as them around its old
+    lines, found at ``at``: new lines that hold the old ones (lines added before or after
+    them) and are there in full. A chunk sent again would add its lines a second time."""
+    if len(new) <= len(old):
+        return None
+    for d in range(len(new) - len(old) + 1):
+        start = at - d
+        if start < cursor or tuple(new[d : d + len(old)]) != tuple(old):
+            continue
+        if file.lines[start : start + len(new)] == list(new):
+            return start
+    return None
+
+
+def _added_already(file: _File, new: Sequence[str], start: int, cursor: int) -> bool:
+    """Whether lines a chunk only adds are at ``start`` already (and are enough text that a
+    second copy is no edit a model means: a lone ``}`` may well be added twice)."""
+    return (
+        cursor <= start
+        and len(LF.join(new).strip()) >= _ALREADY_CHARS
+        and file.lines[start : start + len(new)] == list(new)
+    )
+
+
+_ALREADY_CHARS = 8  # characters of added text below which its being there says nothing
+
+
+def _only_place(file: _File, lines: Sequence[str], cursor: int) -> int | None:
+    """The one place after ``cursor`` where ``lines`` are exactly (``None``: none or more)."""
+    at = file.find(lines, cursor)
+    if at is None or file.find(lines, at + 1) is not None:
+        return None
+    return at
 
 
 def _structure(
@@ -677,6 +874,7 @@ def _tolerant(
     new: Sequence[str],
     structure: tuple[Opcode, ...] | None,
     who: _Chunk,
+    cursor: int,
 ) -> _Placed:
     """The chunk placed where the ladder found it, its new lines corrected the same way."""
     start, stop = hit.line, hit.line + len(old)
@@ -694,6 +892,7 @@ def _tolerant(
             rung,
             f"the chunk changes only {tolerance_names(rung)}, which the file's lines "
             f"{start + 1}-{stop} already have as the new lines want; nothing was changed there",
+            already=True,
         )
     except Uncorrectable as exc:
         raise NoMatch(
@@ -706,6 +905,9 @@ def _tolerant(
             data=who.data(match=hit.rung, lines=[start + 1, stop]),
             suggestions=["Copy the chunk's lines exactly from the numbered lines above."],
         ) from None
+    done = _done_around(file, start, found, written, cursor)
+    if done is not None:
+        return _already(who.index, done, done + len(written), file)
     note = explain(hit, found, "the chunk")
     return _Placed(who.index, start, stop, tuple(written), rung, note, structure)
 
@@ -856,7 +1058,16 @@ def _applied(
     out: list[AppliedEdit] = []
     for place in placed:
         shift = shifts[bisect_left(keys, _key(place, place.start, place.start))]
-        out.append(AppliedEdit(place.index, 1, (place.start + shift + 1,), place.match, place.note))
+        out.append(
+            AppliedEdit(
+                place.index,
+                0 if place.already else 1,
+                (place.start + shift + 1,),
+                place.match,
+                place.note,
+                already_applied=place.already,
+            )
+        )
     return tuple(out)
 
 

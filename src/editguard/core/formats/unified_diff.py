@@ -15,16 +15,17 @@ until the next ``@@``, file header or a line that cannot be a hunk line, and emp
 end are dropped (they are more often a blank line after the diff than context an editor
 stripped, and dropping context never changes what the hunk writes).
 
-:func:`compile_hunks` places the hunks of one file, in order, like GNU ``patch`` but without
-fuzz (no context line is ever dropped): each at its stated line, shifted by the offset of the
-hunk before it, when its old lines are there; else at the nearest place after the previous hunk
-where they are, searching outwards (two places equally near are refused); else on the first
-tolerant rung of :data:`~editguard.core.seek.LADDER` that finds them after the previous hunk,
-nearest first, with the new lines corrected as the old ones were. Only the runs of removed and
-added lines become replacements, so context lines keep their bytes and line endings. The
-searches for hunks not at their stated line share a budget of :data:`SEARCH_PASSES` passes
-over the file plus :data:`SEARCH_LINES` lines; the exact one looks outwards in growing windows,
-so a place near the stated line costs only its distance.
+:func:`compile_hunks` places the hunks of one file, in order, without fuzz (no context line
+is ever dropped): each at its stated line, shifted by the offset of the hunk before it, when its
+old lines are there; else at the one place after the previous hunk where they are, however far;
+else on the first tolerant rung of :data:`~editguard.core.seek.LADDER` that finds them after the
+previous hunk, at its one place there, with the new lines corrected as the old ones were. Unlike
+GNU ``patch``, which takes the nearest of several places, a hunk that fits at several (none at
+its stated line) is refused as ambiguous, each place shown, unless only the first leaves room
+for the hunks after it (they must follow it). Only the runs of removed and added lines become
+replacements, so context lines keep their bytes and line endings. The searches for hunks not at
+their stated line share a budget of :data:`SEARCH_PASSES` passes over the file plus
+:data:`SEARCH_LINES` lines; the exact one compares only the places of the hunk's rarest line.
 
 Pure: text in, plans out.
 """
@@ -34,7 +35,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,7 @@ from editguard.core.diagnosis import CountMismatch, mismatch_error, uncorrectabl
 from editguard.core.document import LF, Document, line_offsets
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.listing import excerpt, listing
+from editguard.core.listing import places as list_places
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import (
     LADDER,
@@ -79,7 +81,7 @@ NEAR = 3  # lines shown on each side of the stated place when a hunk is not foun
 # thousands of misplaced hunks would cost hunks x file. Past it such a hunk is not found.
 SEARCH_PASSES = 50
 SEARCH_LINES = 1_000_000
-FIRST_WINDOW = 256  # lines on each side of the stated line the exact search looks at first
+MAX_LISTED = 20  # places of one hunk looked for and listed when it fits at several
 
 _DEV_NULL = "/dev/null"
 # The closing "@@" is optional (models drop it); after it, a section heading.
@@ -792,9 +794,17 @@ class _Placed:
     rung: str
     note: str | None
     offset: int | None
+    already: bool = False  # its new lines are there already (a retried diff): nothing to do
 
 
 _LineRep = tuple[int, int, list[str]]  # lines [a, b) of the file become these lines
+
+
+_ALREADY = (
+    "its new lines are in the file already, as a diff sent a second time finds them; nothing "
+    "was changed there"
+)
+_ALREADY_CHARS = 8  # characters of added text below which its being there says nothing
 
 
 class _Spent(Exception):
@@ -805,17 +815,18 @@ def compile_hunks(doc: Document, diff: FileDiff, *, exact: bool = False) -> Comp
     """Compile the hunks of one file's diff into a plan on ``doc`` (the file as read).
 
     Each hunk lands where its old lines (context and removed) are: at its stated line shifted
-    by the previous hunk's offset, else at the nearest place after the previous hunk, else
-    (unless ``exact``) on the first tolerant rung of the match ladder that finds them there,
-    nearest first, its new lines corrected the same way. A bare ``@@`` hunk must fit at one
-    place only. ``\\ No newline at end of file`` decides the file's last line break.
+    by the previous hunk's offset, else at the one place after the previous hunk where they
+    are, else (unless ``exact``) at the one place where the first tolerant rung of the match
+    ladder that finds them there does, its new lines corrected the same way. Of several places
+    none at the stated line, the first is taken only when the later hunks fit after it alone.
+    ``\\ No newline at end of file`` decides the file's last line break.
 
     Raises:
         NoMatch: a hunk's old lines are nowhere after the previous hunk (with the file's lines
             at the stated place and the most similar region), or its tolerant match cannot be
             carried over to its new lines, or the hunks before it used up the lines one
             call may search for hunks not at their stated line (``search_spent``).
-        AmbiguousMatch: two places are equally near (or a bare hunk fits at several).
+        AmbiguousMatch: the hunk fits at several places, none at its stated line.
         OverlappingEdits: a hunk fits only before the end of the hunk before it.
         EncodingError, InvalidRequest: a new line the file's encoding cannot store (or a NUL).
     """
@@ -829,6 +840,8 @@ def _header_of(hunk: Hunk) -> str:
 
 
 class _Placer:
+    compare_limit = 4  # lines compared at candidate places, per line searched, at most
+
     def __init__(self, doc: Document, diff: FileDiff, *, exact: bool) -> None:
         self.doc = doc
         self.diff = diff
@@ -838,9 +851,8 @@ class _Placer:
         self.lines = (text[:-1] if text.endswith(LF) else text).split(LF) if text else []
         self.path = doc.name or diff.new_path or diff.old_path or "the file"
         self.total = len(diff.hunks)
-        self._text: str | None = None
-        self._starts: list[int] = []
-        self._rev: str | None = None
+        self._index: dict[str, list[int]] | None = None  # where each line is
+        self._text: tuple[str, list[int]] | None = None
         self._keys: tuple[str, list[int]] | None = None  # every line's text, as _seek has it
         # Lines the searches for hunks not at their stated line may still look at.
         self.budget = SEARCH_PASSES * len(self.lines) + SEARCH_LINES
@@ -866,10 +878,13 @@ class _Placer:
                     stated = hunk.old_start - 1 if hunk.old else hunk.old_start
                     expected = stated + offset
                 spot = self._place(index, hunk, expected, low, placed)
+                size = len(spot.new) if spot.already else len(hunk.old)
                 if expected is not None and hunk.old_start is not None:
-                    offset = spot.at - (expected - offset)
+                    # Where its old lines end against where it said they did: the hunks after
+                    # it are that far off too (past new lines already there, by their count).
+                    offset = spot.at + size - (expected - offset + len(hunk.old))
                 placed.append(spot)
-                low = spot.at + len(hunk.old)
+                low = spot.at + size
                 self.doc.check_writable(LF.join(spot.new), f"hunks[{index}]")
         return self._compiled(placed)
 
@@ -882,13 +897,17 @@ class _Placer:
         if not old:
             return self._insertion(index, hunk, expected, low, placed)
         if expected is not None and self._exact_at(expected, old, low, at_eof=at_eof):
-            return _Placed(index, expected, hunk.new, "exact", None, 0)
+            return self._done_around(index, expected, old, hunk.new, low, expected) or _Placed(
+                index, expected, hunk.new, "exact", None, 0
+            )
         try:
-            places = self._exact_places(old, low, n - len(old), expected, at_eof)
+            places = self._exact_places(old, low, n - len(old), at_eof)
             if places:
                 at = self._choose(index, hunk, places, expected, "exact")
-                return _Placed(index, at, hunk.new, "exact", None, self._offset(at, expected))
-            before = self._exact_places(old, 0, min(low - 1, n - len(old)), expected, at_eof)
+                return self._done_around(index, at, old, hunk.new, low, expected) or _Placed(
+                    index, at, hunk.new, "exact", None, self._offset(at, expected)
+                )
+            before = self._exact_places(old, 0, min(low - 1, n - len(old)), at_eof)
             if before:
                 raise self._overlap(index, hunk, before[0], placed)
             if not self.exact:
@@ -897,6 +916,9 @@ class _Placer:
                     return loose
         except _Spent:
             pass
+        done = self._new_lines_there(index, hunk, expected, low)
+        if done is not None:
+            return done
         raise self._not_found(index, hunk, expected)
 
     def _insertion(
@@ -906,14 +928,78 @@ class _Placer:
         left: an empty file, or the end of the file right after the previous hunk)."""
         n = len(self.lines)
         if expected is None:
+            there = n - len(hunk.new)
+            if self._added_already(hunk.new, there, low):
+                return self._already(index, there, None, hunk.new)
             if low != n:
                 raise self._ambiguous(index, hunk, [low, n], "exact", None)
             return _Placed(index, n, hunk.new, "exact", None, None)
+        if self._added_already(hunk.new, expected, low):
+            return self._already(index, expected, expected, hunk.new)
         if expected < low:
             raise self._overlap(index, hunk, expected, placed)
         if expected > n:
             raise self._not_found(index, hunk, expected)
         return _Placed(index, expected, hunk.new, "exact", None, 0)
+
+    # -- a diff sent again -------------------------------------------------------------
+
+    def _already(self, index: int, at: int, expected: int | None, new: Sequence[str]) -> _Placed:
+        """Hunk ``index``, whose ``new`` lines start at line ``at`` already: placed there."""
+        return _Placed(index, at, tuple(new), "exact", _ALREADY, self._offset(at, expected), True)
+
+    def _done_around(
+        self,
+        index: int,
+        at: int,
+        old: Sequence[str],
+        new: Sequence[str],
+        low: int,
+        expected: int | None,
+    ) -> _Placed | None:
+        """The hunk as already applied when the file reads as its new lines around its old
+        ones, found at ``at``: new lines that hold the old ones (lines added before or after
+        them) and are there in full. Sent again, it would add its lines a second time."""
+        if len(new) <= len(old):
+            return None
+        for d in range(len(new) - len(old) + 1):
+            start = at - d
+            if start < low or tuple(new[d : d + len(old)]) != tuple(old):
+                continue
+            if self.lines[start : start + len(new)] == list(new):
+                return self._already(index, start, expected, new)
+        return None
+
+    def _added_already(self, new: Sequence[str], at: int, low: int) -> bool:
+        """Whether lines a hunk only adds are at ``at`` already (and are enough text that a
+        second copy is no edit a model means: a lone ``}`` may well be added twice)."""
+        return (
+            low <= at
+            and len(LF.join(new).strip()) >= _ALREADY_CHARS
+            and self.lines[at : at + len(new)] == list(new)
+        )
+
+    def _new_lines_there(
+        self, index: int, hunk: Hunk, expected: int | None, low: int
+    ) -> _Placed | None:
+        """A hunk whose old lines are not in the file, as already applied when its new lines
+        are: at its stated place, or at their one place after the previous hunk."""
+        new = hunk.new
+        if new == hunk.old or not new:
+            return None
+        if expected is not None and self._exact_at(expected, new, low, at_eof=False):
+            at: int | None = expected
+        elif len(LF.join(new).strip()) < _ALREADY_CHARS:
+            return None
+        else:
+            try:
+                places = self._exact_places(new, low, len(self.lines) - len(new), False)
+            except _Spent:
+                places = []
+            at = places[0] if len(places) == 1 else None
+        if at is None:
+            return None
+        return self._already(index, at, expected, new)
 
     def _exact_at(self, at: int, old: Sequence[str], low: int, *, at_eof: bool) -> bool:
         n = len(self.lines)
@@ -921,74 +1007,61 @@ class _Placer:
             return False
         return self.lines[at : at + len(old)] == list(old)
 
-    def _exact_places(
-        self, old: Sequence[str], low: int, high: int, expected: int | None, at_eof: bool
-    ) -> list[int]:
-        """Where ``old`` starts exactly, between ``low`` and ``high`` included: nearest to
-        ``expected`` first, only as many as can decide (the nearest, and one as near on the
-        other side); two at most, in text order, for a bare hunk."""
+    def _exact_places(self, old: Sequence[str], low: int, high: int, at_eof: bool) -> list[int]:
+        """Where ``old`` starts exactly, between ``low`` and ``high`` included, in text order:
+        every place up to :data:`MAX_LISTED` (one place is a hunk's place at any distance from
+        its stated line; two or more are a choice that only the stated line may make). Only
+        the places of the hunk's rarest line are compared, found in an index of the file's
+        lines made once: a hunk costs its candidates, not the file."""
         if high < low:
             return []
         if at_eof:  # a hunk with a no-newline marker ends where the file ends
             return [high] if self._exact_at(high, old, low, at_eof=True) else []
         if self.spent:
             raise _Spent
+        index = self._line_index()
+        k, positions = min(
+            ((k, index.get(line, [])) for k, line in enumerate(old)), key=lambda kp: len(kp[1])
+        )
+        candidates = positions[bisect_left(positions, low + k) : bisect_right(positions, high + k)]
+        found: list[int] = []
+        if len(candidates) * len(old) <= self.compare_limit * (high - low + len(old)):
+            self._charge(len(candidates) + len(old))
+            want = list(old)
+            for pos in candidates:
+                at = pos - k
+                if self.lines[at : at + len(want)] == want:
+                    found.append(at)
+                    if len(found) == MAX_LISTED:
+                        break
+            return found
+        # A hunk of common lines: comparing at every place of its rarest one would cost those
+        # places times the hunk; a search of the joined text is linear.
+        self._charge(high - low + 1 + len(old))
         text, starts = self._joined()
         needle = LF + LF.join(old) + LF
-
-        def first(a: int, b: int) -> int | None:
-            return _first_place(text, starts, needle, a, b)
-
-        def last(a: int, b: int) -> int | None:
-            """The last place from line ``a`` to line ``b`` included (a find on the reversed
-            text: ``str.rfind`` is not linear)."""
-            if b < a:
-                return None
-            rev, total, size = self._reversed(), len(text), len(needle)
-            begin = max(0, total - (starts[b] - 1) - size)  # a negative start counts from the end
-            at = rev.find(needle[::-1], begin, total - (starts[a] - 1))
-            return None if at < 0 else bisect_left(starts, total - at - size + 1)
-
-        if expected is None:
-            self._charge(high - low + 1 + len(old))
-            found = []
-            at = first(low, high)
-            if at is not None:
-                found.append(at)
-                nxt = first(at + 1, high)
-                if nxt is not None:
-                    found.append(nxt)
-            return found
-        # The nearest place on each side of the expected one; both when equally near. Searched
-        # in windows around it that grow fourfold, so that a place near it costs only the
-        # distance: once a window holds a place, no place outside it is nearer.
-        center = min(max(expected, low), high)
-        reach = FIRST_WINDOW
-        while True:
-            a, b = max(low, center - reach), min(high, center + reach)
-            self._charge(b - a + 1 + len(old))
-            right = first(max(low, expected), b)
-            left = last(a, min(expected - 1, high))
-            if left is not None or right is not None or (a == low and b == high):
-                break
-            reach *= 4
-        if left is None or right is None:
-            return [p for p in (left, right) if p is not None]
-        if expected - left == right - expected:
-            return [left, right]
-        return [left] if expected - left < right - expected else [right]
+        place = _first_place(text, starts, needle, low, high)
+        while place is not None and len(found) < MAX_LISTED:
+            found.append(place)
+            place = _first_place(text, starts, needle, place + 1, high)
+        return found
 
     def _joined(self) -> tuple[str, list[int]]:
         """The file's lines as one text between line breaks (``\\n`` + lines + ``\\n``), and
-        where each line starts in it (built once, when a hunk is not at its stated place)."""
+        where each line starts in it (built once, for a hunk of common lines)."""
         if self._text is None:
-            self._text, self._starts = _joined(self.lines)
-        return self._text, self._starts
+            self._text = _joined(self.lines)
+        return self._text
 
-    def _reversed(self) -> str:
-        if self._rev is None:
-            self._rev = self._joined()[0][::-1]
-        return self._rev
+    def _line_index(self) -> dict[str, list[int]]:
+        """Where each line of the file is (built once, when a hunk is not at its stated line)."""
+        if self._index is None:
+            self._charge(len(self.lines))
+            index: dict[str, list[int]] = {}
+            for number, line in enumerate(self.lines):
+                index.setdefault(line, []).append(number)
+            self._index = index
+        return self._index
 
     def _choose(
         self,
@@ -997,18 +1070,51 @@ class _Placer:
         places: list[int],
         expected: int | None,
         rung: str,
-        note: str | None = None,
     ) -> int:
-        """The one place to use of those found on one rung: the nearest, or refuse a tie."""
-        if expected is None:
-            if len(places) > 1:
-                raise self._ambiguous(index, hunk, places[:2], rung, None)
+        """The one place to use of those found on one rung: the only one, at any distance from
+        the stated line; of several, the one exactly at the stated line (shifted by the offset
+        of the hunks before), or the first when only it leaves room for the hunks after it
+        (they must follow it in the file); else refuse them all."""
+        if len(places) == 1:
             return places[0]
-        nearest = min(abs(p - expected) for p in places)
-        best = [p for p in places if abs(p - expected) == nearest]
-        if len(best) > 1:
-            raise self._ambiguous(index, hunk, best, rung, expected)
-        return best[0]
+        if expected is not None and expected in places:
+            return expected
+        if not self._room_after(places[1] + len(hunk.old), index + 1):
+            return places[0]
+        raise self._ambiguous(index, hunk, places, rung, expected)
+
+    def _room_after(self, low: int, following: int) -> bool:
+        """Whether the hunks from index ``following`` on could all be placed, in order, from
+        line ``low`` on: each at the earliest place where its old lines' text is (on any rung:
+        without indentation, trailing whitespace, typographic punctuation or line numbers),
+        which leaves the most room for the next."""
+        text, starts = self._key_text()
+        for hunk in self.diff.hunks[following:]:
+            if not hunk.old:
+                continue
+            variants = [tuple(hunk.old)]
+            for padding in (False, True):
+                stripped = strip_numbers(hunk.old, padding=padding)
+                if stripped is not None:
+                    variants.append(stripped[0])
+            ends = []
+            for variant in variants:
+                needle = LF + LF.join(x.translate(PUNCTUATION_MAP).strip() for x in variant) + LF
+                at = _first_place(text, starts, needle, low, len(self.lines) - len(variant))
+                if at is not None:
+                    ends.append(at + len(variant))
+            if not ends:
+                return False
+            low = min(ends)
+        return True
+
+    def _key_text(self) -> tuple[str, list[int]]:
+        """Every line's text as all rungs compare it, joined as :func:`_joined` has it."""
+        if self._keys is None:
+            self._keys = _joined(
+                [x.strip() for x in LF.join(self.lines).translate(PUNCTUATION_MAP).split(LF)]
+            )
+        return self._keys
 
     @staticmethod
     def _offset(at: int, expected: int | None) -> int | None:
@@ -1044,7 +1150,8 @@ class _Placer:
                 file_typographic=frozenset(c for c in TYPOGRAPHIC if c in self.doc.text),
             )
         except OnlyIgnored:
-            return None
+            # It changes only what the rung ignores, and the file already reads so.
+            return self._already(index, at, expected, found)
         except Uncorrectable as exc:
             raise uncorrectable_error(
                 self.doc.text,
@@ -1057,6 +1164,9 @@ class _Placer:
                 self.total,
                 what=self._name(index, hunk) + "'s old lines",
             ) from None
+        done = self._done_around(index, at, found, new, low, expected)
+        if done is not None:
+            return done
         return _Placed(
             index,
             at,
@@ -1077,11 +1187,7 @@ class _Placer:
         if high < low:
             return []
         self._charge(high - low + 1 + len(old))
-        if self._keys is None:
-            self._keys = _joined(
-                [x.strip() for x in LF.join(lines).translate(PUNCTUATION_MAP).split(LF)]
-            )
-        text, starts = self._keys
+        text, starts = self._key_text()
         # The hunk as sent, and without pasted line numbers (with and without a space after).
         variants = [tuple(old)]
         for padding in (False, True):
@@ -1128,13 +1234,16 @@ class _Placer:
             applied.append(
                 AppliedEdit(
                     spot.index,
-                    1,
+                    0 if spot.already else 1,
                     (spot.at + shift + 1,),
                     match=spot.rung,
                     note=spot.note,
                     offset=spot.offset,
+                    already_applied=spot.already,
                 )
             )
+            if spot.already:
+                continue
             shift += len(hunk.new) - len(hunk.old)
             reps.extend(_runs(hunk, spot))
             if spot.at + len(hunk.old) == n:
@@ -1207,16 +1316,22 @@ class _Placer:
         near = (
             "after the previous hunk"
             if expected is None
-            else f"equally near its stated line {expected + 1}"
+            else f"none of them at its stated line {expected + 1}"
         )
+        more = " and maybe more" if len(places) >= MAX_LISTED else ""
         return AmbiguousMatch(
             f"{self._name(index, hunk)} fits{loosely} at lines "
-            f"{', '.join(map(str, where))}, {near}; add context lines that only the place you "
-            "mean has, or give the hunk's line numbers",
+            f"{', '.join(map(str, where))}{more}, {near}, so which one is meant cannot be told; "
+            "add context lines that only the place you mean has, or give the line numbers of "
+            "the place you mean. The places:\n" + list_places(self.lines, places, len(hunk.old)),
             path=self.path,
             edit_index=index,
             total_edits=self.total,
             data={**self._data(index, hunk, expected), "lines": where, "match": rung},
+            suggestions=[
+                "Give the hunk the line numbers of the place you mean (its old lines must be "
+                "there), or add a context line that only that place has."
+            ],
         )
 
     def _overlap(self, index: int, hunk: Hunk, at: int, placed: list[_Placed]) -> OverlappingEdits:
