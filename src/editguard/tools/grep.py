@@ -134,7 +134,10 @@ def _check(args: GrepArgs) -> None:
     """Refuse a pattern or glob no search should run with.
 
     Raises:
-        InvalidRequest: an empty or over-long pattern, one holding a line break, a long glob.
+        InvalidRequest: an empty or over-long pattern, one holding a line break, a long glob,
+            a NUL or a lone surrogate in either.
+        InvalidRegex: a regex pattern that compiling alone would make too costly (the checks
+            safe_edit makes: counted repetitions, recursion).
     """
     if not args.pattern:
         raise InvalidRequest("the pattern is empty", data={"field": "pattern"})
@@ -149,10 +152,6 @@ def _check(args: GrepArgs) -> None:
             data={"field": "pattern"},
             suggestions=["Search for one line of the text (the most distinctive one)."],
         )
-    for name, text in (("pattern", args.pattern), ("glob", args.glob)):
-        _check_characters(name, text)
-    if args.regex:
-        check_pattern(args.pattern, field="pattern")
     for field, value, low, high in (
         ("context", args.context, 0, MAX_CONTEXT),
         ("max_results", args.max_results, 1, MAX_RESULTS),
@@ -167,25 +166,32 @@ def _check(args: GrepArgs) -> None:
             f"the glob is {len(args.glob):,} characters long; the limit is {MAX_GLOB:,}",
             data={"field": "glob", "limit": MAX_GLOB},
         )
+    for name, text in (("pattern", args.pattern), ("glob", args.glob)):
+        _check_characters(name, text)
+    if args.regex:
+        check_pattern(args.pattern, field="pattern")
 
 
 def _check_characters(field: str, value: str | None) -> None:
-    """Refuse a NUL or a lone surrogate: no file holds either (binary files are not searched,
-    and a file's text is never decoded to a lone surrogate), and neither can be passed to a
-    program.
+    """Refuse a NUL or a lone surrogate: no text editguard decodes holds either (a file with a
+    NUL is binary, not searched), ripgrep takes neither (a program's arguments end at a NUL,
+    its globs are UTF-8), and the answer must not depend on the engine.
 
     Raises:
         InvalidRequest: ``value`` holds one.
     """
     if value is None:
         return
-    bad = next((c for c in value if c == "\x00" or "\ud800" <= c <= "\udfff"), None)
-    if bad is not None:
-        at = value.index(bad)
-        what = "a NUL" if bad == "\x00" else "a lone surrogate"
+    at, what = value.find("\x00"), "a NUL"
+    if at < 0:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            at, what = exc.start, "a lone surrogate"
+    if at >= 0:
         raise InvalidRequest(
-            f"the {field} holds {what} (U+{ord(bad):04X}) at character {at:,}, which no text "
-            "file holds",
+            f"the {field} holds {what} (U+{ord(value[at]):04X}) at character {at:,}, which "
+            "grep cannot search for",
             data={"field": field, "position": at},
         )
 
