@@ -37,6 +37,7 @@ TIMEOUT = 30.0  # seconds a search may take; then it stops with what it found
 MAX_OUTPUT = 64 * 1024 * 1024  # bytes of ripgrep's output read; then it is killed
 MAX_MESSAGE = LONG_LINE  # bytes of one JSON message (one line); a longer one is only counted
 MAX_STDERR = 64 * 1024
+_DECODER = json.JSONDecoder()
 
 
 def find_rg() -> str | None:
@@ -148,7 +149,8 @@ class _Reader:
         """Keep the proposed file as editguard's own read of it has it, or count it out."""
         found = self.hits.start(self.display(proposal.real), proposal.real)
         try:
-            same = confirm(self.folders, proposal, found, self.max_bytes)
+            shown = self.hits.wants(found)
+            same = confirm(self.folders, proposal, found, self.max_bytes, shown=shown)
         except TooLarge:
             self.outcome.too_large += 1
             return
@@ -239,7 +241,7 @@ def _read(
             if proposal is not None and is_match:
                 proposal.long_lines += 1
             continue
-        event = json.loads(message)
+        event = _DECODER.raw_decode(message.decode())[0]
         kind, data = event.get("type"), event.get("data", {})
         if kind == "begin":
             proposal = Proposal(_path(data["path"]))

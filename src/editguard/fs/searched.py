@@ -39,6 +39,7 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 MAX_FOLDERS = 64  # folder descriptors one search keeps open (the most recently used)
+_CHUNK = 1 << 16
 # A line ripgrep reported as too long to print (its JSON message over LONG_LINE bytes) is at
 # least this many bytes long: JSON writes one byte as at most six characters (\u0001).
 _LONG_RAW = LONG_LINE // 6
@@ -86,13 +87,13 @@ class Folders:
             OSError: ``real`` is outside the roots (EACCES), or a component is missing, is no
                 folder, or is a symbolic link now (ELOOP, ENOTDIR).
         """
-        if not self.inside(real):
-            raise OSError(errno.EACCES, "outside the roots", real)
-        real = os.path.normpath(real)
         fd = self._open.get(real)
         if fd is not None:
             self._open.move_to_end(real)
             return fd
+        if not self.inside(real):
+            raise OSError(errno.EACCES, "outside the roots", real)
+        real = os.path.normpath(real)
         # The deepest folder of the path already open, then each component below it.
         todo: list[str] = []
         at = real
@@ -213,34 +214,95 @@ class Proposal:
     long_lines: int = 0
 
 
-def confirm(folders: Folders, proposal: Proposal, found: FileHits, max_bytes: int) -> bool:
+def confirm(
+    folders: Folders, proposal: Proposal, found: FileHits, max_bytes: int, *, shown: bool = True
+) -> bool:
     """Read the proposed file through ``folders`` and fill ``found`` with its lines, as this
-    read has them; True if every line ripgrep reported reads the same (and the file still has
-    as many very long lines), else False: ``found`` is then to be dropped.
+    read has them (only counted unless ``shown``: a file that cannot be among those shown);
+    True if every line ripgrep reported reads the same (and the file still has as many very
+    long lines), else False: ``found`` is then to be dropped.
+
+    Only what is needed is read: up to the last reported line (all of it if ripgrep reported a
+    line too long to print).
 
     Raises:
         TooLarge: the file is over ``max_bytes``.
         OSError: it cannot be opened through ``folders`` (a folder on its path became a link,
             it is gone, ...).
     """
+    last = max((number for number, _, _ in proposal.reported), default=0)
+    fd = folders.open(proposal.real, max_bytes)
+    try:
+        data, whole = _read_to_line(fd, last, proposal.long_lines > 0, max_bytes)
+        codec = next((c for mark, c in _BOMS if data.startswith(mark)), None)
+        if codec not in (None, "utf-8"):  # UTF-16 or UTF-32: decoded whole, as ripgrep does
+            os.lseek(fd, 0, os.SEEK_SET)
+            with os.fdopen(os.dup(fd), "rb") as handle:
+                return _confirm_lines(lines(handle, max_bytes), proposal, found)
+    finally:
+        os.close(fd)
+    if b"\x00" in data:  # binary now, where ripgrep read text
+        return False
+    pieces = data[3 if codec == "utf-8" else 0 :].split(b"\n")
+    complete = len(pieces) - 1  # lines that end with a line break
+    count = complete + (1 if whole and pieces[-1] else 0)
+    if count < last:
+        return False  # shorter now than what ripgrep read
+    if proposal.long_lines:
+        longs = sum(len(piece) >= _LONG_RAW for piece in pieces)
+        if longs < proposal.long_lines:
+            return False
+    for number, text, match in proposal.reported:
+        raw = pieces[number - 1] + b"\n" if number <= complete else pieces[number - 1]
+        ours = decode_line(raw)
+        if ours != text:
+            return False
+        if shown:
+            found.add(number, ours, match=match)
+        else:
+            found.matches += match
+    found.long_lines += proposal.long_lines
+    return True
+
+
+def _read_to_line(fd: int, last: int, whole: bool, max_bytes: int) -> tuple[bytes, bool]:
+    """The bytes of the open file ``fd`` from its start through its line ``last`` at least
+    (all if ``whole``), and whether that is the whole file.
+
+    Raises:
+        TooLarge: more than ``max_bytes`` (the file grew since it was opened).
+    """
+    chunks: list[bytes] = []
+    total = breaks = 0
+    while whole or breaks < last:
+        chunk = os.read(fd, _CHUNK)
+        if not chunk:
+            return b"".join(chunks), True
+        total += len(chunk)
+        if total > max_bytes:
+            raise TooLarge(total)
+        breaks += chunk.count(b"\n")
+        chunks.append(chunk)
+    return b"".join(chunks), False
+
+
+def _confirm_lines(read: Iterator[str | None], proposal: Proposal, found: FileHits) -> bool:
+    """:func:`confirm` over a file decoded whole (UTF-16 or UTF-32)."""
     wanted = {number: (text, match) for number, text, match in proposal.reported}
     last = max(wanted, default=0)
-    longs = 0
-    number = 0
-    with os.fdopen(folders.open(proposal.real, max_bytes), "rb") as handle:
-        for number, raw in enumerate(lines(handle, max_bytes), 1):
-            if raw is None:  # binary now, where ripgrep read text
+    longs = number = 0
+    for number, raw in enumerate(read, 1):
+        if raw is None:
+            return False
+        longs += len(raw) >= _LONG_RAW
+        if number in wanted:
+            text, match = wanted[number]
+            if raw != text:
                 return False
-            if len(raw) >= _LONG_RAW:
-                longs += 1
-            if number in wanted:
-                text, match = wanted[number]
-                if raw != text:
-                    return False
-                found.add(number, raw, match=match)
-            if number >= last and longs >= proposal.long_lines:
-                break
+            found.add(number, raw, match=match)
+        if number >= last and longs >= proposal.long_lines:
+            break
     if number < last or longs < proposal.long_lines:
-        return False  # shorter now than what ripgrep read
+        return False
     found.long_lines += proposal.long_lines
     return True
