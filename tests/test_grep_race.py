@@ -8,6 +8,7 @@ on purpose, so that they fail every time on code that trusts a path it did not o
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -22,6 +23,7 @@ import pytest
 
 from editguard import Workspace
 from editguard.fs import ripgrep, scan
+from editguard.fs.searched import Folders, TooLarge
 from editguard.fs.walk import Entry, walk
 
 FILES = 32  # files in the swapped folder: each holds one matching line inside, three outside
@@ -206,3 +208,24 @@ def test_the_python_scan_never_opens_a_listed_file_through_a_link_swapped_in_sin
     # f0.txt, met through the link, is left out; the other files are read from the real folder.
     assert "sw/f0.txt" not in result.content
     assert (result.matches, result.files) == (FILES, FILES)
+
+
+def test_folders_open_nothing_outside_the_roots_or_through_a_link(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path)
+    inside = str(tree.swapped / "f0.txt")
+    with Folders((str(tree.root),)) as folders:
+        os.close(folders.open(inside, 1000))
+        for path in (str(tree.outside / "f0.txt"), f"{tree.root}/../outside/f0.txt"):
+            with pytest.raises(PermissionError) as outside:
+                folders.open(path, 1000)
+            assert outside.value.errno == errno.EACCES
+        with pytest.raises(TooLarge):
+            folders.open(inside, 5)
+    swap(tree)  # a fresh search: the folder is a link now, and is not followed
+    with (
+        Folders((str(tree.root),)) as folders,
+        pytest.raises(OSError, match=r"symbolic link|Not a directory") as refused,
+    ):
+        folders.open(inside, 1000)
+    assert refused.value.errno in (errno.ELOOP, errno.ENOTDIR)
+    swap_back(tree)

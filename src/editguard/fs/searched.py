@@ -91,9 +91,9 @@ class Folders:
         if fd is not None:
             self._open.move_to_end(real)
             return fd
+        real = os.path.normpath(real)  # before the check: no ".." may lead out of a root
         if not self.inside(real):
             raise OSError(errno.EACCES, "outside the roots", real)
-        real = os.path.normpath(real)
         # The deepest folder of the path already open, then each component below it.
         todo: list[str] = []
         at = real
