@@ -651,6 +651,19 @@ def test_the_cli_runs_grep(root: Path) -> None:
     )
     assert bad.returncode == 1
     assert json.loads(bad.stdout)["error"]["code"] == "INVALID_REGEX"
+    # A lone surrogate, as JSON carries it (it was INTERNAL_ERROR: ripgrep cannot take it).
+    lone = subprocess.run(
+        [sys.executable, "-m", "editguard", "call", "grep", '{"pattern": "\\ud800"}'],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert lone.returncode == 1
+    error = json.loads(lone.stdout)["error"]
+    assert (error["code"], error["field"]) == ("INVALID_REQUEST", "pattern")
 
 
 def test_mcp_serves_grep(root: Path) -> None:

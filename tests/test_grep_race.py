@@ -208,6 +208,7 @@ def test_the_python_scan_never_opens_a_listed_file_through_a_link_swapped_in_sin
     # f0.txt, met through the link, is left out; the other files are read from the real folder.
     assert "sw/f0.txt" not in result.content
     assert (result.matches, result.files) == (FILES, FILES)
+    assert result.note == "1 file(s) changed while searched, left out: search again."
 
 
 def test_folders_open_nothing_outside_the_roots_or_through_a_link(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ latin-1), and a literal pattern matched the same way. A regular expression is Py
 from __future__ import annotations
 
 import collections
+import errno
 import os
 import stat
 import time
@@ -107,9 +108,11 @@ def search(
                     continue
                 except TimeoutError:  # an OSError, but the regex module's: not the file's
                     raise
-                except OSError:
-                    # Vanished, unreadable, or a folder on its path is a link now: skipped,
-                    # as ripgrep skips what it cannot read.
+                except OSError as exc:
+                    # A folder on its path (or the file) is a link now, where the walker saw
+                    # none: counted as changed. Vanished or unreadable: skipped, as ripgrep
+                    # skips what it cannot read.
+                    outcome.changed += exc.errno in (errno.ELOOP, errno.ENOTDIR)
                     continue
                 if not binary:
                     hits.add(found)
