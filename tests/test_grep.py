@@ -473,7 +473,7 @@ def test_a_sparse_file_of_three_gigabytes_is_left_out_unread(
     assert (result.content, result.matches) == ("a.txt\n1│needle", 1)
     if engine == "python":  # ripgrep, which reads it, finds a NUL at once: binary
         assert result.note == (
-            f"1 file(s) over the size limit ({100 * 1024 * 1024:,} bytes) not searched."
+            f"1 file(s) over the size limit ({100 * 1024 * 1024:,} bytes) left out."
         )
     error = error_of(ws, "needle", path="big.log")
     assert (error.code, error.path) == ("FILE_TOO_LARGE", "big.log")
@@ -488,7 +488,7 @@ def test_a_file_over_the_size_limit_is_left_out_by_both_engines_and_the_note_say
     write(root, "large.txt", "needle\n" + "hay\n" * 500)
     result = grep(ws, engine, "needle")
     assert (result.content, result.matches, result.files) == ("small.txt\n1│needle", 1, 1)
-    assert result.note == "1 file(s) over the size limit (1,000 bytes) not searched."
+    assert result.note == "1 file(s) over the size limit (1,000 bytes) left out."
     assert error_of(ws, "needle", path="large.txt").code == "FILE_TOO_LARGE"
 
 

@@ -148,8 +148,8 @@ class _Reader:
     def settle(self, proposal: Proposal) -> None:
         """Keep the proposed file as editguard's own read of it has it, or count it out."""
         found = self.hits.start(self.display(proposal.real), proposal.real)
+        shown = self.hits.wants(found)
         try:
-            shown = self.hits.wants(found)
             same = confirm(self.folders, proposal, found, self.max_bytes, shown=shown)
         except TooLarge:
             self.outcome.too_large += 1

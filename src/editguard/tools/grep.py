@@ -113,7 +113,7 @@ def run(ctx: Context, args: GrepArgs) -> GrepResult:
         notes.append(f"Stopped early ({outcome.stopped}): the counts are lower bounds.")
     if outcome.too_large:
         notes.append(
-            f"{outcome.too_large:,} file(s) over the size limit ({limit:,} bytes) not searched."
+            f"{outcome.too_large:,} file(s) over the size limit ({limit:,} bytes) left out."
         )
     if outcome.changed:
         notes.append(f"{outcome.changed:,} file(s) changed while searched, left out: search again.")
