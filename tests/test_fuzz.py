@@ -726,7 +726,6 @@ def test_every_field_of_every_tool_takes_every_hostile_value(tmp_path: Path) -> 
     assert _findings(run_fuzz(tmp_path, fuzz_calls(quick=False))) == []
 
 
-@pytest.mark.xfail(strict=True, reason="fixed on branch i22-grep")
 def test_grep_answers_a_lone_surrogate_or_nul_in_its_pattern_or_glob_with_a_code(
     tmp_path: Path,
 ) -> None:
@@ -817,11 +816,7 @@ CLI_CALLS: list[Any] = [
     ("move_file", {"source": "b.txt", "destination": "../outside/victim.txt"}),
     ("find_files", {"pattern": "\x00"}),
     ("apply_patch", {"patch": "*** Begin Patch\n*** Add File: ../outside/x\n+x\n*** End Patch"}),
-    pytest.param(
-        "grep",
-        {"pattern": "\ud800"},
-        marks=pytest.mark.xfail(strict=True, reason="fixed on branch i22-grep"),
-    ),
+    ("grep", {"pattern": "\ud800"}),
 ]
 
 

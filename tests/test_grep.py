@@ -18,9 +18,9 @@ from editguard.core.hits import Hits
 from editguard.errors import EditError
 from editguard.fs import ripgrep, scan
 from editguard.fs.ripgrep import Query
+from editguard.fs.searched import Folders
 from editguard.mcp_server import EditguardServer
 from editguard.tools.grep import GrepResult
-from editguard.tools.grep import _confine as confine
 
 from .conftest import read_text
 
@@ -266,22 +266,6 @@ def test_a_symlink_inside_the_root_is_not_followed_but_its_target_is_searched(
     assert grep(ws, engine, "needle", path="alias").content == "real/a.txt\n1│needle"
 
 
-def test_a_file_found_that_now_resolves_outside_is_left_out(tmp_path: Path, root: Path) -> None:
-    # What a folder swapped for a link during the search leaves: a path found inside the root
-    # whose real path is now outside. The last check drops it, counts included.
-    write(tmp_path / "outside", "secret.txt", "needle\n")
-    os.symlink(tmp_path / "outside", root / "swapped")
-    write(root, "mine.txt", "needle\n")
-    hits = Hits(max_results=10, context=0)
-    for name in ("mine.txt", "swapped/secret.txt"):
-        found = hits.start(name, str(root / name))
-        found.add(1, "needle\n", match=True)
-        hits.add(found)
-    confine(hits, (str(root),))
-    assert [f.path for f in hits.kept] == ["mine.txt"]
-    assert (hits.matches, hits.files) == (1, 1)
-
-
 # -- how lines are shown ------------------------------------------------------------------
 
 
@@ -393,7 +377,10 @@ def test_ripgrep_is_killed_when_its_output_passes_the_cap(root: Path) -> None:
     assert rg is not None
     hits = Hits(max_results=10, context=0)
     query = Query("needle", False, "smart", None, False, (str(root),))
-    outcome = ripgrep.search(rg, query, hits, lambda real: real, max_output=20_000)
+    with Folders((str(root),)) as folders:
+        outcome = ripgrep.search(
+            rg, query, hits, lambda real: real, folders, max_bytes=1 << 20, max_output=20_000
+        )
     assert outcome.stopped == "the search printed over 20,000 bytes"
     assert 0 < hits.matches < 100 * 20
 
@@ -406,7 +393,10 @@ def test_ripgrep_is_killed_at_the_timeout(root: Path) -> None:
     assert rg is not None
     hits = Hits(max_results=10, context=0)
     query = Query("needle", False, "smart", None, False, (str(fifo),))
-    outcome = ripgrep.search(rg, query, hits, lambda real: real, timeout=0.2)
+    with Folders((str(root),)) as folders:
+        outcome = ripgrep.search(
+            rg, query, hits, lambda real: real, folders, max_bytes=1 << 20, timeout=0.2
+        )
     assert outcome.stopped == "the search took over 0.2 s"
     assert hits.matches == 0
 
@@ -467,6 +457,105 @@ def test_an_invalid_glob_is_invalid_request(ws: Workspace, root: Path) -> None:
     write(root, "a.txt", "needle\n")
     error = error_of(ws, "needle", glob="{a,b")
     assert (error.code, error.data["field"]) == ("INVALID_REQUEST", "glob")
+
+
+# -- bounds: sizes, patterns, characters -------------------------------------------------
+
+
+def test_a_sparse_file_of_three_gigabytes_is_left_out_unread(
+    ws: Workspace, root: Path, engine: str
+) -> None:
+    write(root, "a.txt", "needle\n")
+    big = root / "big.log"
+    with big.open("wb") as handle:  # no line break in 3 GB; no disk used
+        handle.truncate(3 * 1024**3)
+    result = grep(ws, engine, "needle")
+    assert (result.content, result.matches) == ("a.txt\n1│needle", 1)
+    if engine == "python":  # ripgrep, which reads it, finds a NUL at once: binary
+        assert result.note == (
+            f"1 file(s) over the size limit ({100 * 1024 * 1024:,} bytes) left out."
+        )
+    error = error_of(ws, "needle", path="big.log")
+    assert (error.code, error.path) == ("FILE_TOO_LARGE", "big.log")
+    assert error.data == {"size": 3 * 1024**3, "limit": 100 * 1024 * 1024}
+
+
+def test_a_file_over_the_size_limit_is_left_out_by_both_engines_and_the_note_says_so(
+    root: Path, engine: str
+) -> None:
+    ws = Workspace([root], max_file_bytes=1000)
+    write(root, "small.txt", "needle\n")
+    write(root, "large.txt", "needle\n" + "hay\n" * 500)
+    result = grep(ws, engine, "needle")
+    assert (result.content, result.matches, result.files) == ("small.txt\n1│needle", 1, 1)
+    assert result.note == "1 file(s) over the size limit (1,000 bytes) left out."
+    assert error_of(ws, "needle", path="large.txt").code == "FILE_TOO_LARGE"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "limit"),
+    [
+        ("a{100000000}", "repetition_count"),
+        ("(?:ab){20000000}", "repetition_count"),
+        ("(?:(?:ab){999}){999}", "repetition_expansion"),
+        ("(a(?1)?b)", "recursion"),
+        ("x(?R)?y", "recursion"),
+    ],
+)
+def test_a_pattern_too_costly_to_compile_is_invalid_regex_in_both_engines(
+    ws: Workspace, root: Path, engine: str, pattern: str, limit: str
+) -> None:
+    # The Python scan took gigabytes or minutes compiling these; safe_edit's checks refuse
+    # them before any engine sees them, so both engines answer the same.
+    write(root, "a.txt", "ab\n")
+    error = error_of(ws, pattern, regex=True)
+    assert (error.code, error.data["field"], error.data["limit"]) == (
+        "INVALID_REGEX",
+        "pattern",
+        limit,
+    )
+    # Literal, the same text is searched for as it is.
+    assert grep(ws, engine, pattern).matches == 0
+    assert grep(ws, engine, "(?:ab){2}", regex=True).matches == 0
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("pattern", "\ud800"),
+        ("pattern", "needle\udfff"),
+        ("pattern", "need\x00le"),
+        ("glob", "*\ud800.txt"),
+        ("glob", "\udce9*"),
+        ("glob", "a\x00"),
+    ],
+)
+def test_a_nul_or_a_lone_surrogate_in_the_pattern_or_glob_is_invalid_request(
+    ws: Workspace, root: Path, engine: str, field: str, value: str
+) -> None:
+    write(root, "a.txt", "needle\n")
+    for regex in (False, True):
+        arguments: dict[str, object] = {"regex": regex, field: value}
+        error = error_of(ws, str(arguments.pop("pattern", "needle")), **arguments)
+        assert (error.code, error.data["field"]) == ("INVALID_REQUEST", field)
+        assert value[error.data["position"]] in "\x00\ud800\udfff\udce9"
+    assert grep(ws, engine, "needle").matches == 1
+
+
+def test_a_path_with_a_lone_surrogate_a_nul_or_a_huge_length_is_refused(
+    ws: Workspace, root: Path, engine: str
+) -> None:
+    write(root, "a.txt", "needle\n")
+    for path, code in (
+        ("\ud800", "INVALID_REQUEST"),
+        ("a\udce9.txt", "FILE_NOT_FOUND"),  # a name's undecodable byte: a valid path
+        ("a\x00.txt", "OUTSIDE_ROOT"),
+        ("a" * 100_000, "INVALID_REQUEST"),
+        ("a/" * 3000, "INVALID_REQUEST"),
+    ):
+        assert error_of(ws, "needle", path=path).code == code, path
+    assert error_of(ws, "needle" * 2000).code == "INVALID_REQUEST"
+    assert error_of(ws, "needle", glob="*" * 100_000).code == "INVALID_REQUEST"
 
 
 # -- both engines agree -------------------------------------------------------------------
@@ -562,6 +651,19 @@ def test_the_cli_runs_grep(root: Path) -> None:
     )
     assert bad.returncode == 1
     assert json.loads(bad.stdout)["error"]["code"] == "INVALID_REGEX"
+    # A lone surrogate, as JSON carries it (it was INTERNAL_ERROR: ripgrep cannot take it).
+    lone = subprocess.run(
+        [sys.executable, "-m", "editguard", "call", "grep", '{"pattern": "\\ud800"}'],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert lone.returncode == 1
+    error = json.loads(lone.stdout)["error"]
+    assert (error["code"], error["field"]) == ("INVALID_REQUEST", "pattern")
 
 
 def test_mcp_serves_grep(root: Path) -> None:

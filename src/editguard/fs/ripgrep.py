@@ -4,6 +4,10 @@ trees, and with ripgrep's own rules for ``.gitignore``, hidden and binary files.
 ripgrep runs with ``--json`` (paths and lines come back exactly, non-UTF-8 ones as bytes) and
 ``--no-config``, under a timeout and a cap on what it prints, and is killed when either runs
 out. It is given only paths the sandbox resolved, and never follows a symbolic link.
+
+ripgrep opens files by path, so what it prints only proposes: each file it reports is read again
+through descriptors (:func:`editguard.fs.searched.confirm`), and only a file whose reported lines
+read the same there is kept, with the text of that read.
 """
 
 from __future__ import annotations
@@ -22,8 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Literal
 
-from editguard.core.hits import LONG_LINE, FileHits, Hits, decode_line
+from editguard.core.hits import LONG_LINE, Hits, decode_line
 from editguard.errors import InvalidRegex, InvalidRequest
+from editguard.fs.searched import Folders, Proposal, StateFolder, TooLarge, confirm
 
 Case = Literal["smart", "sensitive", "insensitive"]
 
@@ -32,6 +37,7 @@ TIMEOUT = 30.0  # seconds a search may take; then it stops with what it found
 MAX_OUTPUT = 64 * 1024 * 1024  # bytes of ripgrep's output read; then it is killed
 MAX_MESSAGE = LONG_LINE  # bytes of one JSON message (one line); a longer one is only counted
 MAX_STDERR = 64 * 1024
+_DECODER = json.JSONDecoder()
 
 
 def find_rg() -> str | None:
@@ -67,9 +73,13 @@ class Query:
 
 @dataclass(slots=True)
 class Outcome:
-    """How a search ended: ``stopped`` says why it ended early, if it did."""
+    """How a search ended: ``stopped`` says why it ended early, if it did; ``too_large``
+    counts the files left out for their size, ``changed`` those left out because they changed
+    (or could no longer be opened inside the roots) between ripgrep's read and editguard's."""
 
     stopped: str | None = None
+    too_large: int = 0
+    changed: int = 0
 
 
 def command(rg: str, query: Query, context: int, path: str) -> list[str]:
@@ -92,13 +102,16 @@ def search(
     query: Query,
     hits: Hits,
     display: Callable[[str], str],
+    folders: Folders,
     *,
+    max_bytes: int,
     timeout: float = TIMEOUT,
     max_output: int = MAX_OUTPUT,
 ) -> Outcome:
     """Run ripgrep on each of the query's paths and add what it finds to ``hits``
-    (``display(real) -> shown path``). A glob is relative to the path searched: ripgrep runs
-    in that folder.
+    (``display(real) -> shown path``), each file as read again through ``folders`` (one over
+    ``max_bytes`` is left out). A glob is relative to the path searched: ripgrep runs in that
+    folder.
 
     Raises:
         OSError: ``rg`` could not be started (the caller falls back to the Python scan).
@@ -113,10 +126,7 @@ def search(
         budget -= _run(
             command(rg, query, hits.context, path),
             folder,
-            query,
-            hits,
-            display,
-            outcome,
+            _Reader(hits, display, folders, max_bytes, outcome),
             (max(0.0, deadline - time.monotonic()), timeout),
             (budget, max_output),
         )
@@ -125,13 +135,39 @@ def search(
     return outcome
 
 
+@dataclass(slots=True)
+class _Reader:
+    """Where ripgrep's findings go, and how they are checked."""
+
+    hits: Hits
+    display: Callable[[str], str]
+    folders: Folders
+    max_bytes: int
+    outcome: Outcome
+
+    def settle(self, proposal: Proposal) -> None:
+        """Keep the proposed file as editguard's own read of it has it, or count it out."""
+        found = self.hits.start(self.display(proposal.real), proposal.real)
+        shown = self.hits.wants(found)
+        try:
+            same = confirm(self.folders, proposal, found, self.max_bytes, shown=shown)
+        except TooLarge:
+            self.outcome.too_large += 1
+            return
+        except StateFolder:  # editguard's own: never shown nor counted
+            return
+        except OSError:  # gone, or a folder on its path is a link now: not the file searched
+            same = False
+        if same:
+            self.hits.add(found)
+        else:
+            self.outcome.changed += 1
+
+
 def _run(
     args: list[str],
     folder: str,
-    query: Query,
-    hits: Hits,
-    display: Callable[[str], str],
-    outcome: Outcome,
+    reader: _Reader,
     timeout: tuple[float, float],
     output: tuple[int, int],
 ) -> int:
@@ -147,6 +183,8 @@ def _run(
     assert proc.stdout is not None
     assert proc.stderr is not None
     why = f"the search took over {timeout[1]:g} s"
+    outcome, hits = reader.outcome, reader.hits
+    deadline = time.monotonic() + timeout[0]
     timer = threading.Timer(timeout[0], _stop, (proc, outcome, why))
     errors: list[bytes] = []
     drain = threading.Thread(target=_drain, args=(proc.stderr, errors), daemon=True)
@@ -154,7 +192,7 @@ def _run(
     drain.start()
     files = hits.files
     try:
-        printed = _read(proc.stdout, proc, hits, display, outcome, output)
+        printed = _read(proc.stdout, proc, reader, output, (deadline, why))
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -186,45 +224,42 @@ def _drain(stream: IO[bytes], into: list[bytes]) -> None:
 def _read(
     out: IO[bytes],
     proc: subprocess.Popen[bytes],
-    hits: Hits,
-    display: Callable[[str], str],
-    outcome: Outcome,
+    reader: _Reader,
     output: tuple[int, int],
+    deadline: tuple[float, str],
 ) -> int:
-    current: FileHits | None = None
-    wanted = True  # whether the current file's lines may be shown (else only counted)
+    proposal: Proposal | None = None
     total = 0
     while message := out.readline(MAX_MESSAGE):
         total += len(message)
         if total > output[0]:
-            _stop(proc, outcome, f"the search printed over {output[1]:,} bytes")
+            _stop(proc, reader.outcome, f"the search printed over {output[1]:,} bytes")
             break
         is_match = message.startswith(b'{"type":"match"')
         if not message.endswith(b"\n"):  # one line of over a megabyte: count it, skip it
             while (rest := out.readline(MAX_MESSAGE)) and not rest.endswith(b"\n"):
                 total += len(rest)
             total += len(rest)
-            if current is not None and is_match:
-                current.long_lines += 1
+            if proposal is not None and is_match:
+                proposal.long_lines += 1
             continue
-        if current is not None and not wanted and not message.startswith(b'{"type":"end"'):
-            current.matches += is_match  # a file that cannot be shown: count, do not parse
-            continue
-        event = json.loads(message)
+        event = _DECODER.raw_decode(message.decode())[0]
         kind, data = event.get("type"), event.get("data", {})
         if kind == "begin":
-            real = _path(data["path"])
-            current = hits.start(display(real), real)
-            wanted = hits.wants(current)
-        elif current is None:
+            proposal = Proposal(_path(data["path"]))
+        elif proposal is None:
             continue
         elif kind in ("match", "context"):
-            raw = _text(data["lines"])
-            current.add(int(data["line_number"]), raw, match=kind == "match")
+            number, text = int(data["line_number"]), _text(data["lines"])
+            proposal.reported.append((number, text, kind == "match"))
         elif kind == "end":
             if data.get("binary_offset") is None:  # else binary: its lines are not shown
-                hits.add(current)
-            current = None
+                reader.settle(proposal)
+            proposal = None
+            if time.monotonic() > deadline[0]:  # checking the files took the time
+                reader.outcome.stopped = reader.outcome.stopped or deadline[1]
+                _stop(proc, reader.outcome, deadline[1])
+                break
     return total
 
 

@@ -1,5 +1,7 @@
 """Content search in Python, for when ripgrep is missing: the shared walker (fs/walk.py: the
-same ``.gitignore``, hidden-file and symbolic-link rules) and a line-by-line scan.
+same ``.gitignore``, hidden-file and symbolic-link rules) and a line-by-line scan. Every file is
+opened through descriptors, one folder at a time without following a link
+(:class:`editguard.fs.searched.Folders`), and one over the size limit is left out, counted.
 
 It answers as ripgrep does where both can: lines split on ``\\n`` (a ``\\r`` before it is not
 part of the line), a UTF-8 byte-order mark skipped, UTF-16 and UTF-32 files with one read as
@@ -11,33 +13,28 @@ latin-1), and a literal pattern matched the same way. A regular expression is Py
 
 from __future__ import annotations
 
-import codecs
 import collections
+import errno
 import os
+import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
 
 import regex
 
-from editguard.core.hits import LONG_LINE, FileHits, Hits, decode_line, without_break
+from editguard.core.formats.regex_replace import REGEX_TIMEOUT
+from editguard.core.hits import LONG_LINE, FileHits, Hits, without_break
 from editguard.core.ignore import compile_rules, is_ignored
 from editguard.errors import InvalidRegex, InvalidRequest
 from editguard.fs.ripgrep import Outcome, Query
 from editguard.fs.sandbox import Resolved, Sandbox
+from editguard.fs.searched import Folders, TooLarge, lines
 from editguard.fs.walk import walk
 
-_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0)
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32-le"),
-    (codecs.BOM_UTF32_BE, "utf-32-be"),
-    (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
-)
 _CHECK_EVERY = 4096  # lines between two looks at the clock
 _ESCAPES = regex.compile(r"\\[pP]\{[^}]*\}|\\.")
 
-LINE_TIMEOUT = 1.0  # seconds a regex may take on one line (catastrophic backtracking)
+LINE_TIMEOUT = REGEX_TIMEOUT  # seconds a regex may take on one line, as in safe_edit
 
 Matcher = Callable[[str], bool]
 
@@ -80,11 +77,14 @@ def search(
     query: Query,
     hits: Hits,
     display: Callable[[str], str],
+    folders: Folders,
     *,
+    max_bytes: int,
     timeout: float,
 ) -> Outcome:
     """Search every file under ``starts`` (a start may be a file: it is searched whatever its
-    name) and add what matches to ``hits``.
+    name), each opened through ``folders``, and add what matches to ``hits``. A file over
+    ``max_bytes`` is left out (counted in the outcome).
 
     Raises:
         InvalidRegex: the pattern is not a valid ``regex`` expression.
@@ -96,17 +96,24 @@ def search(
     include, exclude = _globs(query.glob)
     try:
         for start in starts:
-            for path in _files(sandbox, start, query, include, exclude):
+            for path in _files(sandbox, folders, start, query, include, exclude):
                 if time.monotonic() > deadline:
                     outcome.stopped = f"the search took over {timeout:g} s"
                     return outcome
                 found = hits.start(display(path), path)
                 try:
-                    binary = _scan(path, matches, found, hits.context, deadline)
+                    binary = _scan(folders, path, max_bytes, matches, found, deadline)
+                except TooLarge:
+                    outcome.too_large += 1
+                    continue
                 except TimeoutError:  # an OSError, but the regex module's: not the file's
                     raise
-                except OSError:
-                    continue  # vanished or unreadable meanwhile: skipped, as ripgrep does
+                except OSError as exc:
+                    # A folder on its path (or the file) is a link now, where the walker saw
+                    # none: counted as changed. Vanished or unreadable: skipped, as ripgrep
+                    # skips what it cannot read.
+                    outcome.changed += exc.errno in (errno.ELOOP, errno.ENOTDIR)
+                    continue
                 if not binary:
                     hits.add(found)
     except _Deadline:
@@ -160,12 +167,17 @@ def _alternatives(glob: str) -> list[str]:
 
 def _files(
     sandbox: Sandbox,
+    folders: Folders,
     start: Resolved,
     query: Query,
     include: Callable[[str], bool] | None,
     exclude: tuple[str, ...],
 ) -> Iterator[str]:
-    if os.path.isfile(start.real):
+    try:
+        is_file = stat.S_ISREG(folders.stat(start.real).st_mode)
+    except OSError:
+        is_file = False  # then the walker says what is wrong with the start
+    if is_file:
         yield start.real
         return
     skip = len(start.real.rstrip(os.sep)) + 1
@@ -183,67 +195,43 @@ def _files(
         yield entry.path
 
 
-def _scan(path: str, matches: Matcher, found: FileHits, context: int, deadline: float) -> bool:
+def _scan(
+    folders: Folders,
+    path: str,
+    max_bytes: int,
+    matches: Matcher,
+    found: FileHits,
+    deadline: float,
+) -> bool:
     """Add the file's matching lines (and their context) to ``found``; True if it is binary
     (a NUL byte outside UTF-16/32), whose lines are then not shown.
 
     Raises:
-        OSError: the file cannot be opened (a link, gone) or read.
+        TooLarge: the file is over ``max_bytes``.
+        OSError: the file cannot be opened through ``folders`` (a link, gone) or read.
         _Deadline: past ``deadline``.
         TimeoutError: the regex took over LINE_TIMEOUT on one line.
     """
+    context = found.context
     before: collections.deque[tuple[int, str]] = collections.deque(maxlen=context or 1)
     after = 0
-    for number, raw in enumerate(_lines(path), 1):
-        if raw is None:
-            return True
-        if number % _CHECK_EVERY == 0 and time.monotonic() > deadline:
-            raise _Deadline
-        if matches(without_break(raw)):
-            while before:
-                found.add(*before.popleft(), match=False)
-            if len(raw) > LONG_LINE:  # only counted, as ripgrep's over-long message is
-                found.long_lines += 1
-            else:
-                found.add(number, raw, match=True)
-            after = context
-        elif after:
-            found.add(number, raw, match=False)
-            after -= 1
-        elif context:
-            before.append((number, raw))
+    with os.fdopen(folders.open(path, max_bytes), "rb") as handle:
+        for number, raw in enumerate(lines(handle, max_bytes), 1):
+            if raw is None:
+                return True
+            if number % _CHECK_EVERY == 0 and time.monotonic() > deadline:
+                raise _Deadline
+            if matches(without_break(raw)):
+                while before:
+                    found.add(*before.popleft(), match=False)
+                if len(raw) > LONG_LINE:  # only counted, as ripgrep's over-long message is
+                    found.long_lines += 1
+                else:
+                    found.add(number, raw, match=True)
+                after = context
+            elif after:
+                found.add(number, raw, match=False)
+                after -= 1
+            elif context:
+                before.append((number, raw))
     return False
-
-
-def _lines(path: str) -> Iterator[str | None]:
-    """The file's lines with their ``\\n``; None (then nothing more) when it turns out binary."""
-    fd = os.open(path, _FILE)
-    with os.fdopen(fd, "rb") as handle:
-        head = handle.read(4)
-        codec = next((c for mark, c in _BOMS if head.startswith(mark)), None)
-        if codec is not None and codec != "utf-8":
-            mark = next(m for m, c in _BOMS if c == codec)
-            handle.seek(len(mark))
-            try:
-                text = handle.read().decode(codec)
-            except UnicodeDecodeError:
-                yield None
-                return
-            yield from _split(text)
-            return
-        handle.seek(3 if codec == "utf-8" else 0)
-        for raw in handle:
-            if b"\x00" in raw:
-                yield None
-                return
-            yield decode_line(raw)
-
-
-def _split(text: str) -> Iterator[str]:
-    """``text`` cut after each ``\\n`` only (str.splitlines also cuts at ``\\r`` and others)."""
-    start = 0
-    while start < len(text):
-        end = text.find("\n", start)
-        end = len(text) if end < 0 else end + 1
-        yield text[start:end]
-        start = end

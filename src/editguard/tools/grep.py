@@ -3,20 +3,23 @@ missing), and show the matching lines numbered as read_file shows them."""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from editguard.core.formats.regex_replace import check_pattern
 from editguard.core.hits import Hits, render
-from editguard.errors import InvalidRequest, NotAFile
+from editguard.errors import FileTooLarge, InvalidRequest, NotAFile
 from editguard.fs import ripgrep, scan
+from editguard.fs.location import changed
 from editguard.fs.oserror import not_found, os_error
 from editguard.fs.ripgrep import Case, Outcome, Query
 from editguard.fs.sandbox import Resolved
-from editguard.fs.state import Private
-from editguard.fs.walk import is_binary
+from editguard.fs.searched import Folders
+from editguard.fs.walk import BINARY_PROBE
 from editguard.pipeline import Context
 from editguard.tools._common import Args
 from editguard.tools._tool import Tool
@@ -61,44 +64,60 @@ def run(ctx: Context, args: GrepArgs) -> GrepResult:
     Raises:
         EditError: INVALID_REQUEST (a line break in the pattern, a bad glob), INVALID_REGEX,
             OUTSIDE_ROOT, FILE_NOT_FOUND, NOT_A_FILE (a path that is neither file nor folder),
-            PERMISSION_DENIED.
+            FILE_TOO_LARGE (a path naming one file over the size limit), PERMISSION_DENIED.
     """
     _check(args)
-    starts = _starts(ctx, args.path)
-    query = Query(
-        pattern=args.pattern,
-        regex=args.regex,
-        case=args.case or "smart",
-        glob=args.glob,
-        include_ignored=args.include_ignored,
-        paths=tuple(s.real for s in starts),
-    )
-    roots = ctx.sandbox.roots
-    first = roots[0].rstrip(os.sep) + os.sep
+    with Folders(ctx.sandbox.roots, ctx.sandbox.private) as folders:
+        starts = _starts(ctx, folders, args.path)
+        query = Query(
+            pattern=args.pattern,
+            regex=args.regex,
+            case=args.case or "smart",
+            glob=args.glob,
+            include_ignored=args.include_ignored,
+            paths=tuple(s.real for s in starts),
+        )
+        first = ctx.sandbox.roots[0].rstrip(os.sep) + os.sep
 
-    def display(real: str) -> str:
-        if real.startswith(first):
-            return real[len(first) :].replace(os.sep, "/")
-        return real
+        def display(real: str) -> str:
+            if real.startswith(first):
+                return real[len(first) :].replace(os.sep, "/")
+            return real
 
-    hits = Hits(args.max_results or DEFAULT_RESULTS, args.context or 0)
-    engine: Literal["ripgrep", "python"] = "ripgrep"
-    rg = ripgrep.find_rg()
-    outcome: Outcome | None = None
-    if rg is not None:
-        try:
-            outcome = ripgrep.search(rg, query, hits, display)
-        except OSError:  # found but cannot run (removed, wrong platform): search in Python
-            hits = Hits(args.max_results or DEFAULT_RESULTS, args.context or 0)
-    if outcome is None:
-        engine = "python"
-        outcome = scan.search(ctx.sandbox, starts, query, hits, display, timeout=ripgrep.TIMEOUT)
-    _confine(hits, roots, ctx.sandbox.private)
+        hits = Hits(args.max_results or DEFAULT_RESULTS, args.context or 0)
+        engine: Literal["ripgrep", "python"] = "ripgrep"
+        rg = ripgrep.find_rg()
+        outcome: Outcome | None = None
+        limit = ctx.max_file_bytes
+        if rg is not None:
+            try:
+                outcome = ripgrep.search(rg, query, hits, display, folders, max_bytes=limit)
+            except OSError:  # found but cannot run (removed, wrong platform): search in Python
+                hits = Hits(args.max_results or DEFAULT_RESULTS, args.context or 0)
+        if outcome is None:
+            engine = "python"
+            outcome = scan.search(
+                ctx.sandbox,
+                starts,
+                query,
+                hits,
+                display,
+                folders,
+                max_bytes=limit,
+                timeout=ripgrep.TIMEOUT,
+            )
+        binary = not hits.files and _binary_file(folders, starts, limit)
     shown = render(hits)
     notes = []
     if outcome.stopped:
         notes.append(f"Stopped early ({outcome.stopped}): the counts are lower bounds.")
-    if not hits.files and _binary_file(starts):
+    if outcome.too_large:
+        notes.append(
+            f"{outcome.too_large:,} file(s) over the size limit ({limit:,} bytes) left out."
+        )
+    if outcome.changed:
+        notes.append(f"{outcome.changed:,} file(s) changed while searched, left out: search again.")
+    if binary:
         notes.append(f"{starts[0].display} is a binary file: not searched.")
     return GrepResult(
         content=shown.content,
@@ -115,7 +134,10 @@ def _check(args: GrepArgs) -> None:
     """Refuse a pattern or glob no search should run with.
 
     Raises:
-        InvalidRequest: an empty or over-long pattern, one holding a line break, a long glob.
+        InvalidRequest: an empty or over-long pattern, one holding a line break, a long glob,
+            a NUL or a lone surrogate in either.
+        InvalidRegex: a regex pattern that compiling alone would make too costly (the checks
+            safe_edit makes: counted repetitions, recursion).
     """
     if not args.pattern:
         raise InvalidRequest("the pattern is empty", data={"field": "pattern"})
@@ -144,10 +166,43 @@ def _check(args: GrepArgs) -> None:
             f"the glob is {len(args.glob):,} characters long; the limit is {MAX_GLOB:,}",
             data={"field": "glob", "limit": MAX_GLOB},
         )
+    for name, text in (("pattern", args.pattern), ("glob", args.glob)):
+        _check_characters(name, text)
+    if args.regex:
+        check_pattern(args.pattern, field="pattern")
 
 
-def _starts(ctx: Context, path: str | None) -> list[Resolved]:
-    """Where to search: ``path`` resolved in the sandbox, or every root not inside another."""
+def _check_characters(field: str, value: str | None) -> None:
+    """Refuse a NUL or a lone surrogate: no text editguard decodes holds either (a file with a
+    NUL is binary, not searched), ripgrep takes neither (a program's arguments end at a NUL,
+    its globs are UTF-8), and the answer must not depend on the engine.
+
+    Raises:
+        InvalidRequest: ``value`` holds one.
+    """
+    if value is None:
+        return
+    at, what = value.find("\x00"), "a NUL"
+    if at < 0:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            at, what = exc.start, "a lone surrogate"
+    if at >= 0:
+        raise InvalidRequest(
+            f"the {field} holds {what} (U+{ord(value[at]):04X}) at character {at:,}, which "
+            "grep cannot search for",
+            data={"field": field, "position": at},
+        )
+
+
+def _starts(ctx: Context, folders: Folders, path: str | None) -> list[Resolved]:
+    """Where to search: ``path`` resolved in the sandbox, or every root not inside another.
+
+    Raises:
+        EditError: OUTSIDE_ROOT or STALE_VERSION (a folder on the path became a link since the
+            check), FILE_NOT_FOUND, NOT_A_FILE, FILE_TOO_LARGE, PERMISSION_DENIED.
+    """
     if path is None:
         roots = ctx.sandbox.roots
         return [
@@ -158,40 +213,42 @@ def _starts(ctx: Context, path: str | None) -> list[Resolved]:
         ]
     where = ctx.sandbox.resolve(path)
     try:
-        mode = os.stat(where.real).st_mode
+        status = folders.stat(where.real)
     except FileNotFoundError:
         raise not_found(where.display) from None
     except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            again = changed(ctx.sandbox, where)
+            if not isinstance(again, NotAFile):  # a link now, where the check saw none
+                raise again from None
         raise os_error(exc, where.display, "search") from None
+    mode = status.st_mode
     if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
         raise NotAFile(f"{where.display} is neither a file nor a folder", path=where.display)
+    if stat.S_ISREG(mode) and status.st_size > ctx.max_file_bytes:
+        raise FileTooLarge(
+            f"{where.display} is {status.st_size:,} bytes; the limit is {ctx.max_file_bytes:,}",
+            path=where.display,
+            data={"size": status.st_size, "limit": ctx.max_file_bytes},
+            suggestions=["Search a smaller file, or read parts of this one with read_file."],
+        )
     return [where]
 
 
-def _binary_file(starts: list[Resolved]) -> bool:
-    """Whether the search was of one file, and a binary one."""
-    if len(starts) != 1 or not os.path.isfile(starts[0].real):
+def _binary_file(folders: Folders, starts: list[Resolved], max_bytes: int) -> bool:
+    """Whether the search was of one file, and a binary one (read through ``folders``)."""
+    if len(starts) != 1:
         return False
     try:
-        return is_binary(starts[0].real)
+        fd = folders.open(starts[0].real, max_bytes)
+    except OSError:  # a folder (or no longer a regular file, or too large: said otherwise)
+        return False
+    try:
+        return b"\x00" in os.read(fd, BINARY_PROBE)
     except OSError:
         return False
-
-
-def _confine(hits: Hits, roots: tuple[str, ...], private: Private | None = None) -> None:
-    """Drop a file that resolves outside the roots now (the tree changed during the search,
-    a folder swapped for a link), or lies in editguard's own state folders ``private`` (which
-    ripgrep, listing on its own, does not know of): its lines are never shown."""
-    inside = tuple(r.rstrip(os.sep) + os.sep for r in roots)
-    ids = private.identities() if private is not None else {}
-    for file in list(hits.kept):
-        real = os.path.realpath(file.real)
-        if not real.startswith(inside) or (
-            private is not None and private.holding(real, ids) is not None
-        ):
-            hits.kept.remove(file)
-            hits.matches -= file.matches + file.long_lines
-            hits.files -= 1
+    finally:
+        os.close(fd)
 
 
 TOOL = Tool(

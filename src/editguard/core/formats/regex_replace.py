@@ -170,15 +170,15 @@ _RE_BITS = {
 }
 
 
-def check_pattern(pattern: str) -> None:
-    """Refuse a pattern that compiling alone would make too costly.
+def check_pattern(pattern: str, *, field: str = "search_replace.search") -> None:
+    """Refuse a pattern that compiling alone would make too costly (``field``: the argument
+    that holds it, as the error names it).
 
     Raises:
         InvalidRegex: the pattern is longer than MAX_PATTERN characters, a counted repetition
             is above MAX_REPEAT, or its counted repetitions expand it to more than
             MAX_EXPANSION atoms; the message says which limit.
     """
-    field = "search_replace.search"
     if len(pattern) > MAX_PATTERN:
         raise InvalidRegex(
             f"the pattern is {len(pattern):,} characters long; the limit is {MAX_PATTERN:,}",
