@@ -220,6 +220,25 @@ def test_gitignored_and_hidden_files_are_skipped_unless_included(
     assert every.files == 5
 
 
+def test_nothing_found_says_how_many_gitignored_or_hidden_files_hold_matches(
+    ws: Workspace, root: Path, engine: str
+) -> None:
+    write(root, ".gitignore", "*.log\n")
+    write(root, "app.py", "print()\n")
+    write(root, "run.log", "needle\nneedle again\n")
+    write(root, ".env", "needle\n")
+    result = grep(ws, engine, "needle")
+    assert (result.matches, result.files, result.content) == (0, 0, "")
+    assert result.note is not None
+    assert "3 matching line(s) in 2 .gitignored or hidden file(s)" in result.note
+    assert "include_ignored" in result.note
+    # Something found: the ignored files are not searched for a count (their cost is why they
+    # are left out); nothing in them at all: nothing said.
+    write(root, "app.py", "needle\n")
+    assert grep(ws, engine, "needle").note is None
+    assert grep(ws, engine, "absent").note is None
+
+
 def test_git_metadata_is_never_searched(ws: Workspace, root: Path, engine: str) -> None:
     write(root, ".git/config", "needle\n")
     write(root, "a.txt", "needle\n")

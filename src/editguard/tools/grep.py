@@ -3,6 +3,7 @@ missing), and show the matching lines numbered as read_file shows them."""
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import stat
@@ -29,6 +30,7 @@ MAX_RESULTS = 1000
 DEFAULT_RESULTS = 100
 MAX_CONTEXT = 10
 MAX_GLOB = 1000  # characters
+Engine = Literal["ripgrep", "python"]
 
 
 class GrepArgs(Args):
@@ -54,7 +56,7 @@ class GrepResult(BaseModel):
     files: int = Field(description="Files with a match.")
     shown: int = Field(description="Matching lines shown.")
     truncated: bool = Field(description="Some matching lines are not shown.")
-    engine: Literal["ripgrep", "python"]
+    engine: Engine
     note: str | None = None
 
 
@@ -84,19 +86,20 @@ def run(ctx: Context, args: GrepArgs) -> GrepResult:
                 return real[len(first) :].replace(os.sep, "/")
             return real
 
-        hits = Hits(args.max_results or DEFAULT_RESULTS, args.context or 0)
-        engine: Literal["ripgrep", "python"] = "ripgrep"
-        rg = ripgrep.find_rg()
-        outcome: Outcome | None = None
         limit = ctx.max_file_bytes
-        if rg is not None:
-            try:
-                outcome = ripgrep.search(rg, query, hits, display, folders, max_bytes=limit)
-            except OSError:  # found but cannot run (removed, wrong platform): search in Python
-                hits = Hits(args.max_results or DEFAULT_RESULTS, args.context or 0)
-        if outcome is None:
-            engine = "python"
-            outcome = scan.search(
+        rg = ripgrep.find_rg()
+
+        def search(query: Query, shown: int, context: int) -> tuple[Hits, Outcome, Engine]:
+            if rg is not None:
+                hits = Hits(shown, context)
+                try:
+                    found = ripgrep.search(rg, query, hits, display, folders, max_bytes=limit)
+                except OSError:  # found but cannot run (removed, wrong platform): in Python
+                    pass
+                else:
+                    return hits, found, "ripgrep"
+            hits = Hits(shown, context)
+            found = scan.search(
                 ctx.sandbox,
                 starts,
                 query,
@@ -106,7 +109,18 @@ def run(ctx: Context, args: GrepArgs) -> GrepResult:
                 max_bytes=limit,
                 timeout=ripgrep.TIMEOUT,
             )
+            return hits, found, "python"
+
+        hits, outcome, engine = search(
+            query, args.max_results or DEFAULT_RESULTS, args.context or 0
+        )
         binary = not hits.files and _binary_file(folders, starts, limit)
+        # Nothing found where .gitignored or hidden files were left out: whether they hold
+        # matches is what the model needs to know. Only then are they searched (node_modules
+        # and the like are why they are left out: counting them always would cost their search).
+        ignored = None
+        if not hits.files and not binary and not args.include_ignored and not outcome.stopped:
+            ignored = search(dataclasses.replace(query, include_ignored=True), 1, 0)[0]
     shown = render(hits)
     notes = []
     if outcome.stopped:
@@ -119,6 +133,11 @@ def run(ctx: Context, args: GrepArgs) -> GrepResult:
         notes.append(f"{outcome.changed:,} file(s) changed while searched, left out: search again.")
     if binary:
         notes.append(f"{starts[0].display} is a binary file: not searched.")
+    if ignored is not None and ignored.files:
+        notes.append(
+            f"{ignored.matches:,} matching line(s) in {ignored.files:,} .gitignored or hidden "
+            "file(s), left out: include_ignored: true searches them."
+        )
     return GrepResult(
         content=shown.content,
         matches=hits.matches,
