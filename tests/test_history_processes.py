@@ -40,7 +40,7 @@ from mcp_types import CallToolResult, TextContent
 
 from editguard import Workspace
 from editguard.core.document import content_version
-from editguard.history import History
+from editguard.history import History, store
 
 from .conftest import Snapshot, set_old_mtime
 from .crashes import (
@@ -1315,6 +1315,85 @@ async def test_retention_by_bytes_keeps_the_newest_entries_that_fit(
         assert (root / "a.txt").read_bytes() == before
         assert [c["id"] for c in (await call("history")).result()["changes"]] == [8]
     check_database(database(history_dir)).close()
+
+
+def history_disk(folder: Path) -> int:
+    """The bytes the history takes on disk: the database, its write-ahead log and its index."""
+    return sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
+
+
+CLI = (sys.executable, "-m", "editguard")
+
+# What the history may take past its limit, whatever the number of calls: the free pages kept
+# for the next entries, a write-ahead log a server keeps open, its index, and a page or two.
+DISK_SLACK = store.FREE_RESERVE * 4096 + store.WAL_LIMIT + 64 * 1024
+
+
+async def many_cli_calls(root: Path, history_dir: Path, calls: int, *, beside_server: bool) -> None:
+    """``calls`` command-line calls, in turn a new ~60 KB file's content (random, so that it
+    does not compress) and a one-line edit of it, under a 250 KB history limit; the history's
+    disk use measured after each, and its write-ahead log. Beside a server: the server holds
+    the database open throughout, and writes every tenth call."""
+    limit = 250_000
+    flags = ["--history-bytes", str(limit), "--json"]
+    server = HttpServer(root, *flags[:2]) if beside_server else None
+    rng = random.Random(calls)
+    args = root.parent / "args.json"
+    worst = 0
+    try:
+        for n in range(calls):
+            if n % 2 == 0:
+                text = "".join(f"{n} {rng.getrandbits(128):032x}\n" for _ in range(1700))
+                arguments: dict[str, Any] = {"path": "a.txt", "content": text}
+                tool = "write_file"
+            else:
+                line = text.splitlines()[n % 1700]
+                arguments = {"path": "a.txt", "edits": edit(line, line + " edited")}
+                tool = "edit_file"
+            args.write_text(json.dumps(arguments))
+            proc = subprocess.run(
+                [*CLI, "call", tool, "--args-file", str(args), "--root", str(root), *flags],
+                cwd=root,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+            if server is not None and n % 10 == 9:
+                async with server.session() as call:
+                    put(root / "b.txt", f"{n}\n".encode())
+                    (await call("edit_file", path="b.txt", edits=edit(f"{n}", f"{n}!"))).result()
+            used = history_disk(history_dir)
+            worst = max(worst, used)
+            assert used <= limit + DISK_SLACK, (n, used, sorted(os.listdir(history_dir)))
+            wal = history_dir / (database(history_dir).name + "-wal")
+            assert not wal.exists() or wal.stat().st_size <= store.WAL_LIMIT, n
+    finally:
+        if server is not None:
+            server.stop()
+    db = check_database(database(history_dir))
+    try:
+        stored = db.execute("SELECT sum(bytes) FROM changes").fetchone()[0]
+        assert stored <= limit
+    finally:
+        db.close()
+    assert history_disk(history_dir) <= limit + DISK_SLACK
+    assert worst > limit // 2  # the history was really used up to its limit
+
+
+@pytest.mark.parametrize("beside_server", [False, True], ids=["alone", "beside_a_server"])
+async def test_the_history_stays_within_its_limit_over_many_command_line_calls(
+    root: Path, history_dir: Path, beside_server: bool
+) -> None:
+    await many_cli_calls(root, history_dir, 30, beside_server=beside_server)
+
+
+@pytest.mark.slow
+async def test_the_history_stays_within_its_limit_over_a_thousand_command_line_calls(
+    root: Path, history_dir: Path
+) -> None:
+    await many_cli_calls(root, history_dir, 1000, beside_server=False)
 
 
 # -- 8. the log in a terminal --------------------------------------------------------------

@@ -8,12 +8,24 @@ folder (``$EDITGUARD_HISTORY``, else ``$XDG_STATE_HOME/editguard/history``, else
 command-line calls on the same roots share it safely. Retention keeps at most ``max_entries``
 entries and ``max_bytes`` of stored changes; the oldest go first.
 
+What retention frees goes back to the disk, in every process, however it ends: the database
+uses incremental auto-vacuum, so that free pages past a small reserve are given back after a
+write; after a write that leaves the write-ahead log longer than :data:`WAL_LIMIT`, the log is
+checkpointed into the database and truncated; and each process checkpoints and truncates it
+when it closes the database or exits. (A process that exits without doing so leaves the log to
+the next, which must read all of it to open the database and cannot reuse it: one ``editguard
+call`` after another grew it without bound, and made each open slower.) A checkpoint never
+waits for another process: one that cannot finish now is left to the next write or close.
+The files on disk (database, ``-wal``, ``-shm``) thus stay within ``max_bytes`` plus the
+newest entry and a constant of about :data:`WAL_LIMIT` and :data:`FREE_RESERVE`.
+
 An entry is recorded while the writer still holds its files' locks, so the entries of one file
 are in the order its changes were made.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import errno
@@ -36,6 +48,8 @@ ENV = "EDITGUARD_HISTORY"
 DEFAULT_ENTRIES = 10_000
 DEFAULT_BYTES = 256 * 1024 * 1024
 BUSY_TIMEOUT = 30.0  # seconds another process may hold the database's write lock
+WAL_LIMIT = 512 * 1024  # bytes of write-ahead log past which a write checkpoints it
+FREE_RESERVE = 64  # free pages kept for the next entries; more go back to the disk
 
 Action = Literal["created", "updated", "deleted", "moved"]
 
@@ -217,7 +231,12 @@ class History:
             db = sqlite3.connect(
                 self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
             )
+            # Before any table exists, so that a new database gives freed pages back (an
+            # older one is converted once, below).
+            db.execute("PRAGMA auto_vacuum=INCREMENTAL")
             db.execute("PRAGMA journal_mode=WAL")
+            # A log that is restarted is also cut back to this size.
+            db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
             # In WAL mode, NORMAL never corrupts; a power cut may lose the last entries.
             db.execute("PRAGMA synchronous=NORMAL")
             with _write(db):
@@ -235,6 +254,8 @@ class History:
                     "INSERT OR IGNORE INTO meta VALUES ('roots', ?), ('entries', 0), ('bytes', 0)",
                     ("\n".join(self.roots).encode("utf-8", "surrogateescape"),),
                 )
+            if db.execute("PRAGMA auto_vacuum").fetchone()[0] != _INCREMENTAL:
+                db.execute("VACUUM")  # made before auto-vacuum: converted once
         except sqlite3.Error as exc:
             raise self._unusable(f"the database cannot be used ({exc})") from None
         with _SHARED_LOCK:
@@ -275,7 +296,7 @@ class History:
         with self._lock, _SHARED_LOCK:
             shared = _OPEN.pop(self.path, None)
             if shared is not None and shared[0] == os.getpid():
-                shared[1].close()
+                _shut(shared[1])
 
     # -- writing -------------------------------------------------------------------------
 
@@ -319,7 +340,9 @@ class History:
         with self._lock, self._guard("record the change"):
             db = self._connection()
             with _write(db):
-                return self._insert(db, tool, rows, size, undoes, pending)
+                change = self._insert(db, tool, rows, size, undoes, pending)
+            self._tidy(db)
+            return change
 
     def settle(self, change: int, *, done: bool) -> None:
         """End a pending entry: it counts (``done``; the changes it undoes are marked), or it
@@ -351,6 +374,22 @@ class History:
                 db.execute("DELETE FROM changes WHERE id = ?", (change,))
                 db.execute("UPDATE meta SET value = value - 1 WHERE key = 'entries'")
                 db.execute("UPDATE meta SET value = value - ? WHERE key = 'bytes'", (row[1],))
+            self._tidy(db)
+
+    def _tidy(self, db: sqlite3.Connection) -> None:
+        """After a write: give free pages past :data:`FREE_RESERVE` back to the disk, and
+        checkpoint a write-ahead log longer than :data:`WAL_LIMIT` (see the module docstring).
+        """
+        free = int(db.execute("PRAGMA freelist_count").fetchone()[0])
+        if free > FREE_RESERVE:
+            # One page per step, and execute() takes only the first: executescript all.
+            db.executescript(f"PRAGMA incremental_vacuum({free - FREE_RESERVE})")
+        try:
+            log = os.stat(self.path + "-wal").st_size
+        except OSError:
+            return
+        if log > WAL_LIMIT:
+            _checkpoint(db)
 
     def pending(self) -> list[Entry]:
         """Entries whose change may or may not have been made (its process died, or the
@@ -369,6 +408,8 @@ class History:
         undoes: Sequence[int],
         pending: bool = False,
     ) -> int:
+        # Room is made first, so that the new entry reuses the pages of those it replaces.
+        self._prune(db, size)
         cur = db.execute(
             "INSERT INTO changes (time, tool, undoes, bytes, pending) VALUES (?, ?, ?, ?, ?)",
             (time.time(), tool, ",".join(map(str, undoes)), size, int(pending)),
@@ -385,16 +426,16 @@ class History:
             )
         db.execute("UPDATE meta SET value = value + 1 WHERE key = 'entries'")
         db.execute("UPDATE meta SET value = value + ? WHERE key = 'bytes'", (size,))
-        self._prune(db)
         return change
 
-    def _prune(self, db: sqlite3.Connection) -> None:
-        """Drop the oldest entries while over a retention limit (inside the write); the entry
-        just recorded always stays."""
+    def _prune(self, db: sqlite3.Connection, incoming: int) -> None:
+        """Drop the oldest entries until one more of ``incoming`` bytes fits the retention
+        limits (inside the write); the entry about to be recorded always stays."""
         entries, total = _meta(db)
 
         def over() -> bool:
-            return entries > self.max_entries or (total > self.max_bytes and entries > 1)
+            full = total + incoming > self.max_bytes and entries > 0
+            return entries >= self.max_entries or full
 
         while over():
             last = None
@@ -532,16 +573,53 @@ def _close_spare(keep: str) -> None:
     with _SHARED_LOCK:
         spare = [path for path in _OPEN if path != keep][: max(0, len(_OPEN) - MAX_OPEN)]
     for path in spare:
-        lock = _LOCKS.get(path)
-        if lock is None or not lock.acquire(blocking=False):
-            continue  # in use: it goes another time
+        _close_idle(path)  # one in use goes another time
+
+
+def _close_idle(path: str) -> None:
+    """Close the database at ``path`` unless a thread is using it."""
+    lock = _LOCKS.get(path)
+    if lock is None or not lock.acquire(blocking=False):
+        return
+    try:
+        with _SHARED_LOCK:
+            shared = _OPEN.pop(path, None)
+        if shared is not None and shared[0] == os.getpid():
+            _shut(shared[1])
+    finally:
+        lock.release()
+
+
+def _checkpoint(db: sqlite3.Connection) -> None:
+    """Copy the write-ahead log into the database and truncate it, if no other process is
+    reading or writing right now (never waiting for one: the next write or close tries again).
+    """
+    import sqlite3  # noqa: PLC0415
+
+    try:
+        db.execute("PRAGMA busy_timeout=0")
         try:
-            with _SHARED_LOCK:
-                shared = _OPEN.pop(path, None)
-            if shared is not None and shared[0] == os.getpid():
-                shared[1].close()
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         finally:
-            lock.release()
+            db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
+    except sqlite3.Error:
+        pass  # busy, or the disk refused: the log stays for the next try
+
+
+def _shut(db: sqlite3.Connection) -> None:
+    """Close a connection, leaving no write-ahead log behind (unless another process is using
+    the database at this instant)."""
+    _checkpoint(db)
+    db.close()
+
+
+@atexit.register
+def _close_all() -> None:
+    """At exit, close this process's databases, so that a short process (one ``editguard
+    call``) leaves no log behind for the next to read. A database a thread is still using is
+    left as it is."""
+    for path in list(_OPEN):
+        _close_idle(path)
 
 
 @contextmanager
@@ -555,6 +633,9 @@ def _write(db: sqlite3.Connection) -> Iterator[None]:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+
+
+_INCREMENTAL = 2  # PRAGMA auto_vacuum's value for incremental
 
 
 def _time(value: object) -> float:
