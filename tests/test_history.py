@@ -23,7 +23,7 @@ from editguard.core.delta import (
 )
 from editguard.core.document import decode
 from editguard.core.plan import Plan, Replacement, render, render_tracked
-from editguard.history import FileRecord
+from editguard.history import FileRecord, store
 from tests.conftest import Snapshot
 
 
@@ -254,6 +254,39 @@ def test_retention_drops_the_oldest(root: Path, tmp_path: Path) -> None:
     for i in range(6, 9):
         _edit(small, "a.txt", str(i), str(i + 1))
     assert len(small.history().changes) == 1  # over the bytes: only the newest stays
+
+
+def test_what_retention_frees_goes_back_to_the_disk_also_in_an_older_database(
+    tmp_path: Path,
+) -> None:
+    history = History([str(tmp_path)], str(tmp_path / "h"), max_bytes=200_000)
+    history.ready()
+    history.close()
+    # A database made before the history gave pages back: no auto-vacuum.
+    raw = sqlite3.connect(history.path, isolation_level=None)
+    raw.execute("PRAGMA auto_vacuum=NONE")
+    raw.execute("VACUUM")
+    assert raw.execute("PRAGMA auto_vacuum").fetchone() == (0,)
+    raw.close()
+    rng = random.Random(7)
+
+    def entry(size: int) -> FileRecord:
+        blob = rng.randbytes(size)
+        real = str(tmp_path / "a.bin")
+        return FileRecord("a.bin", real, "updated", "v0", "v1", None, None, 1, 1, "", blob)
+
+    for _ in range(20):
+        history.record("write_file", [entry(60_000)])
+    history.record("write_file", [entry(10)])  # retention drops every big one
+    history.close()
+    assert os.path.getsize(history.path) < 200_000 + store.FREE_RESERVE * 4096 + 64 * 1024
+    assert not os.path.exists(history.path + "-wal")  # closed: no log left behind
+    raw = sqlite3.connect(history.path)
+    try:
+        assert raw.execute("PRAGMA auto_vacuum").fetchone() == (2,)  # converted: incremental
+        assert raw.execute("PRAGMA freelist_count").fetchone()[0] <= store.FREE_RESERVE
+    finally:
+        raw.close()
 
 
 def test_the_store_keeps_names_that_are_not_utf8(tmp_path: Path) -> None:

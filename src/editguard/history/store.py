@@ -231,9 +231,10 @@ class History:
             db = sqlite3.connect(
                 self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
             )
-            # Before any table exists, so that a new database gives freed pages back (an
-            # older one is converted once, below).
-            db.execute("PRAGMA auto_vacuum=INCREMENTAL")
+            if st.st_size == 0:
+                # Before WAL mode writes the header, so that a new database gives freed pages
+                # back (an older one is converted once, below; asking every time costs ms).
+                db.execute(f"PRAGMA auto_vacuum={_INCREMENTAL}")
             db.execute("PRAGMA journal_mode=WAL")
             # A log that is restarted is also cut back to this size.
             db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
@@ -255,6 +256,7 @@ class History:
                     ("\n".join(self.roots).encode("utf-8", "surrogateescape"),),
                 )
             if db.execute("PRAGMA auto_vacuum").fetchone()[0] != _INCREMENTAL:
+                db.execute(f"PRAGMA auto_vacuum={_INCREMENTAL}")
                 db.execute("VACUUM")  # made before auto-vacuum: converted once
         except sqlite3.Error as exc:
             raise self._unusable(f"the database cannot be used ({exc})") from None
