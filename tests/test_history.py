@@ -453,10 +453,39 @@ def test_undo_a_move_by_either_path(ws: Workspace, root: Path) -> None:
         "*** Update File: b.py\n@@\n-b = 1\n+b = 2\n*** End Patch"
     )
     result = ws.undo(path="c.py")
-    assert sorted(f.path for f in result.files) == ["a.py", "c.py"]
+    assert [(f.path, f.action, f.moved_from) for f in result.files] == [("a.py", "moved", "c.py")]
     assert (root / "a.py").read_text() == "a = 1\n"
     assert not (root / "c.py").exists()
     assert (root / "b.py").read_text() == "b = 2\n"  # not part of the file's undo
+
+
+def test_undoing_a_move_says_it_moved_back_with_no_diff_of_unchanged_content(
+    ws: Workspace, root: Path
+) -> None:
+    lines = [f"def f{n}():\n    return {n}\n" for n in range(100)]
+    (root / "a.py").write_text("".join(lines))
+    original = (root / "a.py").read_bytes()
+    ws.move_file("a.py", "b.py")
+    undo = ws.undo()
+    assert [(f.path, f.action, f.moved_from, f.diff) for f in undo.files] == [
+        ("a.py", "moved", "b.py", "")
+    ]
+    assert undo.files[0].version == undo.files[0].previous_version
+    assert (root / "a.py").read_bytes() == original
+    assert not (root / "b.py").exists()
+    # Moved with a change: the move back shows that change alone.
+    ws.apply_patch(
+        "*** Begin Patch\n*** Update File: a.py\n*** Move to: c.py\n@@\n"
+        "-    return 7\n+    return 'seven'\n*** End Patch"
+    )
+    [back] = ws.undo().files
+    assert (back.path, back.action, back.moved_from) == ("a.py", "moved", "c.py")
+    changed = [line for line in back.diff.splitlines()[2:] if line[:1] in "+-"]
+    assert changed == ["-    return 'seven'", "+    return 7"]
+    assert (root / "a.py").read_bytes() == original
+    # The redo moves it away again, and says so too.
+    [redo] = ws.undo(ws.history().changes[0].id).files
+    assert (redo.path, redo.action, redo.moved_from) == ("c.py", "moved", "a.py")
 
 
 def test_a_dry_run_undo_writes_and_records_nothing(ws: Workspace, root: Path) -> None:

@@ -78,7 +78,10 @@ class RestoredFile(BaseModel):
     """One file undo puts back."""
 
     path: str
-    action: Literal["added", "updated", "deleted"]
+    action: Literal["added", "updated", "deleted", "moved"]
+    moved_from: str | None = Field(
+        None, description="moved: the path it moved back from (diff: only a content change)."
+    )
     diff: str
     version: str | None = Field(description="Its version now (none: deleted).")
     previous_version: str | None
@@ -167,6 +170,9 @@ def _undo(
     moves = _moves_back(plans)
     if moves:
         txn.move_all(moves, replace=False)
+    # A move back is one line of the result, on its destination.
+    came_from = {dst.real: src.real for src, dst in moves}
+    moved_away = {staged.where.real: staged for _, staged, _ in plans}
     files = []
     for target, staged, content in plans:
         if content is None:
@@ -174,7 +180,13 @@ def _undo(
                 txn.delete(staged.where)
         else:
             txn.put(staged, content, target.oldest.before_mode)
-        files.append(_change(staged, target.oldest))
+        if staged.where.real in came_from.values():
+            continue
+        source = came_from.get(staged.where.real)
+        if source is not None:
+            files.append(_moved_back(moved_away[source], staged, target.oldest))
+        else:
+            files.append(_change(staged, target.oldest))
     files.extend(restored)
     txn.undoes = sorted(e.id for e in chosen)
     txn.kept = set(targets)
@@ -580,6 +592,22 @@ def _change(staged: StagedFile, rec: FileRecord) -> RestoredFile:
         else records.text_diff(old.text if old else "", new.text if new else "", display),
         version=rec.before_version,
         previous_version=staged.read_version,
+    )
+
+
+def _moved_back(source: StagedFile, staged: StagedFile, rec: FileRecord) -> RestoredFile:
+    """The result's line for a move taken back: where from, and the diff of its content only
+    (none when the content moves back unchanged)."""
+    old, new = source.original, staged.document
+    display = staged.where.display
+    diff = "" if old is None or new is None else records.text_diff(old.text, new.text, display)
+    return RestoredFile(
+        path=display,
+        action="moved",
+        moved_from=source.where.display,
+        diff=diff,
+        version=rec.before_version,
+        previous_version=source.read_version,
     )
 
 
