@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import random
 import sqlite3
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -393,6 +395,64 @@ def test_a_later_change_by_editguard_is_named(ws: Workspace, root: Path) -> None
     assert f"change {second} (edit_file" in info.value.message
     ws.undo(first, force=True)
     assert (root / "a.txt").read_text() == "a\n"
+
+
+def test_an_undo_and_its_redo_are_not_blamed_for_a_later_hand_edit(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "a.txt").write_text("one\ntwo\n")
+    _edit(ws, "a.txt", "one", "ONE")  # change 1
+    ws.undo()  # change 2
+    ws.undo(2)  # change 3: the redo
+    assert (root / "a.txt").read_text() == "ONE\ntwo\n"
+    (root / "a.txt").write_text("ONE\ntwo\nthree\n")  # by hand
+    with pytest.raises(EditError) as info:
+        ws.undo(1)
+    assert info.value.code == "STALE_VERSION"
+    assert info.value.data["changed_by"] == []  # 2 and 3 cancel out
+    assert info.value.data["outside_editguard"] is True
+    # A change that stays in effect is named; an undo and its redo around it are not.
+    _edit(ws, "a.txt", "three", "THREE")  # change 4
+    ws.undo()  # change 5 undoes 4
+    ws.undo(5)  # change 6 redoes 4
+    with pytest.raises(EditError) as info:
+        ws.undo(1)
+    assert info.value.data["changed_by"] == [4]
+    assert info.value.data["clients"] == ["python"]
+    ws.undo(6)  # change 7 undoes the redo: 4, 5, 6 and 7 cancel out
+    with pytest.raises(EditError) as info:
+        ws.undo(1)
+    assert info.value.data["changed_by"] == []
+
+
+def test_a_stale_edit_names_the_change_and_the_client_that_made_the_file_so(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "a.txt").write_text("one\n")
+    version = ws.read_file("a.txt").version
+    arguments = '{"path": "a.txt", "edits": [{"old_text": "one", "new_text": "uno"}]}'
+    cli = subprocess.run(
+        [sys.executable, "-m", "editguard", "call", "edit_file", "--root", str(root), arguments],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert cli.returncode == 0, cli.stdout + cli.stderr
+    with pytest.raises(EditError) as info:
+        ws.edit_file("a.txt", [{"old_text": "uno", "new_text": "eins"}], expected_version=version)
+    assert info.value.code == "STALE_VERSION"
+    [change] = ws.history().changes
+    assert (change.tool, change.client) == ("edit_file", "cli")
+    assert info.value.data["changed_by"] == [change.id]
+    assert info.value.data["clients"] == ["cli"]
+    ws.edit_file("a.txt", [{"old_text": "uno", "new_text": "eins"}])
+    assert ws.history().changes[0].client == "python"
+    # Changed outside editguard since: no recorded change is named.
+    (root / "a.txt").write_text("by hand\n")
+    with pytest.raises(EditError) as info:
+        ws.edit_file("a.txt", [{"old_text": "by", "new_text": "BY"}], expected_version=version)
+    assert "changed_by" not in info.value.data
 
 
 def test_a_large_file_changed_outside_cannot_be_rebuilt(ws: Workspace, root: Path) -> None:

@@ -36,7 +36,7 @@ import httpx2
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, Implementation, TextContent
 
 from editguard import Workspace
 from editguard.core.document import content_version
@@ -197,7 +197,9 @@ async def cli_session(root: Path, flags: list[str]) -> AsyncIterator[Call]:
 
 def server_env() -> dict[str, str]:
     """What a stdio server must inherit (the SDK passes only a few variables by default)."""
-    return {k: os.environ[k] for k in ("EDITGUARD_HISTORY", "EDITGUARD_JOURNAL") if k in os.environ}
+    # PYTHONPATH too: a checkout whose src is on it (not installed) serves its own code.
+    wanted = ("EDITGUARD_HISTORY", "EDITGUARD_JOURNAL", "PYTHONPATH")
+    return {k: os.environ[k] for k in wanted if k in os.environ}
 
 
 def answer_of(result: CallToolResult) -> Answer:
@@ -1239,6 +1241,38 @@ async def test_no_history_records_nothing_and_undo_has_nothing_to_undo(
     )
     assert proc.returncode == 1
     assert json.loads(proc.stdout)["error"]["code"] == "CHANGE_NOT_FOUND"
+
+
+async def test_each_change_records_its_client_and_a_stale_undo_names_them(
+    root: Path, history_dir: Path
+) -> None:
+    put(root / "a.txt", b"one\ntwo\n")
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "editguard", "serve", str(root), "--log-level", "WARNING"],
+        env=server_env(),
+    )
+    agent = Implementation(name="some-agent", version="2.5.1")
+    async with Client(params, client_info=agent) as client:
+
+        async def call(tool: str, **arguments: Any) -> Answer:
+            return answer_of(await client.call_tool(tool, arguments))
+
+        (await call("edit_file", path="a.txt", edits=edit("one", "ONE"))).result()
+        cli(root, "edit_file", {"path": "a.txt", "edits": edit("two", "TWO")}).result()
+        log = (await call("history")).result()["changes"]
+        assert [(c["id"], c["client"]) for c in log] == [(2, "cli"), (1, "some-agent 2.5.1")]
+        stale = (await call("undo", change_id=1)).error("STALE_VERSION")
+        assert says(stale, "changed_by", [2])
+        assert says(stale, "clients", ["cli"])
+    printed = subprocess.run(
+        [sys.executable, "-m", "editguard", "history", "--root", str(root)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "by some-agent 2.5.1" in printed.stdout or '"some-agent 2.5.1"' in printed.stdout
 
 
 # -- 7. retention ------------------------------------------------------------------------------

@@ -1,12 +1,14 @@
 """The durable record of every change editguard commits: one SQLite database per set of roots.
 
 Each change (one tool call that wrote: an edit, a batch, a patch, an undo) is one entry: an id,
-the time, the tool, and one record per path it touched, with what is needed to take it back
-(:mod:`editguard.core.delta`). The database lives outside the project, in the user's state
-folder (``$EDITGUARD_HISTORY``, else ``$XDG_STATE_HOME/editguard/history``, else
-``~/.local/state/editguard/history``), owner-only, in WAL mode so that several servers and
-command-line calls on the same roots share it safely. Retention keeps at most ``max_entries``
-entries and ``max_bytes`` of stored changes; the oldest go first.
+the time, the tool, the client that asked for it (an MCP client's name and version from its
+``initialize`` request, ``cli`` or ``python``), and one record per path it touched, with what
+is needed to take it back (:mod:`editguard.core.delta`). The database lives outside the
+project, in the user's state folder (``$EDITGUARD_HISTORY``, else
+``$XDG_STATE_HOME/editguard/history``, else ``~/.local/state/editguard/history``), owner-only,
+in WAL mode so that several servers and command-line calls on the same roots share it safely.
+Retention keeps at most ``max_entries`` entries and ``max_bytes`` of stored changes; the oldest
+go first.
 
 What retention frees goes back to the disk, in every process, however it ends: the database
 uses incremental auto-vacuum, so that free pages past a small reserve are given back after a
@@ -62,7 +64,8 @@ CREATE TABLE IF NOT EXISTS changes (
     undoes TEXT NOT NULL DEFAULT '',
     undone_by INTEGER,
     bytes INTEGER NOT NULL,
-    pending INTEGER NOT NULL DEFAULT 0
+    pending INTEGER NOT NULL DEFAULT 0,
+    client TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS files (
     change INTEGER NOT NULL,
@@ -158,6 +161,7 @@ class Entry:
     files: tuple[FileRecord, ...]
     undoes: tuple[int, ...] = ()
     undone_by: int | None = None
+    client: str = ""  # who asked for it: an MCP client's name and version, "cli", "python"
 
 
 class History:
@@ -243,12 +247,12 @@ class History:
             with _write(db):
                 for statement in _SCHEMA.split(";"):
                     if "changes_pending" in statement:
-                        # A database made before entries could be pending gets the column.
+                        # A database made before entries could be pending, or named their
+                        # client, gets the columns.
                         columns = {r[1] for r in db.execute("PRAGMA table_info(changes)")}
-                        if "pending" not in columns:
-                            db.execute(
-                                "ALTER TABLE changes ADD COLUMN pending INTEGER NOT NULL DEFAULT 0"
-                            )
+                        for column, kind in _ADDED_COLUMNS:
+                            if column not in columns:
+                                db.execute(f"ALTER TABLE changes ADD COLUMN {column} {kind}")
                     if statement.strip():
                         db.execute(statement)
                 db.execute(
@@ -302,18 +306,30 @@ class History:
 
     # -- writing -------------------------------------------------------------------------
 
-    def record(self, tool: str, files: Sequence[FileRecord], undoes: Sequence[int] = ()) -> int:
-        """Record one change (already made); returns its id. Entries past the retention limits
-        go.
+    def record(
+        self,
+        tool: str,
+        files: Sequence[FileRecord],
+        undoes: Sequence[int] = (),
+        *,
+        client: str = "",
+    ) -> int:
+        """Record one change (already made), asked for by ``client``; returns its id. Entries
+        past the retention limits go.
 
         Raises:
             WriteFailed: the database refused (disk full, locked past the timeout).
         """
-        return self._write_entry(tool, files, undoes, pending=False)
+        return self._write_entry(tool, files, undoes, pending=False, client=client)
 
     @contextmanager
     def recording(
-        self, tool: str, files: Sequence[FileRecord], undoes: Sequence[int] = ()
+        self,
+        tool: str,
+        files: Sequence[FileRecord],
+        undoes: Sequence[int] = (),
+        *,
+        client: str = "",
     ) -> Iterator[int]:
         """Record one change made by the ``with`` block: the entry is committed first, as
         pending (so a history that cannot record refuses before anything changes, and a change
@@ -323,7 +339,7 @@ class History:
         Raises:
             WriteFailed: the database refused before the block (nothing was made).
         """
-        change = self._write_entry(tool, files, undoes, pending=True)
+        change = self._write_entry(tool, files, undoes, pending=True, client=client)
         try:
             yield change
         except BaseException:
@@ -335,14 +351,20 @@ class History:
             self.settle(change, done=True)
 
     def _write_entry(
-        self, tool: str, files: Sequence[FileRecord], undoes: Sequence[int], *, pending: bool
+        self,
+        tool: str,
+        files: Sequence[FileRecord],
+        undoes: Sequence[int],
+        *,
+        pending: bool,
+        client: str = "",
     ) -> int:
-        size = sum(f.size for f in files)
+        size = sum(f.size for f in files) + len(client)
         rows = [_row(f) for f in files]
         with self._lock, self._guard("record the change"):
             db = self._connection()
             with _write(db):
-                change = self._insert(db, tool, rows, size, undoes, pending)
+                change = self._insert(db, tool, rows, size, undoes, pending, client)
             self._tidy(db)
             return change
 
@@ -409,12 +431,14 @@ class History:
         size: int,
         undoes: Sequence[int],
         pending: bool = False,
+        client: str = "",
     ) -> int:
         # Room is made first, so that the new entry reuses the pages of those it replaces.
         self._prune(db, size)
         cur = db.execute(
-            "INSERT INTO changes (time, tool, undoes, bytes, pending) VALUES (?, ?, ?, ?, ?)",
-            (time.time(), tool, ",".join(map(str, undoes)), size, int(pending)),
+            "INSERT INTO changes (time, tool, undoes, bytes, pending, client) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (time.time(), tool, ",".join(map(str, undoes)), size, int(pending), client),
         )
         change = cur.lastrowid
         assert change is not None
@@ -523,7 +547,7 @@ class History:
         heads = {
             r[0]: r
             for r in db.execute(
-                f"SELECT id, time, tool, undoes, undone_by FROM changes "  # noqa: S608
+                f"SELECT id, time, tool, undoes, undone_by, client FROM changes "  # noqa: S608
                 f"WHERE id IN ({marks}) AND pending = ?",
                 [*ids, int(pending)],
             )
@@ -542,10 +566,16 @@ class History:
                     files[row[0]].append(_record(row[1:], full))
             for i in ids:
                 if i in heads:
-                    _, when, tool, undoes, undone_by = heads[i]
+                    _, when, tool, undoes, undone_by, client = heads[i]
                     undone = _number(undone_by, 1 << 62, optional=True)
                     entry = Entry(
-                        i, _time(when), _tool(tool), tuple(files[i]), _ids(undoes), undone
+                        i,
+                        _time(when),
+                        _tool(tool),
+                        tuple(files[i]),
+                        _ids(undoes),
+                        undone,
+                        _tool(client),
                     )
                     out.append(entry)
         except (ValueError, TypeError, OverflowError, zlib.error, UnicodeError) as exc:
@@ -638,6 +668,8 @@ def _write(db: sqlite3.Connection) -> Iterator[None]:
 
 
 _INCREMENTAL = 2  # PRAGMA auto_vacuum's value for incremental
+# Columns of ``changes`` added since the first databases were made (ALTER TABLE adds them).
+_ADDED_COLUMNS = (("pending", "INTEGER NOT NULL DEFAULT 0"), ("client", "TEXT NOT NULL DEFAULT ''"))
 
 
 def _time(value: object) -> float:
@@ -730,9 +762,9 @@ def _bytes(value: object) -> bytes:
 
 
 def _tool(value: object) -> str:
-    """A stored tool name. Raises ValueError for anything else."""
+    """A stored tool or client name. Raises ValueError for anything else."""
     if not isinstance(value, str):
-        raise ValueError(f"a tool of {value!r}")  # noqa: TRY004
+        raise ValueError(f"a name of {value!r}")  # noqa: TRY004
     return value
 
 
