@@ -1486,9 +1486,10 @@ async def test_the_history_command_prints_a_coloured_log_in_a_terminal_and_json_
     heads = [line for line in out.splitlines() if not line.startswith("    ")]
     assert [h.split("  ")[0] for h in heads] == [f"\x1b[33mchange {n}\x1b[0m" for n in (4, 3, 2, 1)]
     assert re.fullmatch(
-        r"\x1b\[33mchange 4\x1b\[0m  \d{4}-\d\d-\d\dT\S+Z  undo  \(undoes 1\)", heads[0]
+        r"\x1b\[33mchange 4\x1b\[0m  \d{4}-\d\d-\d\dT\S+Z  undo  by python  \(undoes 1\)",
+        heads[0],
     )
-    assert heads[3].endswith("  edit_file  \x1b[2m[undone by 4]\x1b[0m")
+    assert heads[3].endswith("  edit_file  by python  \x1b[2m[undone by 4]\x1b[0m")
     body = out.splitlines()
     assert f"    M notes.txt  {green('+2')} {red('-1')}" in body  # the edit
     assert f"    M notes.txt  {green('+1')} {red('-2')}" in body  # its undo

@@ -401,19 +401,24 @@ class History:
             self._tidy(db)
 
     def _tidy(self, db: sqlite3.Connection) -> None:
-        """After a write: give free pages past :data:`FREE_RESERVE` back to the disk, and
-        checkpoint a write-ahead log longer than :data:`WAL_LIMIT` (see the module docstring).
-        """
-        free = int(db.execute("PRAGMA freelist_count").fetchone()[0])
-        if free > FREE_RESERVE:
-            # One page per step, and execute() takes only the first: executescript all.
-            db.executescript(f"PRAGMA incremental_vacuum({free - FREE_RESERVE})")
-        try:
-            log = os.stat(self.path + "-wal").st_size
-        except OSError:
-            return
-        if log > WAL_LIMIT:
-            _checkpoint(db)
+        """After a write (committed): give free pages past :data:`FREE_RESERVE` back to the
+        disk, and checkpoint a write-ahead log longer than :data:`WAL_LIMIT` (see the module
+        docstring). Housekeeping: it never waits for another process and never fails the
+        write; what it cannot do now, the next write does."""
+        import sqlite3  # noqa: PLC0415
+
+        with _not_waiting(db):
+            try:
+                free = int(db.execute("PRAGMA freelist_count").fetchone()[0])
+                if free > FREE_RESERVE:
+                    # One page per step, and execute() takes only the first: executescript
+                    # runs it to the end (no transaction is open: nothing else is committed).
+                    db.executescript(f"PRAGMA incremental_vacuum({free - FREE_RESERVE})")
+                log = os.stat(self.path + "-wal").st_size
+                if log > WAL_LIMIT:
+                    db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            except (sqlite3.Error, OSError):
+                pass
 
     def pending(self) -> list[Entry]:
         """Entries whose change may or may not have been made (its process died, or the
@@ -622,26 +627,23 @@ def _close_idle(path: str) -> None:
         lock.release()
 
 
-def _checkpoint(db: sqlite3.Connection) -> None:
-    """Copy the write-ahead log into the database and truncate it, if no other process is
-    reading or writing right now (never waiting for one: the next write or close tries again).
-    """
-    import sqlite3  # noqa: PLC0415
-
+@contextmanager
+def _not_waiting(db: sqlite3.Connection) -> Iterator[None]:
+    """Within the block, a statement that another process's lock blocks fails at once."""
+    db.execute("PRAGMA busy_timeout=0")
     try:
-        db.execute("PRAGMA busy_timeout=0")
-        try:
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-        finally:
-            db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
-    except sqlite3.Error:
-        pass  # busy, or the disk refused: the log stays for the next try
+        yield
+    finally:
+        db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
 
 
 def _shut(db: sqlite3.Connection) -> None:
     """Close a connection, leaving no write-ahead log behind (unless another process is using
-    the database at this instant)."""
-    _checkpoint(db)
+    the database at this instant: it is then left for the next write or close)."""
+    import sqlite3  # noqa: PLC0415
+
+    with contextlib.suppress(sqlite3.Error), _not_waiting(db):
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     db.close()
 
 
