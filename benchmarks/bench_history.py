@@ -282,19 +282,31 @@ class TimedHistory(History):
         super().__init__(*args, **kwargs)
         self.spent: list[float] = []
 
-    def record(self, tool: str, files: Sequence[FileRecord], undoes: Sequence[int] = ()) -> int:
+    def record(
+        self,
+        tool: str,
+        files: Sequence[FileRecord],
+        undoes: Sequence[int] = (),
+        *,
+        client: str = "",
+    ) -> int:
         start = time.perf_counter()
         try:
-            return super().record(tool, files, undoes)
+            return super().record(tool, files, undoes, client=client)
         finally:
             self.spent.append(time.perf_counter() - start)
 
     @contextmanager
     def recording(
-        self, tool: str, files: Sequence[FileRecord], undoes: Sequence[int] = ()
+        self,
+        tool: str,
+        files: Sequence[FileRecord],
+        undoes: Sequence[int] = (),
+        *,
+        client: str = "",
     ) -> Iterator[int]:
         start = time.perf_counter()
-        with super().recording(tool, files, undoes) as change:
+        with super().recording(tool, files, undoes, client=client) as change:
             inserted = time.perf_counter()
             yield change
             made = time.perf_counter()

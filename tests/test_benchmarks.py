@@ -30,6 +30,7 @@ BENCH_EXTRA = {"bench_tokens.py": "mistral_common"}
         "bench_ladder.py",
         "bench_journal.py",
         "bench_history.py",
+        "bench_history_calls.py",
         "bench_mcp.py",
         "bench_walk.py",
         "bench_grep.py",

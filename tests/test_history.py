@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import random
 import sqlite3
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -23,7 +25,7 @@ from editguard.core.delta import (
 )
 from editguard.core.document import decode
 from editguard.core.plan import Plan, Replacement, render, render_tracked
-from editguard.history import FileRecord
+from editguard.history import FileRecord, store
 from tests.conftest import Snapshot
 
 
@@ -256,6 +258,39 @@ def test_retention_drops_the_oldest(root: Path, tmp_path: Path) -> None:
     assert len(small.history().changes) == 1  # over the bytes: only the newest stays
 
 
+def test_what_retention_frees_goes_back_to_the_disk_also_in_an_older_database(
+    tmp_path: Path,
+) -> None:
+    history = History([str(tmp_path)], str(tmp_path / "h"), max_bytes=200_000)
+    history.ready()
+    history.close()
+    # A database made before the history gave pages back: no auto-vacuum.
+    raw = sqlite3.connect(history.path, isolation_level=None)
+    raw.execute("PRAGMA auto_vacuum=NONE")
+    raw.execute("VACUUM")
+    assert raw.execute("PRAGMA auto_vacuum").fetchone() == (0,)
+    raw.close()
+    rng = random.Random(7)
+
+    def entry(size: int) -> FileRecord:
+        blob = rng.randbytes(size)
+        real = str(tmp_path / "a.bin")
+        return FileRecord("a.bin", real, "updated", "v0", "v1", None, None, 1, 1, "", blob)
+
+    for _ in range(20):
+        history.record("write_file", [entry(60_000)])
+    history.record("write_file", [entry(10)])  # retention drops every big one
+    history.close()
+    assert os.path.getsize(history.path) < 200_000 + store.FREE_RESERVE * 4096 + 64 * 1024
+    assert not os.path.exists(history.path + "-wal")  # closed: no log left behind
+    raw = sqlite3.connect(history.path)
+    try:
+        assert raw.execute("PRAGMA auto_vacuum").fetchone() == (2,)  # converted: incremental
+        assert raw.execute("PRAGMA freelist_count").fetchone()[0] <= store.FREE_RESERVE
+    finally:
+        raw.close()
+
+
 def test_the_store_keeps_names_that_are_not_utf8(tmp_path: Path) -> None:
     history = History([str(tmp_path)], str(tmp_path / "h"))
     name = os.fsdecode(b"caf\xe9.txt")
@@ -362,6 +397,64 @@ def test_a_later_change_by_editguard_is_named(ws: Workspace, root: Path) -> None
     assert (root / "a.txt").read_text() == "a\n"
 
 
+def test_an_undo_and_its_redo_are_not_blamed_for_a_later_hand_edit(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "a.txt").write_text("one\ntwo\n")
+    _edit(ws, "a.txt", "one", "ONE")  # change 1
+    ws.undo()  # change 2
+    ws.undo(2)  # change 3: the redo
+    assert (root / "a.txt").read_text() == "ONE\ntwo\n"
+    (root / "a.txt").write_text("ONE\ntwo\nthree\n")  # by hand
+    with pytest.raises(EditError) as info:
+        ws.undo(1)
+    assert info.value.code == "STALE_VERSION"
+    assert info.value.data["changed_by"] == []  # 2 and 3 cancel out
+    assert info.value.data["outside_editguard"] is True
+    # A change that stays in effect is named; an undo and its redo around it are not.
+    _edit(ws, "a.txt", "three", "THREE")  # change 4
+    ws.undo()  # change 5 undoes 4
+    ws.undo(5)  # change 6 redoes 4
+    with pytest.raises(EditError) as info:
+        ws.undo(1)
+    assert info.value.data["changed_by"] == [4]
+    assert info.value.data["clients"] == ["python"]
+    ws.undo(6)  # change 7 undoes the redo: 4, 5, 6 and 7 cancel out
+    with pytest.raises(EditError) as info:
+        ws.undo(1)
+    assert info.value.data["changed_by"] == []
+
+
+def test_a_stale_edit_names_the_change_and_the_client_that_made_the_file_so(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "a.txt").write_text("one\n")
+    version = ws.read_file("a.txt").version
+    arguments = '{"path": "a.txt", "edits": [{"old_text": "one", "new_text": "uno"}]}'
+    cli = subprocess.run(
+        [sys.executable, "-m", "editguard", "call", "edit_file", "--root", str(root), arguments],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert cli.returncode == 0, cli.stdout + cli.stderr
+    with pytest.raises(EditError) as info:
+        ws.edit_file("a.txt", [{"old_text": "uno", "new_text": "eins"}], expected_version=version)
+    assert info.value.code == "STALE_VERSION"
+    [change] = ws.history().changes
+    assert (change.tool, change.client) == ("edit_file", "cli")
+    assert info.value.data["changed_by"] == [change.id]
+    assert info.value.data["clients"] == ["cli"]
+    ws.edit_file("a.txt", [{"old_text": "uno", "new_text": "eins"}])
+    assert ws.history().changes[0].client == "python"
+    # Changed outside editguard since: no recorded change is named.
+    (root / "a.txt").write_text("by hand\n")
+    with pytest.raises(EditError) as info:
+        ws.edit_file("a.txt", [{"old_text": "by", "new_text": "BY"}], expected_version=version)
+    assert "changed_by" not in info.value.data
+
+
 def test_a_large_file_changed_outside_cannot_be_rebuilt(ws: Workspace, root: Path) -> None:
     big = root / "big.txt"
     big.write_text("".join(f"line {i}\n" for i in range(20_000)))
@@ -420,10 +513,39 @@ def test_undo_a_move_by_either_path(ws: Workspace, root: Path) -> None:
         "*** Update File: b.py\n@@\n-b = 1\n+b = 2\n*** End Patch"
     )
     result = ws.undo(path="c.py")
-    assert sorted(f.path for f in result.files) == ["a.py", "c.py"]
+    assert [(f.path, f.action, f.moved_from) for f in result.files] == [("a.py", "moved", "c.py")]
     assert (root / "a.py").read_text() == "a = 1\n"
     assert not (root / "c.py").exists()
     assert (root / "b.py").read_text() == "b = 2\n"  # not part of the file's undo
+
+
+def test_undoing_a_move_says_it_moved_back_with_no_diff_of_unchanged_content(
+    ws: Workspace, root: Path
+) -> None:
+    lines = [f"def f{n}():\n    return {n}\n" for n in range(100)]
+    (root / "a.py").write_text("".join(lines))
+    original = (root / "a.py").read_bytes()
+    ws.move_file("a.py", "b.py")
+    undo = ws.undo()
+    assert [(f.path, f.action, f.moved_from, f.diff) for f in undo.files] == [
+        ("a.py", "moved", "b.py", "")
+    ]
+    assert undo.files[0].version == undo.files[0].previous_version
+    assert (root / "a.py").read_bytes() == original
+    assert not (root / "b.py").exists()
+    # Moved with a change: the move back shows that change alone.
+    ws.apply_patch(
+        "*** Begin Patch\n*** Update File: a.py\n*** Move to: c.py\n@@\n"
+        "-    return 7\n+    return 'seven'\n*** End Patch"
+    )
+    [back] = ws.undo().files
+    assert (back.path, back.action, back.moved_from) == ("a.py", "moved", "c.py")
+    changed = [line for line in back.diff.splitlines()[2:] if line[:1] in "+-"]
+    assert changed == ["-    return 'seven'", "+    return 7"]
+    assert (root / "a.py").read_bytes() == original
+    # The redo moves it away again, and says so too.
+    [redo] = ws.undo(ws.history().changes[0].id).files
+    assert (redo.path, redo.action, redo.moved_from) == ("c.py", "moved", "a.py")
 
 
 def test_a_dry_run_undo_writes_and_records_nothing(ws: Workspace, root: Path) -> None:

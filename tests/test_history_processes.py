@@ -36,11 +36,11 @@ import httpx2
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, Implementation, TextContent
 
 from editguard import Workspace
 from editguard.core.document import content_version
-from editguard.history import History
+from editguard.history import History, store
 
 from .conftest import Snapshot, set_old_mtime
 from .crashes import (
@@ -197,7 +197,9 @@ async def cli_session(root: Path, flags: list[str]) -> AsyncIterator[Call]:
 
 def server_env() -> dict[str, str]:
     """What a stdio server must inherit (the SDK passes only a few variables by default)."""
-    return {k: os.environ[k] for k in ("EDITGUARD_HISTORY", "EDITGUARD_JOURNAL") if k in os.environ}
+    # PYTHONPATH too: a checkout whose src is on it (not installed) serves its own code.
+    wanted = ("EDITGUARD_HISTORY", "EDITGUARD_JOURNAL", "PYTHONPATH")
+    return {k: os.environ[k] for k in wanted if k in os.environ}
 
 
 def answer_of(result: CallToolResult) -> Answer:
@@ -1241,6 +1243,38 @@ async def test_no_history_records_nothing_and_undo_has_nothing_to_undo(
     assert json.loads(proc.stdout)["error"]["code"] == "CHANGE_NOT_FOUND"
 
 
+async def test_each_change_records_its_client_and_a_stale_undo_names_them(
+    root: Path, history_dir: Path
+) -> None:
+    put(root / "a.txt", b"one\ntwo\n")
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "editguard", "serve", str(root), "--log-level", "WARNING"],
+        env=server_env(),
+    )
+    agent = Implementation(name="some-agent", version="2.5.1")
+    async with Client(params, client_info=agent) as client:
+
+        async def call(tool: str, **arguments: Any) -> Answer:
+            return answer_of(await client.call_tool(tool, arguments))
+
+        (await call("edit_file", path="a.txt", edits=edit("one", "ONE"))).result()
+        cli(root, "edit_file", {"path": "a.txt", "edits": edit("two", "TWO")}).result()
+        log = (await call("history")).result()["changes"]
+        assert [(c["id"], c["client"]) for c in log] == [(2, "cli"), (1, "some-agent 2.5.1")]
+        stale = (await call("undo", change_id=1)).error("STALE_VERSION")
+        assert says(stale, "changed_by", [2])
+        assert says(stale, "clients", ["cli"])
+    printed = subprocess.run(
+        [sys.executable, "-m", "editguard", "history", "--root", str(root)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "by some-agent 2.5.1" in printed.stdout or '"some-agent 2.5.1"' in printed.stdout
+
+
 # -- 7. retention ------------------------------------------------------------------------------
 
 
@@ -1317,6 +1351,85 @@ async def test_retention_by_bytes_keeps_the_newest_entries_that_fit(
     check_database(database(history_dir)).close()
 
 
+def history_disk(folder: Path) -> int:
+    """The bytes the history takes on disk: the database, its write-ahead log and its index."""
+    return sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
+
+
+CLI = (sys.executable, "-m", "editguard")
+
+# What the history may take past its limit, whatever the number of calls: the free pages kept
+# for the next entries, a write-ahead log a server keeps open, its index, and a page or two.
+DISK_SLACK = store.FREE_RESERVE * 4096 + store.WAL_LIMIT + 64 * 1024
+
+
+async def many_cli_calls(root: Path, history_dir: Path, calls: int, *, beside_server: bool) -> None:
+    """``calls`` command-line calls, in turn a new ~60 KB file's content (random, so that it
+    does not compress) and a one-line edit of it, under a 250 KB history limit; the history's
+    disk use measured after each, and its write-ahead log. Beside a server: the server holds
+    the database open throughout, and writes every tenth call."""
+    limit = 250_000
+    flags = ["--history-bytes", str(limit), "--json"]
+    server = HttpServer(root, *flags[:2]) if beside_server else None
+    rng = random.Random(calls)
+    args = root.parent / "args.json"
+    worst = 0
+    try:
+        for n in range(calls):
+            if n % 2 == 0:
+                text = "".join(f"{n} {rng.getrandbits(128):032x}\n" for _ in range(1700))
+                arguments: dict[str, Any] = {"path": "a.txt", "content": text}
+                tool = "write_file"
+            else:
+                line = text.splitlines()[n % 1700]
+                arguments = {"path": "a.txt", "edits": edit(line, line + " edited")}
+                tool = "edit_file"
+            args.write_text(json.dumps(arguments))
+            proc = subprocess.run(
+                [*CLI, "call", tool, "--args-file", str(args), "--root", str(root), *flags],
+                cwd=root,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+            if server is not None and n % 10 == 9:
+                async with server.session() as call:
+                    put(root / "b.txt", f"{n}\n".encode())
+                    (await call("edit_file", path="b.txt", edits=edit(f"{n}", f"{n}!"))).result()
+            used = history_disk(history_dir)
+            worst = max(worst, used)
+            assert used <= limit + DISK_SLACK, (n, used, sorted(os.listdir(history_dir)))
+            wal = history_dir / (database(history_dir).name + "-wal")
+            assert not wal.exists() or wal.stat().st_size <= store.WAL_LIMIT, n
+    finally:
+        if server is not None:
+            server.stop()
+    db = check_database(database(history_dir))
+    try:
+        stored = db.execute("SELECT sum(bytes) FROM changes").fetchone()[0]
+        assert stored <= limit
+    finally:
+        db.close()
+    assert history_disk(history_dir) <= limit + DISK_SLACK
+    assert worst > limit // 2  # the history was really used up to its limit
+
+
+@pytest.mark.parametrize("beside_server", [False, True], ids=["alone", "beside_a_server"])
+async def test_the_history_stays_within_its_limit_over_many_command_line_calls(
+    root: Path, history_dir: Path, beside_server: bool
+) -> None:
+    await many_cli_calls(root, history_dir, 30, beside_server=beside_server)
+
+
+@pytest.mark.slow
+async def test_the_history_stays_within_its_limit_over_a_thousand_command_line_calls(
+    root: Path, history_dir: Path
+) -> None:
+    await many_cli_calls(root, history_dir, 1000, beside_server=False)
+
+
 # -- 8. the log in a terminal --------------------------------------------------------------
 
 
@@ -1373,9 +1486,10 @@ async def test_the_history_command_prints_a_coloured_log_in_a_terminal_and_json_
     heads = [line for line in out.splitlines() if not line.startswith("    ")]
     assert [h.split("  ")[0] for h in heads] == [f"\x1b[33mchange {n}\x1b[0m" for n in (4, 3, 2, 1)]
     assert re.fullmatch(
-        r"\x1b\[33mchange 4\x1b\[0m  \d{4}-\d\d-\d\dT\S+Z  undo  \(undoes 1\)", heads[0]
+        r"\x1b\[33mchange 4\x1b\[0m  \d{4}-\d\d-\d\dT\S+Z  undo  by python  \(undoes 1\)",
+        heads[0],
     )
-    assert heads[3].endswith("  edit_file  \x1b[2m[undone by 4]\x1b[0m")
+    assert heads[3].endswith("  edit_file  by python  \x1b[2m[undone by 4]\x1b[0m")
     body = out.splitlines()
     assert f"    M notes.txt  {green('+2')} {red('-1')}" in body  # the edit
     assert f"    M notes.txt  {green('+1')} {red('-2')}" in body  # its undo

@@ -315,7 +315,13 @@ def test_a_multi_file_patch_is_undone_and_redone_as_one_tree(tmp_path: Path) -> 
 
     undo = ws.undo()
     same_tree(tmp_path, original)
-    assert len(undo.files) == 12  # every path the patch touched, both ends of each move
+    # Every path the patch touched: a move back is one line naming both ends; the move onto
+    # an existing file is taken back as that file's old content and the moved file's re-adding.
+    assert len(undo.files) == 10
+    assert sorted((f.path, f.moved_from) for f in undo.files if f.action == "moved") == [
+        (cfg.name, "moved/configobj.py"),
+        (clip.name, "pyperclip.py"),
+    ]
     ws.undo(change_id=undo.change_id)
     same_tree(tmp_path, patched)
     ws.undo()

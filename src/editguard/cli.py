@@ -10,6 +10,7 @@ editguard history [PATH]                the changes editguard made, newest first
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import io
 import json
@@ -274,7 +275,8 @@ def _serve(args: argparse.Namespace) -> int:
         level=args.log_level,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    context = _context(args, prewarm=True)
+    # Each call names its client from the initialize request; "mcp" where it gave none.
+    context = dataclasses.replace(_context(args, prewarm=True), client="mcp")
     from editguard.mcp_server import (  # noqa: PLC0415 - the SDK loads only to serve
         TOKEN_ENV,
         EditguardServer,
@@ -371,6 +373,8 @@ def format_history(changes: list[dict[str, Any]], *, colour: bool) -> str:
     for change in changes:
         ident = paint("33", f"change {change['id']}")
         head = f"{ident}  {change['time']}  {change['tool']}"
+        if change.get("client"):
+            head += f"  by {change['client']}"
         if change.get("undoes"):
             head += f"  (undoes {', '.join(map(str, change['undoes']))})"
         if change.get("undone_by"):
@@ -507,7 +511,7 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
         _print_error(out, exc.to_dict(), human)
         return EXIT_TOOL_ERROR
     # One call, then the process ends: nothing to parse ahead for.
-    context = _context(args, prewarm=False)
+    context = dataclasses.replace(_context(args, prewarm=False), client="cli")
     _started()
     answer = tool.run_safely(context, arguments)
     if isinstance(answer, EditError):

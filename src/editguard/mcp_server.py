@@ -19,6 +19,7 @@ This module imports the MCP SDK (about 0.5 s); the CLI imports it only for ``ser
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import hmac
 import io
@@ -220,6 +221,9 @@ class EditguardServer(MCPServer):
             ctx = await self._context_for(context)
         except EditError as exc:
             return error_result(exc)
+        client = client_of(context)
+        if client is not None and client != ctx.client:
+            ctx = dataclasses.replace(ctx, client=client)  # as the history records it
         tool = self._tool(name)
         answer = await anyio.to_thread.run_sync(tool.run_safely, ctx, arguments or {})
         if isinstance(answer, EditError):
@@ -339,6 +343,26 @@ def _connection_state(session: Any) -> dict[str, Any] | None:
     """
     state = getattr(getattr(session, "_connection", None), "state", None)
     return state if isinstance(state, dict) else None
+
+
+MAX_CLIENT_NAME = 100  # characters of a client's name and version the history keeps
+
+
+def client_of(context: Context[Any, Any] | None) -> str | None:
+    """The client's name and version, as its ``initialize`` request gave them (``clientInfo``);
+    None where it gave none."""
+    try:
+        params = context.session.client_params if context is not None else None
+    except (LookupError, AttributeError, ValueError):
+        return None
+    info = getattr(params, "client_info", None)
+    name = str(getattr(info, "name", "") or "").strip()
+    if not name:
+        return None
+    version = str(getattr(info, "version", "") or "").strip()
+    named = f"{name} {version}" if version else name
+    # A name is the client's to choose: kept short and printable, as it is shown back.
+    return "".join(c if c.isprintable() else "?" for c in named)[:MAX_CLIENT_NAME]
 
 
 def narrow(server_roots: Sequence[str], client_roots: Sequence[str]) -> list[str]:

@@ -107,6 +107,8 @@ class Context:
     transaction: Staging | None = None
     history: History | None = None  # where committed changes are recorded (None: nowhere)
     tool: str = ""  # the tool that is running, as history records it
+    # Who asked (history records it): an MCP client's name and version, "cli", "python".
+    client: str = "python"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -404,7 +406,7 @@ def _record(
         else records.restore(len(before.text), lambda: encode_document(before), [tuple(splices)]),
     )
     try:
-        history.record(ctx.tool or "edit", [entry])
+        history.record(ctx.tool or "edit", [entry], client=ctx.client)
     except EditError as exc:
         note = f"this change is not in the history, so undo cannot take it back: {exc.message}"
         return dataclasses.replace(report, notes=(*report.notes, note))

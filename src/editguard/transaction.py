@@ -557,7 +557,9 @@ class Transaction:
             entries = self.records()  # reads what is replaced, before it is
             # The entry is written first and committed with the files: a history that cannot
             # record refuses the change before any file is touched.
-            with history.recording(self.ctx.tool or "batch", entries, self.undoes) as change:
+            with history.recording(
+                self.ctx.tool or "batch", entries, self.undoes, client=self.ctx.client
+            ) as change:
                 self._write(steps, folders)
             self.change_id = change
         for staged in self.files.values():

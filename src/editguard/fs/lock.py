@@ -3,10 +3,38 @@
 Two clients editing one file at once (two HTTP sessions, or two ``editguard serve`` on the same
 folder) must not lose each other's updates. Each write holds the file's lock from the read to the
 rename: a thread lock inside this process, and a lock file (``filelock``) between processes. Lock
-files live in a per-user folder under the system's temporary folder, never beside the user's
-files. That folder is created owner-only and checked before each use (a real folder, not a
-symbolic link, owned by this user, closed to others), so that nobody else can plant a link in
-it; lock files are opened without following links.
+files live in one per-user folder, never beside the user's files. That folder is created
+owner-only and checked before each use (a real folder, not a symbolic link, owned by this user,
+closed to others), so that nobody else can plant a link in it; lock files are opened without
+following links.
+
+Where the folder is (:func:`default_lock_folder`): ``/tmp/editguard-locks-<uid>`` on POSIX, a
+name made of a fixed system folder and the process's real user id, and of nothing in its
+environment. Every editguard process of one user on one machine must find the same lock for a
+file, and processes do not share an environment: an MCP host spawns its servers without the
+user's ``TMPDIR`` (macOS shells set a per-user one), with another ``HOME`` or ``XDG_*`` or none,
+in another working folder. A folder taken from ``tempfile.gettempdir()`` made two such
+processes lock in two folders and stop taking turns: their edits were refused as changed by
+another process, or lost. The user's home from the password database would not depend on the
+environment either, but it may be missing, read-only or on a network file system where file
+locks do not hold; ``/tmp`` is on every POSIX system and local. (Processes in different mount
+namespaces, e.g. a service with systemd's ``PrivateTmp`` or a container, see different ``/tmp``
+folders, as they see different files: they do not share the files they edit either, unless a
+folder is mounted into both; run them with the same ``/tmp`` then.)
+
+``/tmp`` is shared by every user, so another user may create ``editguard-locks-<uid>`` first.
+Such a folder is never used, nor is another chosen in its place (a second folder would be a
+second lock, and writers would no longer take turns): every write is refused with
+``PERMISSION_DENIED``, naming the folder and its owner, until an administrator removes it.
+Nothing is written meanwhile. Elsewhere (no user ids) the folder is in the user's temporary
+folder.
+
+What else decides that a file changed under a writer does not depend on the environment either:
+the version checks compare content hashes of the file on disk. The history and the journal
+folders do (``XDG_STATE_HOME``, ``HOME``): two processes with different ones record into two
+histories (undo in one then refuses a change the other made after it, as for any change made
+outside it), and recover only the journals in their own folder; neither refuses the other's
+edits nor loses one.
 """
 
 from __future__ import annotations
@@ -26,10 +54,15 @@ from editguard.errors import FileBusy, PermissionDenied
 DEFAULT_TIMEOUT = 30.0
 
 
+SYSTEM_TEMP = "/tmp"  # noqa: S108 - a fixed folder on purpose: see the module docstring
+
+
 def default_lock_folder() -> str:
-    """``<temp>/editguard-locks-<uid>``: shared by every editguard process of this user."""
-    uid = os.getuid() if hasattr(os, "getuid") else 0
-    return os.path.join(tempfile.gettempdir(), f"editguard-locks-{uid}")
+    """``/tmp/editguard-locks-<uid>``: the same for every editguard process of this user on
+    this machine, whatever its environment (see the module docstring)."""
+    if hasattr(os, "getuid"):
+        return os.path.join(SYSTEM_TEMP, f"editguard-locks-{os.getuid()}")
+    return os.path.join(tempfile.gettempdir(), "editguard-locks")
 
 
 class FileLocks:
@@ -87,18 +120,30 @@ class FileLocks:
         if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
             raise self._unsafe("it is not a folder (a symbolic link?)")
         if st.st_uid != uid:
-            raise self._unsafe(f"it belongs to user {st.st_uid}, not to this user ({uid})")
+            raise self._unsafe(
+                f"it belongs to user {st.st_uid}, not to this user ({uid}); no other folder is "
+                "used in its place (writers would stop taking turns)",
+                owner=st.st_uid,
+            )
         if st.st_mode & 0o077:
             raise self._unsafe(f"others may use it (mode {stat.S_IMODE(st.st_mode):o})")
 
-    def _unsafe(self, why: str, exc: OSError | None = None) -> PermissionDenied:
+    def _unsafe(
+        self, why: str, exc: OSError | None = None, owner: int | None = None
+    ) -> PermissionDenied:
         detail = f" ({exc.strerror})" if exc is not None and exc.strerror else ""
+        data: dict[str, object] = {
+            "lock_folder": self.folder,
+            "errno": exc.errno if exc else errno.EPERM,
+        }
+        fix = f"Remove {self.folder}: editguard creates it again, owner-only, on the next write."
+        if owner is not None:
+            data["owner"] = owner
+            fix = f"Ask an administrator to remove {self.folder} (user {owner} made it)."
         return PermissionDenied(
             f"the lock folder {self.folder} is not safe to use: {why}{detail}; nothing was written",
-            data={"lock_folder": self.folder, "errno": exc.errno if exc else errno.EPERM},
-            suggestions=[
-                f"Remove {self.folder}: editguard creates it again, owner-only, on the next write."
-            ],
+            data=data,
+            suggestions=[fix],
         )
 
     def _busy(self, display: str) -> FileBusy:

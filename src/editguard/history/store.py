@@ -1,12 +1,25 @@
 """The durable record of every change editguard commits: one SQLite database per set of roots.
 
 Each change (one tool call that wrote: an edit, a batch, a patch, an undo) is one entry: an id,
-the time, the tool, and one record per path it touched, with what is needed to take it back
-(:mod:`editguard.core.delta`). The database lives outside the project, in the user's state
-folder (``$EDITGUARD_HISTORY``, else ``$XDG_STATE_HOME/editguard/history``, else
-``~/.local/state/editguard/history``), owner-only, in WAL mode so that several servers and
-command-line calls on the same roots share it safely. Retention keeps at most ``max_entries``
-entries and ``max_bytes`` of stored changes; the oldest go first.
+the time, the tool, the client that asked for it (an MCP client's name and version from its
+``initialize`` request, ``cli`` or ``python``), and one record per path it touched, with what
+is needed to take it back (:mod:`editguard.core.delta`). The database lives outside the
+project, in the user's state folder (``$EDITGUARD_HISTORY``, else
+``$XDG_STATE_HOME/editguard/history``, else ``~/.local/state/editguard/history``), owner-only,
+in WAL mode so that several servers and command-line calls on the same roots share it safely.
+Retention keeps at most ``max_entries`` entries and ``max_bytes`` of stored changes; the oldest
+go first.
+
+What retention frees goes back to the disk, in every process, however it ends: the database
+uses incremental auto-vacuum, so that free pages past a small reserve are given back after a
+write; after a write that leaves the write-ahead log longer than :data:`WAL_LIMIT`, the log is
+checkpointed into the database and truncated; and each process checkpoints and truncates it
+when it closes the database or exits. (A process that exits without doing so leaves the log to
+the next, which must read all of it to open the database and cannot reuse it: one ``editguard
+call`` after another grew it without bound, and made each open slower.) A checkpoint never
+waits for another process: one that cannot finish now is left to the next write or close.
+The files on disk (database, ``-wal``, ``-shm``) thus stay within ``max_bytes`` plus the
+newest entry and a constant of about :data:`WAL_LIMIT` and :data:`FREE_RESERVE`.
 
 An entry is recorded while the writer still holds its files' locks, so the entries of one file
 are in the order its changes were made.
@@ -14,6 +27,7 @@ are in the order its changes were made.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import errno
@@ -37,6 +51,8 @@ ENV = HISTORY_ENV
 DEFAULT_ENTRIES = 10_000
 DEFAULT_BYTES = 256 * 1024 * 1024
 BUSY_TIMEOUT = 30.0  # seconds another process may hold the database's write lock
+WAL_LIMIT = 512 * 1024  # bytes of write-ahead log past which a write checkpoints it
+FREE_RESERVE = 64  # free pages kept for the next entries; more go back to the disk
 
 Action = Literal["created", "updated", "deleted", "moved"]
 
@@ -49,7 +65,8 @@ CREATE TABLE IF NOT EXISTS changes (
     undoes TEXT NOT NULL DEFAULT '',
     undone_by INTEGER,
     bytes INTEGER NOT NULL,
-    pending INTEGER NOT NULL DEFAULT 0
+    pending INTEGER NOT NULL DEFAULT 0,
+    client TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS files (
     change INTEGER NOT NULL,
@@ -139,6 +156,7 @@ class Entry:
     files: tuple[FileRecord, ...]
     undoes: tuple[int, ...] = ()
     undone_by: int | None = None
+    client: str = ""  # who asked for it: an MCP client's name and version, "cli", "python"
 
 
 class History:
@@ -212,24 +230,33 @@ class History:
             db = sqlite3.connect(
                 self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
             )
+            if st.st_size == 0:
+                # Before WAL mode writes the header, so that a new database gives freed pages
+                # back (an older one is converted once, below; asking every time costs ms).
+                db.execute(f"PRAGMA auto_vacuum={_INCREMENTAL}")
             db.execute("PRAGMA journal_mode=WAL")
+            # A log that is restarted is also cut back to this size.
+            db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
             # In WAL mode, NORMAL never corrupts; a power cut may lose the last entries.
             db.execute("PRAGMA synchronous=NORMAL")
             with _write(db):
                 for statement in _SCHEMA.split(";"):
                     if "changes_pending" in statement:
-                        # A database made before entries could be pending gets the column.
+                        # A database made before entries could be pending, or named their
+                        # client, gets the columns.
                         columns = {r[1] for r in db.execute("PRAGMA table_info(changes)")}
-                        if "pending" not in columns:
-                            db.execute(
-                                "ALTER TABLE changes ADD COLUMN pending INTEGER NOT NULL DEFAULT 0"
-                            )
+                        for column, kind in _ADDED_COLUMNS:
+                            if column not in columns:
+                                db.execute(f"ALTER TABLE changes ADD COLUMN {column} {kind}")
                     if statement.strip():
                         db.execute(statement)
                 db.execute(
                     "INSERT OR IGNORE INTO meta VALUES ('roots', ?), ('entries', 0), ('bytes', 0)",
                     ("\n".join(self.roots).encode("utf-8", "surrogateescape"),),
                 )
+            if db.execute("PRAGMA auto_vacuum").fetchone()[0] != _INCREMENTAL:
+                db.execute(f"PRAGMA auto_vacuum={_INCREMENTAL}")
+                db.execute("VACUUM")  # made before auto-vacuum: converted once
         except sqlite3.Error as exc:
             raise self._unusable(f"the database cannot be used ({exc})") from None
         with _SHARED_LOCK:
@@ -270,22 +297,34 @@ class History:
         with self._lock, _SHARED_LOCK:
             shared = _OPEN.pop(self.path, None)
             if shared is not None and shared[0] == os.getpid():
-                shared[1].close()
+                _shut(shared[1])
 
     # -- writing -------------------------------------------------------------------------
 
-    def record(self, tool: str, files: Sequence[FileRecord], undoes: Sequence[int] = ()) -> int:
-        """Record one change (already made); returns its id. Entries past the retention limits
-        go.
+    def record(
+        self,
+        tool: str,
+        files: Sequence[FileRecord],
+        undoes: Sequence[int] = (),
+        *,
+        client: str = "",
+    ) -> int:
+        """Record one change (already made), asked for by ``client``; returns its id. Entries
+        past the retention limits go.
 
         Raises:
             WriteFailed: the database refused (disk full, locked past the timeout).
         """
-        return self._write_entry(tool, files, undoes, pending=False)
+        return self._write_entry(tool, files, undoes, pending=False, client=client)
 
     @contextmanager
     def recording(
-        self, tool: str, files: Sequence[FileRecord], undoes: Sequence[int] = ()
+        self,
+        tool: str,
+        files: Sequence[FileRecord],
+        undoes: Sequence[int] = (),
+        *,
+        client: str = "",
     ) -> Iterator[int]:
         """Record one change made by the ``with`` block: the entry is committed first, as
         pending (so a history that cannot record refuses before anything changes, and a change
@@ -295,7 +334,7 @@ class History:
         Raises:
             WriteFailed: the database refused before the block (nothing was made).
         """
-        change = self._write_entry(tool, files, undoes, pending=True)
+        change = self._write_entry(tool, files, undoes, pending=True, client=client)
         try:
             yield change
         except BaseException:
@@ -307,14 +346,22 @@ class History:
             self.settle(change, done=True)
 
     def _write_entry(
-        self, tool: str, files: Sequence[FileRecord], undoes: Sequence[int], *, pending: bool
+        self,
+        tool: str,
+        files: Sequence[FileRecord],
+        undoes: Sequence[int],
+        *,
+        pending: bool,
+        client: str = "",
     ) -> int:
-        size = sum(f.size for f in files)
+        size = sum(f.size for f in files) + len(client)
         rows = [_row(f) for f in files]
         with self._lock, self._guard("record the change"):
             db = self._connection()
             with _write(db):
-                return self._insert(db, tool, rows, size, undoes, pending)
+                change = self._insert(db, tool, rows, size, undoes, pending, client)
+            self._tidy(db)
+            return change
 
     def settle(self, change: int, *, done: bool) -> None:
         """End a pending entry: it counts (``done``; the changes it undoes are marked), or it
@@ -346,6 +393,27 @@ class History:
                 db.execute("DELETE FROM changes WHERE id = ?", (change,))
                 db.execute("UPDATE meta SET value = value - 1 WHERE key = 'entries'")
                 db.execute("UPDATE meta SET value = value - ? WHERE key = 'bytes'", (row[1],))
+            self._tidy(db)
+
+    def _tidy(self, db: sqlite3.Connection) -> None:
+        """After a write (committed): give free pages past :data:`FREE_RESERVE` back to the
+        disk, and checkpoint a write-ahead log longer than :data:`WAL_LIMIT` (see the module
+        docstring). Housekeeping: it never waits for another process and never fails the
+        write; what it cannot do now, the next write does."""
+        import sqlite3  # noqa: PLC0415
+
+        with _not_waiting(db):
+            try:
+                free = int(db.execute("PRAGMA freelist_count").fetchone()[0])
+                if free > FREE_RESERVE:
+                    # One page per step, and execute() takes only the first: executescript
+                    # runs it to the end (no transaction is open: nothing else is committed).
+                    db.executescript(f"PRAGMA incremental_vacuum({free - FREE_RESERVE})")
+                log = os.stat(self.path + "-wal").st_size
+                if log > WAL_LIMIT:
+                    db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            except (sqlite3.Error, OSError):
+                pass
 
     def pending(self) -> list[Entry]:
         """Entries whose change may or may not have been made (its process died, or the
@@ -363,10 +431,14 @@ class History:
         size: int,
         undoes: Sequence[int],
         pending: bool = False,
+        client: str = "",
     ) -> int:
+        # Room is made first, so that the new entry reuses the pages of those it replaces.
+        self._prune(db, size)
         cur = db.execute(
-            "INSERT INTO changes (time, tool, undoes, bytes, pending) VALUES (?, ?, ?, ?, ?)",
-            (time.time(), tool, ",".join(map(str, undoes)), size, int(pending)),
+            "INSERT INTO changes (time, tool, undoes, bytes, pending, client) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (time.time(), tool, ",".join(map(str, undoes)), size, int(pending), client),
         )
         change = cur.lastrowid
         assert change is not None
@@ -380,16 +452,16 @@ class History:
             )
         db.execute("UPDATE meta SET value = value + 1 WHERE key = 'entries'")
         db.execute("UPDATE meta SET value = value + ? WHERE key = 'bytes'", (size,))
-        self._prune(db)
         return change
 
-    def _prune(self, db: sqlite3.Connection) -> None:
-        """Drop the oldest entries while over a retention limit (inside the write); the entry
-        just recorded always stays."""
+    def _prune(self, db: sqlite3.Connection, incoming: int) -> None:
+        """Drop the oldest entries until one more of ``incoming`` bytes fits the retention
+        limits (inside the write); the entry about to be recorded always stays."""
         entries, total = _meta(db)
 
         def over() -> bool:
-            return entries > self.max_entries or (total > self.max_bytes and entries > 1)
+            full = total + incoming > self.max_bytes and entries > 0
+            return entries >= self.max_entries or full
 
         while over():
             last = None
@@ -475,7 +547,7 @@ class History:
         heads = {
             r[0]: r
             for r in db.execute(
-                f"SELECT id, time, tool, undoes, undone_by FROM changes "  # noqa: S608
+                f"SELECT id, time, tool, undoes, undone_by, client FROM changes "  # noqa: S608
                 f"WHERE id IN ({marks}) AND pending = ?",
                 [*ids, int(pending)],
             )
@@ -494,10 +566,16 @@ class History:
                     files[row[0]].append(_record(row[1:], full))
             for i in ids:
                 if i in heads:
-                    _, when, tool, undoes, undone_by = heads[i]
+                    _, when, tool, undoes, undone_by, client = heads[i]
                     undone = _number(undone_by, 1 << 62, optional=True)
                     entry = Entry(
-                        i, _time(when), _tool(tool), tuple(files[i]), _ids(undoes), undone
+                        i,
+                        _time(when),
+                        _tool(tool),
+                        tuple(files[i]),
+                        _ids(undoes),
+                        undone,
+                        _tool(client),
                     )
                     out.append(entry)
         except (ValueError, TypeError, OverflowError, zlib.error, UnicodeError) as exc:
@@ -527,16 +605,50 @@ def _close_spare(keep: str) -> None:
     with _SHARED_LOCK:
         spare = [path for path in _OPEN if path != keep][: max(0, len(_OPEN) - MAX_OPEN)]
     for path in spare:
-        lock = _LOCKS.get(path)
-        if lock is None or not lock.acquire(blocking=False):
-            continue  # in use: it goes another time
-        try:
-            with _SHARED_LOCK:
-                shared = _OPEN.pop(path, None)
-            if shared is not None and shared[0] == os.getpid():
-                shared[1].close()
-        finally:
-            lock.release()
+        _close_idle(path)  # one in use goes another time
+
+
+def _close_idle(path: str) -> None:
+    """Close the database at ``path`` unless a thread is using it."""
+    lock = _LOCKS.get(path)
+    if lock is None or not lock.acquire(blocking=False):
+        return
+    try:
+        with _SHARED_LOCK:
+            shared = _OPEN.pop(path, None)
+        if shared is not None and shared[0] == os.getpid():
+            _shut(shared[1])
+    finally:
+        lock.release()
+
+
+@contextmanager
+def _not_waiting(db: sqlite3.Connection) -> Iterator[None]:
+    """Within the block, a statement that another process's lock blocks fails at once."""
+    db.execute("PRAGMA busy_timeout=0")
+    try:
+        yield
+    finally:
+        db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
+
+
+def _shut(db: sqlite3.Connection) -> None:
+    """Close a connection, leaving no write-ahead log behind (unless another process is using
+    the database at this instant: it is then left for the next write or close)."""
+    import sqlite3  # noqa: PLC0415
+
+    with contextlib.suppress(sqlite3.Error), _not_waiting(db):
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    db.close()
+
+
+@atexit.register
+def _close_all() -> None:
+    """At exit, close this process's databases, so that a short process (one ``editguard
+    call``) leaves no log behind for the next to read. A database a thread is still using is
+    left as it is."""
+    for path in list(_OPEN):
+        _close_idle(path)
 
 
 @contextmanager
@@ -550,6 +662,11 @@ def _write(db: sqlite3.Connection) -> Iterator[None]:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+
+
+_INCREMENTAL = 2  # PRAGMA auto_vacuum's value for incremental
+# Columns of ``changes`` added since the first databases were made (ALTER TABLE adds them).
+_ADDED_COLUMNS = (("pending", "INTEGER NOT NULL DEFAULT 0"), ("client", "TEXT NOT NULL DEFAULT ''"))
 
 
 def _time(value: object) -> float:
@@ -642,9 +759,9 @@ def _bytes(value: object) -> bytes:
 
 
 def _tool(value: object) -> str:
-    """A stored tool name. Raises ValueError for anything else."""
+    """A stored tool or client name. Raises ValueError for anything else."""
     if not isinstance(value, str):
-        raise ValueError(f"a tool of {value!r}")  # noqa: TRY004
+        raise ValueError(f"a name of {value!r}")  # noqa: TRY004
     return value
 
 

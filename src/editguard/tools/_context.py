@@ -7,6 +7,7 @@ make theirs here, so that they import only the tools they run.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -96,7 +97,7 @@ def open_context(
 
 def with_roots(ctx: Context, roots: Iterable[str | os.PathLike[str]]) -> Context:
     """The same context (limits, locks, linters, journal, history folder) with other roots."""
-    return open_context(
+    context = open_context(
         roots,
         max_file_bytes=ctx.max_file_bytes,
         max_edits=ctx.max_edits,
@@ -112,3 +113,4 @@ def with_roots(ctx: Context, roots: Iterable[str | os.PathLike[str]]) -> Context
         history_entries=ctx.history.max_entries if ctx.history else DEFAULT_ENTRIES,
         history_bytes=ctx.history.max_bytes if ctx.history else DEFAULT_BYTES,
     )
+    return dataclasses.replace(context, client=ctx.client)

@@ -138,7 +138,12 @@ class Tool(Generic[A, R]):
         # thread is still importing it: the module is in sys.modules before SHARED exists).
         warming = getattr(sys.modules.get("editguard.prewarm"), "SHARED", None)
         with warming.call() if warming is not None else contextlib.nullcontext():
-            return self.run(ctx, self.parse(arguments))
+            try:
+                return self.run(ctx, self.parse(arguments))
+            except EditError as exc:
+                if exc.code == "STALE_VERSION":
+                    _name_last_change(ctx, exc)
+                raise
 
     def run_safely(self, ctx: Context, arguments: Mapping[str, Any]) -> R | EditError:
         """:meth:`call`, with every failure as a value: an unexpected exception (a bug) becomes
@@ -149,6 +154,27 @@ class Tool(Generic[A, R]):
             return exc
         except Exception as exc:  # noqa: BLE001 - a bug must still answer with a code
             return internal_error(exc)
+
+
+def _name_last_change(ctx: Context, exc: EditError) -> None:
+    """Name, in a STALE_VERSION that names none, the recorded change that made the file as it
+    is now, and who asked for it (nothing where the history does not know)."""
+    if ctx.history is None or exc.path is None or "actual_version" not in exc.data:
+        return
+    if "changed_by" in exc.data:
+        return
+    try:
+        real = ctx.sandbox.resolve(exc.path).real
+        last = ctx.history.entries(real, limit=1)
+    except EditError:
+        return
+    record = next((f for e in last for f in e.files if f.real == real), None)
+    if record is None or record.after_version != exc.data["actual_version"]:
+        return
+    entry = last[0]
+    by = f" by {entry.client}" if entry.client else ""
+    exc.message += f" (the file is as change {entry.id} left it: {entry.tool}{by})"
+    exc.data.update(changed_by=[entry.id], clients=[entry.client])
 
 
 def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -43,6 +43,7 @@ class ChangeModel(BaseModel):
     id: int
     time: str = Field(description="UTC, ISO 8601.")
     tool: str
+    client: str | None = Field(None, description="Who asked: MCP client name version, cli, python.")
     files: list[ChangedFile]
     undoes: list[int] | None = None
     undone_by: int | None = None
@@ -150,6 +151,7 @@ def change_model(entry: Entry, *, full: bool) -> ChangeModel:
         id=entry.id,
         time=when.isoformat(timespec="seconds").replace("+00:00", "Z"),
         tool=entry.tool,
+        client=entry.client or None,
         files=[
             ChangedFile(
                 path=f.path,
@@ -175,8 +177,8 @@ TOOL = Tool(
     title="List the changes editguard made",
     description=(
         "The changes editguard made (kept across restarts), newest first: id, time, tool, "
-        "and per file the action, versions and lines added/removed; change_id shows one with "
-        "its diffs. Use an id with undo."
+        "client, and per file the action, versions and lines added/removed; change_id shows "
+        "one with its diffs. Use an id with undo."
     ),
     arguments=HistoryArgs,
     result=HistoryResult,

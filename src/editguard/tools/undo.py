@@ -78,7 +78,10 @@ class RestoredFile(BaseModel):
     """One file undo puts back."""
 
     path: str
-    action: Literal["added", "updated", "deleted"]
+    action: Literal["added", "updated", "deleted", "moved"]
+    moved_from: str | None = Field(
+        None, description="moved: the path it moved back from (diff: only a content change)."
+    )
     diff: str
     version: str | None = Field(description="Its version now (none: deleted).")
     previous_version: str | None
@@ -167,6 +170,9 @@ def _undo(
     moves = _moves_back(plans)
     if moves:
         txn.move_all(moves, replace=False)
+    # A move back is one line of the result, on its destination.
+    came_from = {dst.real: src.real for src, dst in moves}
+    moved_away = {staged.where.real: staged for _, staged, _ in plans}
     files = []
     for target, staged, content in plans:
         if content is None:
@@ -174,7 +180,13 @@ def _undo(
                 txn.delete(staged.where)
         else:
             txn.put(staged, content, target.oldest.before_mode)
-        files.append(_change(staged, target.oldest))
+        if staged.where.real in came_from.values():
+            continue
+        source = came_from.get(staged.where.real)
+        if source is not None:
+            files.append(_moved_back(moved_away[source], staged, target.oldest))
+        else:
+            files.append(_change(staged, target.oldest))
     files.extend(restored)
     txn.undoes = sorted(e.id for e in chosen)
     txn.kept = set(targets)
@@ -183,7 +195,9 @@ def _undo(
         # Nothing to write (every file was already as before: put back outside editguard, or
         # by an undo whose process died after its commit point but before its record); the
         # entry still takes the changes back, or every later undo would pick them again.
-        txn.change_id = history.record(txn.ctx.tool or "undo", txn.records(), txn.undoes)
+        txn.change_id = history.record(
+            txn.ctx.tool or "undo", txn.records(), txn.undoes, client=txn.ctx.client
+        )
     return files, written
 
 
@@ -494,9 +508,10 @@ def _changed_since(rebuild: _Rebuild, target: _Target, staged: StagedFile) -> St
         and last.after_mode != staged.read_mode
     )
     display = staged.where.display
-    causes = [f"change {e.id} ({e.tool}, {_when(e.time)})" for e in later[:LISTED]]
-    if len(later) > LISTED:
-        causes.append(f"{len(later) - LISTED} more changes")
+    named = _that_matter(later)
+    causes = [f"change {e.id} ({_made(e)})" for e in named[:LISTED]]
+    if len(named) > LISTED:
+        causes.append(f"{len(named) - LISTED} more changes")
     if outside:
         causes.append("an edit outside editguard")
     if bits:
@@ -507,9 +522,11 @@ def _changed_since(rebuild: _Rebuild, target: _Target, staged: StagedFile) -> St
     data: dict[str, object] = {
         "expected_version": rec.after_version,
         "actual_version": staged.read_version,
-        "changed_by": [e.id for e in later[:LISTED]],
+        "changed_by": [e.id for e in named[:LISTED]],
         "outside_editguard": outside or bits,
     }
+    if any(e.client for e in named[:LISTED]):
+        data["clients"] = [e.client for e in named[:LISTED]]
     if bits:
         data["expected_mode"] = f"{last.after_mode or 0:o}"
         data["actual_mode"] = f"{staged.read_mode or 0:o}"
@@ -531,6 +548,27 @@ def _changed_since(rebuild: _Rebuild, target: _Target, staged: StagedFile) -> St
             "the undo can itself be undone)."
         ],
     )
+
+
+def _that_matter(later: list[Entry]) -> list[Entry]:
+    """The later changes whose effect on the file remains, oldest first: an undo and the
+    changes it took back, all among them, cancel out (a change and its undo, an undo and its
+    redo), paired newest first, so that a redo of a redo is still named once."""
+    present = {e.id for e in later}
+    gone: set[int] = set()
+    for entry in reversed(later):
+        if entry.id in gone or not entry.undoes:
+            continue
+        if all(u in present and u not in gone for u in entry.undoes):
+            gone.add(entry.id)
+            gone.update(entry.undoes)
+    return [e for e in later if e.id not in gone]
+
+
+def _made(entry: Entry) -> str:
+    """How a change is named in a refusal: its tool, who asked for it, when."""
+    by = f" by {entry.client}" if entry.client else ""
+    return f"{entry.tool}{by}, {_when(entry.time)}"
 
 
 def _force_diff(
@@ -580,6 +618,22 @@ def _change(staged: StagedFile, rec: FileRecord) -> RestoredFile:
         else records.text_diff(old.text if old else "", new.text if new else "", display),
         version=rec.before_version,
         previous_version=staged.read_version,
+    )
+
+
+def _moved_back(source: StagedFile, staged: StagedFile, rec: FileRecord) -> RestoredFile:
+    """The result's line for a move taken back: where from, and the diff of its content only
+    (none when the content moves back unchanged)."""
+    old, new = source.original, staged.document
+    display = staged.where.display
+    diff = "" if old is None or new is None else records.text_diff(old.text, new.text, display)
+    return RestoredFile(
+        path=display,
+        action="moved",
+        moved_from=source.where.display,
+        diff=diff,
+        version=rec.before_version,
+        previous_version=source.read_version,
     )
 
 
