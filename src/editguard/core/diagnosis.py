@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from editguard.core.document import LF, line_numbers
-from editguard.core.listing import EXCERPT, excerpt, listing
+from editguard.core.listing import EXCERPT, PLACES_SHOWN, excerpt, listing, places
 from editguard.core.match import find_separate
 from editguard.core.seek import tolerance_names
 from editguard.core.similar import (
@@ -271,18 +271,13 @@ def _wrong_count(
             }
         )
     more = m.found - len(shown)
-    listing = "\n".join(
-        f"  line {loc['line_number']}, column {loc['column_start']}: {loc['line_content'].strip()}"
-        for loc in locations
-    )
     # The other places by line number only: each one may be the place the model meant.
     more_lines = line_numbers(text, m.starts[MAX_LOCATIONS : MAX_LOCATIONS + MAX_MORE_LINES])
-    if more:
-        named = ", ".join(map(str, more_lines[:MORE_IN_MESSAGE]))
-        rest = more - min(len(more_lines), MORE_IN_MESSAGE)
-        listing += f"\n  ... and {more} more, at lines {named}" + (
-            f" and {rest} more" if rest else ""
-        )
+    found = [
+        _place(text, start, len(old), line)
+        for start, line in zip(shown[:PLACES_SHOWN], lines, strict=False)
+    ]
+    shown_places = places(found, m.found, also=[*lines[PLACES_SHOWN:], *more_lines])
     loosely = (
         ""
         if m.rung == "exact"
@@ -290,7 +285,7 @@ def _wrong_count(
     )
     message = (
         f"expected {m.expected} occurrence(s) of {what} in {path} but found {m.found}"
-        f"{loosely}{after}:\n{listing}"
+        f"{loosely}{after}; each place with the line around it:\n{shown_places}"
     )
     count = "count" if what == "search" else "occurrences"
     if m.found < m.expected and what == "search":
@@ -326,6 +321,19 @@ def _wrong_count(
         data=data,
         suggestions=tips,
     )
+
+
+def _place(text: str, start: int, length: int, line: int) -> tuple[int, int, list[str]]:
+    """A match at ``text[start:start+length]`` (on line ``line``) as :func:`places` shows it:
+    its lines, with the line before and the line after them."""
+    bol = text.rfind(LF, 0, start) + 1
+    first = text.rfind(LF, 0, bol - 1) + 1 if bol else 0
+    end = start + max(length, 1) - 1  # the match's last character
+    eol = text.find(LF, end)
+    if 0 <= eol < len(text) - 1:
+        eol = text.find(LF, eol + 1)
+    stop = len(text) if eol < 0 else eol
+    return line, line - (1 if bol else 0), text[first:stop].split(LF)
 
 
 def uncorrectable_error(

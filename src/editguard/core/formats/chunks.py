@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from editguard.core.document import CR, CRLF, LF
-from editguard.core.listing import excerpt, listing
+from editguard.core.listing import PLACES_SHOWN, excerpt, listing, places
 from editguard.core.seek import (
     LADDER,
     TRAILING,
@@ -397,16 +397,12 @@ def _ambiguous(
 ) -> AmbiguousMatch:
     where = [first_line + p + 1 for p in fitting]
     size = len(chunk.old_lines)
-    shown = "\n".join(
-        f"at line {first_line + p + 1}:\n"
-        + _numbered(
-            lines,
-            first_line,
-            p - len(chunk.context_before),
-            p + 2 + size + len(chunk.context_after),
-        )
-        for p in fitting[:5]
-    )
+    found = []
+    for p in fitting[:PLACES_SHOWN]:
+        lo = max(0, p - len(chunk.context_before))
+        hi = min(len(lines), p + 2 + size + len(chunk.context_after))
+        found.append((first_line + p + 1, first_line + lo, lines[lo:hi]))
+    shown = places(found, len(fitting), also=where[PLACES_SHOWN:])
     return AmbiguousMatch(
         f"chunk {index + 1} of {total} fits at {len(fitting)} places in {symbol} (old_lines "
         f"would start at lines {', '.join(map(str, where))}); nothing was changed:\n{shown}",

@@ -1,0 +1,105 @@
+"""Whether a search/replace edit has landed already: the rule that keeps a retried edit (a lost
+answer, a call sent twice) from landing a second copy.
+
+The rule, for an edit ``old -> new`` expected at ``n`` places, on the text ``T`` the edit sees:
+
+* **A place of old inside a copy of new.** When ``old`` occurs in ``new`` (``new`` adds lines
+  after ``old``, wraps it ...), an occurrence of ``old`` in ``T`` may be the one that a first
+  attempt wrote. It is *inside a copy* when some occurrence of ``new`` in ``T`` covers it.
+  The edit is **already applied** when every place of ``old`` the edit would change is inside
+  a copy, those copies are ``n`` distinct places, and each copy *stands alone* (below). When
+  only some of its places are inside copies, the edit is refused: it cannot be told whether
+  it landed, and landing it would write a second copy at those places.
+* **old not found, new found.** When ``old`` is nowhere in ``T`` (not exactly, not on the
+  tolerance ladder) and ``new`` (at least :data:`MIN_NEW` characters besides whitespace)
+  occurs at exactly ``n`` separate places, each standing alone, the edit is already applied.
+* **Standing alone.** A copy of ``new`` stands alone when putting ``old`` back in its place
+  makes no other occurrence of ``old`` across its edges: then the text with every copy put
+  back holds ``old`` at exactly those ``n`` places, and the edit applied to it gives ``T``,
+  so ``T`` reads as the edit's result. Nothing is reported applied otherwise.
+
+An edit whose ``new`` equals its ``old`` changes nothing anyway and is never looked at here.
+Pure: text in, offsets out.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+
+from editguard.core.match import find_all, find_separate
+
+# A new text shorter than this (whitespace aside) found in the file proves little: a retry is
+# only recognised by a new text that would rarely be there by chance.
+MIN_NEW = 8
+
+# Reads ``text[start:end]`` of the text an edit sees (which a format may not hold whole).
+Reader = Callable[[int, int], str]
+
+
+def reader_of(text: str) -> Reader:
+    """The reader of a text held whole."""
+    return lambda start, end: text[max(start, 0) : end]
+
+
+def copy_around(read: Reader, size: int, start: int, old: str, new: str) -> int | None:
+    """The start of an occurrence of ``new`` that covers the occurrence of ``old`` at ``start``
+    (``size``: the text's length), or ``None``. The first such one, scanning left to right."""
+    if len(new) <= len(old) or old not in new:
+        return None
+    lo = max(start + len(old) - len(new), 0)
+    hi = min(start + len(new), size)
+    window = read(lo, hi)
+    for at in find_all(window, new):
+        if lo + at <= start:
+            return lo + at
+    return None
+
+
+def stands_alone(read: Reader, size: int, at: int, old: str, new: str) -> bool:
+    """Whether putting ``old`` back in place of the copy of ``new`` at ``at`` makes ``old``
+    occur there and nowhere else across the copy's edges."""
+    reach = len(old) - 1
+    left = read(max(at - reach, 0), at)
+    right = read(at + len(new), min(at + len(new) + reach, size))
+    return find_all(left + old + right, old) == [len(left)]
+
+
+def inside_copies(
+    read: Reader, size: int, starts: Sequence[int], old: str, new: str
+) -> list[int | None]:
+    """For each place of ``old`` (its start), the start of the copy of ``new`` that covers it,
+    or ``None``."""
+    return [copy_around(read, size, s, old, new) for s in starts]
+
+
+def applied_copies(
+    read: Reader, size: int, covers: Sequence[int | None], old: str, new: str, expected: int
+) -> tuple[int, ...] | None:
+    """The copies of ``new`` that make the edit already applied, given the copy covering each
+    of its places (:func:`inside_copies`): ``None`` unless every place is covered, the copies
+    are ``expected`` distinct places and each stands alone."""
+    if not covers or any(c is None for c in covers):
+        return None
+    copies = tuple(sorted({c for c in covers if c is not None}))
+    if len(copies) != expected:
+        return None
+    if any(b < a + len(new) for a, b in itertools.pairwise(copies)):
+        return None
+    if not all(stands_alone(read, size, c, old, new) for c in copies):
+        return None
+    return copies
+
+
+def new_in_place(text: str, old: str, new: str, expected: int) -> tuple[int, ...] | None:
+    """Where ``new`` stands in ``text`` in place of an ``old`` found nowhere: its ``expected``
+    separate places, each standing alone, or ``None`` (another count, too short a ``new``)."""
+    if len(new.strip()) < MIN_NEW or new == old:
+        return None
+    copies = find_separate(text, new, limit=expected + 1)
+    if len(copies) != expected:
+        return None
+    read = reader_of(text)
+    if not all(stands_alone(read, len(text), c, old, new) for c in copies):
+        return None
+    return tuple(copies)
