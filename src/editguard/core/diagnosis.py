@@ -18,7 +18,7 @@ from editguard.core.similar import (
     find_similar,
     look_alike,
 )
-from editguard.errors import EditError, NoMatch, WrongCount
+from editguard.errors import AmbiguousMatch, EditError, NoMatch, WrongCount
 
 MAX_LOCATIONS = 10  # places of a WRONG_COUNT shown with their line and context
 MAX_MORE_LINES = 1000  # further places given by line number in the error's data
@@ -371,3 +371,55 @@ def uncorrectable_error(
             "file has these lines."
         ],
     )
+
+
+def landed_note(lines: list[int], note: str | None = None, what: str = "new_text") -> str:
+    """The note of an edit found already applied (:mod:`editguard.core.landed`): where its new
+    text stands, and that nothing was changed for it."""
+    where = f"line {lines[0]}" if len(lines) == 1 else f"lines {', '.join(map(str, lines[:20]))}"
+    rung = f" (found with a correction: {note})" if note else ""
+    return (
+        f"already applied: {where} already read{'s' * (len(lines) == 1)} as {what}{rung}; "
+        "nothing was changed for this edit"
+    )
+
+
+def partly_applied(
+    text: str,
+    old: str,
+    landed: list[int],
+    pending: list[int],
+    path: str,
+    index: int | None,
+    total: int | None,
+    what: str = "old_text",
+    new: str = "new_text",
+) -> AmbiguousMatch:
+    """AMBIGUOUS_MATCH for an edit whose old text is at the expected number of places, some of
+    them inside text that already reads as its new text and some not: landing it would write
+    a second copy at the first, and leaving it would leave the others."""
+    starts = sorted([*landed, *pending])
+    numbers = dict(zip(starts, line_numbers(text, starts), strict=True))
+    done = [numbers[s] for s in landed]
+    rest = [numbers[s] for s in pending]
+    found = [_place(text, s, len(old), numbers[s]) for s in starts[:PLACES_SHOWN]]
+    shown = places(found, len(starts), also=[numbers[s] for s in starts[PLACES_SHOWN:]])
+    return AmbiguousMatch(
+        f"{what} occurs at {len(starts)} place(s); at line(s) {_named(done)} it is already part "
+        f"of {new} (this edit looks applied there) and at line(s) {_named(rest)} it is not, so "
+        "whether this edit was applied cannot be told; nothing was changed:\n" + shown,
+        path=path,
+        edit_index=index,
+        total_edits=total,
+        data={"search_text": excerpt(old), "applied_lines": done, "pending_lines": rest},
+        suggestions=[
+            f"Re-read the file; to change only the places not yet changed, give {what} a line "
+            "around it that only they have (and set occurrences to their count).",
+        ],
+    )
+
+
+def _named(numbers: list[int]) -> str:
+    shown = ", ".join(map(str, numbers[:MORE_IN_MESSAGE]))
+    rest = len(numbers) - MORE_IN_MESSAGE
+    return shown + (f" and {rest} more" if rest > 0 else "")

@@ -11,8 +11,14 @@ The rule, for an edit ``old -> new`` expected at ``n`` places, on the text ``T``
   only some of its places are inside copies, the edit is refused: it cannot be told whether
   it landed, and landing it would write a second copy at those places.
 * **old not found, new found.** When ``old`` is nowhere in ``T`` (not exactly, not on the
-  tolerance ladder) and ``new`` (at least :data:`MIN_NEW` characters besides whitespace)
-  occurs at exactly ``n`` separate places, each standing alone, the edit is already applied.
+  tolerance ladder) and ``new`` occurs at exactly ``n`` separate places, each standing alone,
+  the edit is already applied, unless that proves nothing: ``new`` has fewer lines than
+  ``old`` or is part of it (an edit that removes lines leaves lines that were in the file
+  before it too), or a region of ``T`` at least :data:`MISCOPIED` alike to ``old`` reaches
+  past the copies' lines (a mis-copied ``old`` may mean that region, and ``new`` be a part
+  of it that was there before).
+* Only a ``new`` of at least :data:`MIN_NEW` characters besides whitespace, and other than
+  ``old``, is ever taken as proof (:func:`telling`).
 * **Standing alone.** A copy of ``new`` stands alone when putting ``old`` back in its place
   makes no other occurrence of ``old`` across its edges: then the text with every copy put
   back holds ``old`` at exactly those ``n`` places, and the edit applied to it gives ``T``,
@@ -27,11 +33,17 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 
+from editguard.core.document import LF, line_numbers
 from editguard.core.match import find_all, find_separate
+from editguard.core.similar import find_similar
 
 # A new text shorter than this (whitespace aside) found in the file proves little: a retry is
 # only recognised by a new text that would rarely be there by chance.
 MIN_NEW = 8
+
+# A region at least this alike to an old text found nowhere may be where a mis-copied old
+# text meant to land: then its new text found elsewhere proves nothing.
+MISCOPIED = 0.8
 
 # Reads ``text[start:end]`` of the text an edit sees (which a format may not hold whole).
 Reader = Callable[[int, int], str]
@@ -93,8 +105,10 @@ def applied_copies(
 
 def new_in_place(text: str, old: str, new: str, expected: int) -> tuple[int, ...] | None:
     """Where ``new`` stands in ``text`` in place of an ``old`` found nowhere: its ``expected``
-    separate places, each standing alone, or ``None`` (another count, too short a ``new``)."""
-    if len(new.strip()) < MIN_NEW or new == old:
+    separate places, each standing alone, or ``None`` when that is no proof (see the module's
+    rule: too short a ``new``, an edit that removes lines, another count, or a region alike
+    to ``old`` that reaches past them, which may be the place a mis-copied ``old`` meant)."""
+    if not telling(old, new) or new.count(LF) < old.count(LF) or new in old:
         return None
     copies = find_separate(text, new, limit=expected + 1)
     if len(copies) != expected:
@@ -102,4 +116,17 @@ def new_in_place(text: str, old: str, new: str, expected: int) -> tuple[int, ...
     read = reader_of(text)
     if not all(stands_alone(read, len(text), c, old, new) for c in copies):
         return None
+    firsts = line_numbers(text, copies)
+    spans = [(f, f + new.count(LF)) for f in firsts]
+    for region in find_similar(text, old):
+        if region.similarity >= MISCOPIED and not any(
+            a <= region.start_line and region.end_line <= b for a, b in spans
+        ):
+            return None
     return tuple(copies)
+
+
+def telling(old: str, new: str) -> bool:
+    """Whether finding ``new`` in the file may tell that the edit ``old -> new`` landed: it
+    changes something, and ``new`` is long enough not to be there by chance."""
+    return new != old and len(new.strip()) >= MIN_NEW

@@ -74,7 +74,9 @@ class AppliedEdit(BaseModel):
             "applied to new_text."
         ),
     )
-    note: str | None = Field(None, description="What differed, when the match was not exact.")
+    note: str | None = Field(
+        None, description="What differed, when the match was not exact; or already applied."
+    )
 
 
 class EditFileResult(BaseModel):
@@ -83,6 +85,12 @@ class EditFileResult(BaseModel):
     path: str = Field(description="The file's real path (a symlink's target).")
     diff: str = Field(description="Unified diff of the change, with line numbers in hunk headers.")
     edits_applied: list[AppliedEdit]
+    already_applied: list[int] = Field(
+        description=(
+            "Indexes of edits the file already read as done (a retry): each changed nothing, "
+            "and its lines are where its new_text stands."
+        )
+    )
     total_replacements: int
     version: str = Field(description="Version of the file after this call; pass it to the next.")
     previous_version: str
@@ -101,6 +109,7 @@ class EditFileResult(BaseModel):
             would_modify=out.would_modify,
             diff=out.diff(),
             edits_applied=[AppliedEdit.model_validate(e, from_attributes=True) for e in applied],
+            already_applied=[e.index for e in applied if e.already_applied],
             total_replacements=out.change.replacements,
             dry_run=dry_run,
         )
