@@ -423,3 +423,44 @@ def _named(numbers: list[int]) -> str:
     shown = ", ".join(map(str, numbers[:MORE_IN_MESSAGE]))
     rest = len(numbers) - MORE_IN_MESSAGE
     return shown + (f" and {rest} more" if rest > 0 else "")
+
+
+def loosely_and_applied(
+    text: str,
+    old: str,
+    copies: list[int],
+    loose: list[int],
+    rung: str,
+    path: str,
+    index: int | None,
+    total: int | None,
+    what: str = "old_text",
+    new: str = "new_text",
+) -> AmbiguousMatch:
+    """AMBIGUOUS_MATCH for an edit whose old text is not in the file exactly but fits with a
+    tolerance, while its new text is in the file exactly: it may be a retry of an edit that
+    landed (and would land a second time at a look-alike place), or meant for that place."""
+    starts = sorted([*copies, *loose])
+    numbers = dict(zip(starts, line_numbers(text, starts), strict=True))
+    done = [numbers[s] for s in copies]
+    rest = [numbers[s] for s in loose]
+    found = [_place(text, s, 1, numbers[s]) for s in starts[:PLACES_SHOWN]]
+    shown = places(found, len(starts), also=[numbers[s] for s in starts[PLACES_SHOWN:]])
+    return AmbiguousMatch(
+        f"{what} is not in {path} exactly; it fits with tolerance for {tolerance_names(rung)} "
+        f"at line(s) {_named(rest)}, but {new} is already at line(s) {_named(done)}: this edit "
+        "may have been applied already, so which is meant cannot be told; nothing was "
+        "changed:\n" + shown,
+        path=path,
+        edit_index=index,
+        total_edits=total,
+        data={
+            "search_text": excerpt(old),
+            "applied_lines": done,
+            "pending_lines": rest,
+            "match": rung,
+        },
+        suggestions=[
+            f"If the edit is done, drop it; else copy {what} exactly from the place you mean.",
+        ],
+    )

@@ -25,7 +25,13 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from editguard.core.diagnosis import CountMismatch, landed_note, mismatch_error, partly_applied
+from editguard.core.diagnosis import (
+    CountMismatch,
+    landed_note,
+    loosely_and_applied,
+    mismatch_error,
+    partly_applied,
+)
 from editguard.core.document import LF, Document, code_of, line_numbers, normalize_newlines
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.formats.tolerance import Place, Refusal, tolerant_places
@@ -385,6 +391,21 @@ class _Overlay:
             for p in found.places
         ]
         if not any(c is not None for c in covers):
+            if telling(old, new):
+                copies = find_separate(text, new, limit=self.expected[k] + 1)
+                if len(copies) == self.expected[k]:
+                    # Found only loosely, while new_text is in the file exactly: a retry of an
+                    # edit that landed would land a second time at a look-alike place.
+                    raise loosely_and_applied(
+                        text,
+                        old,
+                        copies,
+                        [p.start for p in found.places],
+                        found.rung,
+                        self.doc.name or "the file",
+                        k,
+                        len(self.olds),
+                    )
             return list(found.places)
         copies = sorted({c for c in covers if c is not None})
         if (
