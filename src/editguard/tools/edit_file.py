@@ -75,7 +75,11 @@ class AppliedEdit(BaseModel):
         ),
     )
     note: str | None = Field(
-        None, description="What differed, when the match was not exact; or already applied."
+        None,
+        description=(
+            "What differed when the match was not exact; an edit already applied; an insert "
+            "past the end, appended."
+        ),
     )
 
 
