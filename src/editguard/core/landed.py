@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from editguard.core.document import LF, line_numbers
 from editguard.core.match import find_all, find_separate
@@ -103,15 +104,59 @@ def applied_copies(
     return copies
 
 
-def new_in_place(text: str, old: str, new: str, expected: int) -> tuple[int, ...] | None:
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """Whether the places an edit would change already read as its result: ``copies`` (where
+    its new text stands) when they all do, else the places inside a copy (``landed``) and
+    those outside (``pending``); both empty when none is inside one."""
+
+    copies: tuple[int, ...] = ()
+    landed: tuple[int, ...] = ()
+    pending: tuple[int, ...] = ()
+
+    @property
+    def partly(self) -> bool:
+        """Some places, not all, are inside a copy: whether the edit landed cannot be told."""
+        return not self.copies and bool(self.landed)
+
+
+def judge(
+    read: Reader, size: int, places: Sequence[tuple[int, str, str]], expected: int | None
+) -> Judged:
+    """Judge the places an edit would change, each ``(start, its old text, the new text it
+    would get)``, by the rule of this module: the edit is already applied when every place is
+    inside a copy of its new text, the copies are ``expected`` (``None``: any number) distinct
+    places, and each stands alone."""
+    covers = [
+        copy_around(read, size, at, old, new) if telling(old, new) else None
+        for at, old, new in places
+    ]
+    if not any(c is not None for c in covers):
+        return Judged()
+    by_copy = {c: (old, new) for c, (_, old, new) in zip(covers, places, strict=True)}
+    copies = tuple(sorted(c for c in by_copy if c is not None))
+    if (
+        all(c is not None for c in covers)
+        and len(copies) == (len(copies) if expected is None else expected)
+        and all(b >= a + len(by_copy[a][1]) for a, b in itertools.pairwise(copies))
+        and all(stands_alone(read, size, c, *by_copy[c]) for c in copies)
+    ):
+        return Judged(copies=copies)
+    landed = tuple(p[0] for p, c in zip(places, covers, strict=True) if c is not None)
+    pending = tuple(p[0] for p, c in zip(places, covers, strict=True) if c is None)
+    return Judged(landed=landed, pending=pending)
+
+
+def new_in_place(text: str, old: str, new: str, expected: int | None) -> tuple[int, ...] | None:
     """Where ``new`` stands in ``text`` in place of an ``old`` found nowhere: its ``expected``
-    separate places, each standing alone, or ``None`` when that is no proof (see the module's
-    rule: too short a ``new``, an edit that removes lines, another count, or a region alike
-    to ``old`` that reaches past them, which may be the place a mis-copied ``old`` meant)."""
+    separate places (``None``: any number), each standing alone, or ``None`` when that is no
+    proof (see the module's rule: too short a ``new``, an edit that removes lines, another
+    count, or a region alike to ``old`` that reaches past them, which may be the place a
+    mis-copied ``old`` meant)."""
     if not telling(old, new) or new.count(LF) < old.count(LF) or new in old:
         return None
-    copies = find_separate(text, new, limit=expected + 1)
-    if len(copies) != expected:
+    copies = find_separate(text, new, limit=None if expected is None else expected + 1)
+    if not copies or len(copies) != (len(copies) if expected is None else expected):
         return None
     read = reader_of(text)
     if not all(stands_alone(read, len(text), c, old, new) for c in copies):
