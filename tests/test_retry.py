@@ -219,6 +219,93 @@ def test_a_copy_stands_alone_only_when_putting_old_back_adds_no_other_old(
     assert stands_alone(reader_of(text), len(text), at, old, new) is alone
 
 
+# -- safe_edit's search_replace and edit_symbol's chunks ----------------------------------
+
+
+def test_a_safe_edit_literal_replacement_sent_twice_lands_once(ws: Workspace, root: Path) -> None:
+    (root / "six.py").write_text(SIX)
+    sr = {"search": "import functools\n", "replace": "import functools\nimport inspect  # x\n"}
+    first = ws.safe_edit("six.py", search_replace=sr)
+    set_old_mtime(root / "six.py")
+    landed = Snapshot.of(root / "six.py")
+    again = ws.safe_edit("six.py", search_replace=sr)
+    assert (first.already_applied, again.already_applied) == ([], [0])
+    assert (again.written, again.replacements) == (False, 0)
+    assert again.note is not None
+    assert Snapshot.of(root / "six.py") == landed
+
+
+def test_a_replace_all_whose_places_are_partly_done_is_refused(ws: Workspace, root: Path) -> None:
+    text = "load_config(a)\nload_config_file(b)\nload_config(c)\n"
+    (root / "m.py").write_text(text)
+    snap = Snapshot.of(root / "m.py")
+    with pytest.raises(EditError) as err:
+        ws.safe_edit(
+            "m.py", search_replace={"search": "load_config", "replace": "load_config_file"}
+        )
+    assert err.value.code == "AMBIGUOUS_MATCH"
+    assert (err.value.data["applied_lines"], err.value.data["pending_lines"]) == ([2], [1, 3])
+    assert Snapshot.of(root / "m.py") == snap
+
+
+def test_a_safe_edit_replacement_whose_search_is_gone_is_already_applied(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "six.py").write_text(SIX)
+    sr = {"search": "def _add_doc(func, doc):", "replace": "def _set_doc(func, doc):"}
+    ws.safe_edit("six.py", search_replace=sr)
+    again = ws.safe_edit("six.py", search_replace=sr)
+    assert (again.written, again.already_applied) == (False, [0])
+
+
+WORKER = (
+    "class Worker:\n"
+    "    def process(self, items):\n"
+    "        total = 0\n"
+    "        for item in items:\n"
+    "            total += item\n"
+    "        return total\n"
+)
+
+
+@pytest.mark.parametrize(
+    "chunk",
+    [
+        # An insertion after a context line, nothing after it.
+        {
+            "context_before": ["        total = 0"],
+            "old_lines": [],
+            "new_lines": ["        seen = 0"],
+        },
+        # Old lines kept first, a line added after them, no context.
+        {
+            "old_lines": ["            total += item"],
+            "new_lines": ["            total += item", "            seen += 1"],
+        },
+        # An insertion between two context lines (it no longer fits once done).
+        {
+            "context_before": ["        total = 0"],
+            "old_lines": [],
+            "new_lines": ["        seen = 0  # counted"],
+            "context_after": ["        for item in items:"],
+        },
+        # A changed line.
+        {"old_lines": ["        return total"], "new_lines": ["        return total, len(items)"]},
+    ],
+)
+def test_an_edit_symbol_chunk_sent_twice_lands_once(
+    ws: Workspace, root: Path, chunk: dict[str, Any]
+) -> None:
+    (root / "w.py").write_text(WORKER)
+    first = ws.edit_symbol("w.py", "Worker/process", chunks=[chunk])
+    assert first.written
+    landed = (root / "w.py").read_text()
+    again = ws.edit_symbol("w.py", "Worker/process", chunks=[chunk])
+    assert (again.written, again.already_applied) == (False, [0])
+    assert (root / "w.py").read_text() == landed
+    assert "already applied" in again.notes[0]
+
+
 # -- real edits -------------------------------------------------------------------------
 
 
