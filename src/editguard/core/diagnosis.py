@@ -404,10 +404,18 @@ def partly_applied(
     rest = [numbers[s] for s in pending]
     found = [_place(text, s, len(old), numbers[s]) for s in starts[:PLACES_SHOWN]]
     shown = places(found, len(starts), also=[numbers[s] for s in starts[PLACES_SHOWN:]])
+    if rest:
+        state = (
+            f"at line(s) {_named(done)} it is already part of {new} (this edit looks applied "
+            f"there) and at line(s) {_named(rest)} it is not"
+        )
+    else:
+        state = (
+            f"each is already part of {new}, but not as one copy per place (line(s) {_named(done)})"
+        )
     return AmbiguousMatch(
-        f"{what} occurs at {len(starts)} place(s); at line(s) {_named(done)} it is already part "
-        f"of {new} (this edit looks applied there) and at line(s) {_named(rest)} it is not, so "
-        "whether this edit was applied cannot be told; nothing was changed:\n" + shown,
+        f"{what} occurs at {len(starts)} place(s); {state}, so whether this edit was applied "
+        "cannot be told, and landing it would write a second copy; nothing was changed:\n" + shown,
         path=path,
         edit_index=index,
         total_edits=total,

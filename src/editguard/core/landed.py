@@ -8,8 +8,9 @@ The rule, for an edit ``old -> new`` expected at ``n`` places, on the text ``T``
   attempt wrote. It is *inside a copy* when some occurrence of ``new`` in ``T`` covers it.
   The edit is **already applied** when every place of ``old`` the edit would change is inside
   a copy, those copies are ``n`` distinct places, and each copy *stands alone* (below). When
-  only some of its places are inside copies, the edit is refused: it cannot be told whether
-  it landed, and landing it would write a second copy at those places.
+  its count is right but the places are not so (some inside copies and some not, or not one
+  copy each), the edit is refused: it cannot be told whether it landed, and landing it would
+  write a second copy inside the copies.
 * **old not found, new found.** When ``old`` is nowhere in ``T`` (not exactly, not on the
   tolerance ladder) and ``new`` occurs at exactly ``n`` separate places, each standing alone,
   the edit is already applied, unless that proves nothing: ``new`` has fewer lines than
@@ -17,6 +18,9 @@ The rule, for an edit ``old -> new`` expected at ``n`` places, on the text ``T``
   before it too), or a region of ``T`` at least :data:`MISCOPIED` alike to ``old`` reaches
   past the copies' lines (a mis-copied ``old`` may mean that region, and ``new`` be a part
   of it that was there before).
+* **old found only loosely, new found exactly.** When ``old`` is found only on the tolerance
+  ladder while ``new`` is in ``T`` exactly ``n`` times, the edit is refused (the formats
+  check this): it may be a retry that would land a second time at a look-alike place.
 * Only a ``new`` of at least :data:`MIN_NEW` characters besides whitespace, and other than
   ``old``, is ever taken as proof (:func:`telling`).
 * **Standing alone.** A copy of ``new`` stands alone when putting ``old`` back in its place
@@ -76,32 +80,6 @@ def stands_alone(read: Reader, size: int, at: int, old: str, new: str) -> bool:
     left = read(max(at - reach, 0), at)
     right = read(at + len(new), min(at + len(new) + reach, size))
     return find_all(left + old + right, old) == [len(left)]
-
-
-def inside_copies(
-    read: Reader, size: int, starts: Sequence[int], old: str, new: str
-) -> list[int | None]:
-    """For each place of ``old`` (its start), the start of the copy of ``new`` that covers it,
-    or ``None``."""
-    return [copy_around(read, size, s, old, new) for s in starts]
-
-
-def applied_copies(
-    read: Reader, size: int, covers: Sequence[int | None], old: str, new: str, expected: int
-) -> tuple[int, ...] | None:
-    """The copies of ``new`` that make the edit already applied, given the copy covering each
-    of its places (:func:`inside_copies`): ``None`` unless every place is covered, the copies
-    are ``expected`` distinct places and each stands alone."""
-    if not covers or any(c is None for c in covers):
-        return None
-    copies = tuple(sorted({c for c in covers if c is not None}))
-    if len(copies) != expected:
-        return None
-    if any(b < a + len(new) for a, b in itertools.pairwise(copies)):
-        return None
-    if not all(stands_alone(read, size, c, old, new) for c in copies):
-        return None
-    return copies
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,19 +37,16 @@ from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.formats.tolerance import Place, Refusal, tolerant_places
 from editguard.core.landed import (
     Reader,
-    applied_copies,
     copy_around,
-    inside_copies,
+    judge,
     new_in_place,
     reader_of,
-    stands_alone,
     telling,
 )
 from editguard.core.match import NeedleSet, find_all, find_separate
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import indent_unit
 from editguard.errors import (
-    AmbiguousMatch,
     EncodingError,
     InvalidRequest,
     TooManyEdits,
@@ -383,42 +380,41 @@ class _Overlay:
                 text, old, self.doc.name or "the file", k, len(self.olds), bool(self.regions)
             )
         self.matches[k] = (found.rung, found.note)
-        read = reader_of(text)
-        covers = [
-            copy_around(read, len(text), p.start, text[p.start : p.end], p.new)
-            if telling(text[p.start : p.end], p.new)
-            else None
-            for p in found.places
-        ]
-        if not any(c is not None for c in covers):
-            if telling(old, new):
-                copies = find_separate(text, new, limit=self.expected[k] + 1)
-                if len(copies) == self.expected[k]:
-                    # Found only loosely, while new_text is in the file exactly: a retry of an
-                    # edit that landed would land a second time at a look-alike place.
-                    raise loosely_and_applied(
-                        text,
-                        old,
-                        copies,
-                        [p.start for p in found.places],
-                        found.rung,
-                        self.doc.name or "the file",
-                        k,
-                        len(self.olds),
-                    )
-            return list(found.places)
-        copies = sorted({c for c in covers if c is not None})
-        if (
-            all(c is not None for c in covers)
-            and len(copies) == len(found.places)
-            and all(
-                c is not None and stands_alone(read, len(text), c, text[p.start : p.end], p.new)
-                for c, p in zip(covers, found.places, strict=True)
-            )
-        ):
-            self._note_landed(k, copies)
+        judged = judge(
+            reader_of(text),
+            len(text),
+            [(p.start, text[p.start : p.end], p.new) for p in found.places],
+            self.expected[k],
+        )
+        if judged.copies:
+            self._note_landed(k, list(judged.copies))
             return []
-        raise self._partly(k, text, [p.start for p in found.places], covers)
+        if judged.partly:
+            raise partly_applied(
+                text,
+                old,
+                list(judged.landed),
+                list(judged.pending),
+                self.doc.name or "the file",
+                k,
+                len(self.olds),
+            )
+        if telling(old, new):
+            copies = find_separate(text, new, limit=self.expected[k] + 1)
+            if len(copies) == self.expected[k]:
+                # Found only loosely, while new_text is in the file exactly: a retry of an
+                # edit that landed would land a second time at a look-alike place.
+                raise loosely_and_applied(
+                    text,
+                    old,
+                    copies,
+                    [p.start for p in found.places],
+                    found.rung,
+                    self.doc.name or "the file",
+                    k,
+                    len(self.olds),
+                )
+        return list(found.places)
 
     def _numbering(self) -> Callable[[int], int | None]:
         """The line number each line of the current text had in the file as read (what a
@@ -627,15 +623,38 @@ class _Overlay:
             return False
         if len(hits) > self.expected[k] * len(find_all(new, old)):
             return False  # more places than copies could hold: not applied, count is off
+        if not self._maybe_inside(hits, old, new):
+            return False
         read, size = self._reader()
         starts = [self._position(h.first) for h in hits]
-        covers = inside_copies(read, size, starts, old, new)
-        copies = applied_copies(read, size, covers, old, new, self.expected[k])
-        if copies is not None:
-            self._note_landed(k, list(copies))
+        judged = judge(read, size, [(at, old, new) for at in starts], self.expected[k])
+        if judged.copies:
+            self._note_landed(k, list(judged.copies))
             return True
-        if len(hits) == self.expected[k] and any(c is not None for c in covers):
-            raise self._partly(k, self._current(), starts, covers)
+        if judged.landed and len(hits) == self.expected[k]:
+            raise partly_applied(
+                self._current(),
+                old,
+                list(judged.landed),
+                list(judged.pending),
+                self.doc.name or "the file",
+                k,
+                len(self.olds),
+            )
+        return False
+
+    def _maybe_inside(self, hits: list[_Hit], old: str, new: str) -> bool:
+        """Whether a hit may lie inside a copy of ``new``: the cheap look first, on the text
+        as read, for hits whose surroundings no edit has touched (a first attempt's usual
+        case); the others are looked at in the current text."""
+        reach = len(new)
+        read = reader_of(self.text)
+        for hit in hits:
+            region, at = hit.first
+            if region is not None or self._intersects(max(at - reach, 0), at + reach):
+                return True
+            if copy_around(read, len(self.text), at, old, new) is not None:
+                return True
         return False
 
     def _landed_elsewhere(self, k: int) -> bool:
@@ -659,19 +678,6 @@ class _Overlay:
             else:
                 region.marks.append([k, off])
         self.already.append(k)
-
-    def _partly(
-        self, k: int, text: str, starts: list[int], covers: list[int | None]
-    ) -> AmbiguousMatch:
-        return partly_applied(
-            text,
-            self.olds[k],
-            [s for s, c in zip(starts, covers, strict=True) if c is not None],
-            [s for s, c in zip(starts, covers, strict=True) if c is None],
-            self.doc.name or "the file",
-            k,
-            len(self.olds),
-        )
 
     def _reader(self) -> tuple[Reader, int]:
         """Reads the current text (as the edits so far left it), and its length."""
