@@ -434,6 +434,14 @@ def test_a_batch_that_repeats_a_call_lands_it_once(ws: Workspace, root: Path) ->
     assert result.written
     assert [r["already_applied"] for r in result.results] == [[], [0]]
     assert (root / "main.py").read_text().count("import logging  # retried") == 1
+    # The whole batch again: every call already applied, nothing written, nothing recorded.
+    set_old_mtime(root / "main.py")
+    landed = Snapshot.of(root / "main.py")
+    again = ws.batch([call, call])
+    assert not again.written
+    assert [r["already_applied"] for r in again.results] == [[0], [0]]
+    assert Snapshot.of(root / "main.py") == landed
+    assert len(ws.history(path="main.py").changes) == 1
 
 
 @pytest.fixture
