@@ -86,3 +86,19 @@ def test_an_ambiguous_chunk_shows_each_place_with_its_context(ws: Workspace, roo
     message = err.value.text()
     assert "at line 3:\n2│    step()\n3│    log()\n4│    done()" in message
     assert "at line 6:\n5│    retry()\n6│    log()\n7│    finish()" in message
+
+
+def test_a_chunk_that_fits_two_places_loosely_shows_both_with_their_lines(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "steps.py").write_text(
+        "def steps():\n    step()\n    log('a')\n    done()\n    retry()\n    log('a')\n"
+        "    finish()\n"
+    )
+    chunk = {"old_lines": ["    log(\u2018a\u2019)"], "new_lines": ["    log(\u2018b\u2019)"]}
+    with pytest.raises(EditError) as err:
+        ws.edit_symbol("steps.py", "steps", chunks=[chunk])
+    assert (err.value.code, err.value.data["lines"]) == ("AMBIGUOUS_MATCH", [3, 6])
+    message = err.value.text()
+    assert "at line 3:\n2│    step()\n3│    log('a')\n4│    done()" in message
+    assert "at line 6:\n5│    retry()\n6│    log('a')\n7│    finish()" in message

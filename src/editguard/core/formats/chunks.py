@@ -431,11 +431,15 @@ def _loose(
         return None
     if len(hits) > 1:
         where = [first_line + h.line + len(before) for h in hits]
+        shown = []
+        for h, at in zip(hits[:PLACES_SHOWN], where, strict=False):
+            lo, hi = max(0, h.line - 1), min(len(lines), h.line + len(block) + 1)
+            shown.append((at, first_line + lo, lines[lo:hi]))
         raise AmbiguousMatch(
             f"chunk {index + 1} of {total} is not in {symbol} as sent, and fits with tolerance "
             f"for {tolerance_names(hits[0].rung)} at {len(hits)} places (old_lines would start at "
             f"lines {', '.join(map(str, where))}); copy its lines exactly, with context that "
-            "only the place you mean has",
+            "only the place you mean has:\n" + places(shown, len(hits), also=where[PLACES_SHOWN:]),
             edit_index=index,
             total_edits=total,
             data={"lines": where, "match": hits[0].rung},
