@@ -14,10 +14,10 @@ The rule, for an edit ``old -> new`` expected at ``n`` places, on the text ``T``
 * **old not found, new found.** When ``old`` is nowhere in ``T`` (not exactly, not on the
   tolerance ladder) and ``new`` occurs at exactly ``n`` separate places, each standing alone,
   the edit is already applied, unless that proves nothing: ``new`` has fewer lines than
-  ``old`` or is part of it (an edit that removes lines leaves lines that were in the file
-  before it too), or a region of ``T`` at least :data:`MISCOPIED` alike to ``old`` reaches
-  past the copies' lines (a mis-copied ``old`` may mean that region, and ``new`` be a part
-  of it that was there before).
+  ``old`` or no line with text that ``old`` lacks (an edit that removes lines leaves lines
+  that were in the file before it too), or a region of ``T`` at least :data:`MISCOPIED`
+  alike to ``old`` reaches past the copies' lines (a mis-copied ``old`` may mean that
+  region, and ``new`` be a part of it that was there before).
 * **old found only loosely, new found exactly.** When ``old`` is found only on the tolerance
   ladder while ``new`` is in ``T`` exactly ``n`` times, the edit is refused (the formats
   check this): it may be a retry that would land a second time at a look-alike place.
@@ -131,7 +131,7 @@ def new_in_place(text: str, old: str, new: str, expected: int | None) -> tuple[i
     proof (see the module's rule: too short a ``new``, an edit that removes lines, another
     count, or a region alike to ``old`` that reaches past them, which may be the place a
     mis-copied ``old`` meant)."""
-    if not telling(old, new) or new.count(LF) < old.count(LF) or new in old:
+    if not telling(old, new) or new.count(LF) < old.count(LF) or not adds_a_line(old, new):
         return None
     copies = find_separate(text, new, limit=None if expected is None else expected + 1)
     if not copies or len(copies) != (len(copies) if expected is None else expected):
@@ -147,6 +147,14 @@ def new_in_place(text: str, old: str, new: str, expected: int | None) -> tuple[i
         ):
             return None
     return tuple(copies)
+
+
+def adds_a_line(old: str, new: str) -> bool:
+    """Whether ``new`` holds a line with text that is no line of ``old``: an edit made only of
+    old's own lines (a deletion, even with a slip in old's other lines) leaves text that was
+    in the file before it too."""
+    had = set(old.split(LF))
+    return any(line.strip() and line not in had for line in new.split(LF))
 
 
 def telling(old: str, new: str) -> bool:

@@ -33,7 +33,7 @@ from typing import Any
 
 from editguard.core.diagnosis import landed_note
 from editguard.core.document import CR, CRLF, LF
-from editguard.core.landed import telling
+from editguard.core.landed import adds_a_line, telling
 from editguard.core.listing import PLACES_SHOWN, excerpt, listing, places
 from editguard.core.seek import (
     LADDER,
@@ -362,9 +362,7 @@ def _landed(
             return None
         at = found[0]
     else:
-        if len(new) < len(old) or any(
-            _same(old[i : i + len(new)], new) for i in range(len(old) - len(new) + 1)
-        ):
+        if len(new) < len(old) or not adds_a_line(LF.join(old), LF.join(new)):
             return None  # lines removed: what is left was in the symbol before too
         copies = [
             q
