@@ -161,7 +161,9 @@ TOOL = Tool(
         "typographic punctuation, pasted line numbers, one indentation shift) is found when "
         "unambiguous and new_text gets the same correction; else NO_MATCH shows the most "
         "similar lines. All edits or none are written; encoding, line endings and untouched "
-        "bytes are kept. Returns the diff, each edit's lines and `match`, and the version."
+        "bytes are kept. An edit the file already reads as done (a retry) changes nothing "
+        "and is listed in already_applied. Returns the diff, each edit's lines and `match`, "
+        "and the version."
     ),
     arguments=EditFileArgs,
     result=EditFileResult,
