@@ -343,8 +343,8 @@ def _landed(
     as the chunk done, by the rule of :mod:`editguard.core.landed` on blocks of lines (context,
     lines, context; compared as chunks are): every place the chunk fits lies inside the one
     place its new block is; or it fits nowhere and its new block is at exactly one place (a
-    new block with at least as many lines as the old, and not a part of it). ``None``: not
-    done.
+    new block with at least as many lines as the old, and a line with text the old block
+    lacks). ``None``: not done.
 
     Raises:
         AmbiguousMatch: it fits nowhere exactly, fits with a tolerance, and its new block is in

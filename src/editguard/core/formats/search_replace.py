@@ -46,12 +46,7 @@ from editguard.core.landed import (
 from editguard.core.match import NeedleSet, find_all, find_separate
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import indent_unit
-from editguard.errors import (
-    EncodingError,
-    InvalidRequest,
-    TooManyEdits,
-    error_context,
-)
+from editguard.errors import EncodingError, InvalidRequest, TooManyEdits, error_context
 
 # More places than this for one old_text is no edit a model means (and a one-letter needle in a
 # 100 MB file would be a hundred million positions).
@@ -220,7 +215,7 @@ class _Overlay:
         self.starts: list[int] = []
         self.suspects: list[list[_Region]] = [[] for _ in edits]
         self._breaks: list[int] | None = None  # offsets of line breaks (mixed files only)
-        self.already: list[int] = []  # edits found already applied (core.landed)
+        self.already: set[int] = set()  # edits found already applied (core.landed)
         self.landed_at: list[tuple[int, int]] = []  # (original offset, edit) of their copies
 
     # -- the main loop -------------------------------------------------------------------
@@ -677,7 +672,7 @@ class _Overlay:
                 self.landed_at.append((off, k))
             else:
                 region.marks.append([k, off])
-        self.already.append(k)
+        self.already.add(k)
 
     def _reader(self) -> tuple[Reader, int]:
         """Reads the current text (as the edits so far left it), and its length."""
