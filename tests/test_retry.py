@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 from mcp import Client, StdioServerParameters
 
 from editguard import EditError, Workspace
@@ -364,6 +366,54 @@ def test_a_mis_copied_retry_never_lands_a_second_copy(mistake: Any, tmp_path: Pa
             continue
         assert not result.written, edit.source
         assert result.already_applied == [0], edit.source
+
+
+REAL_FILES = [
+    CORPUS / "six-1.15.0-1.16.0" / "six.py.old",
+    CORPUS / "p-limit-6.2.0-7.0.0" / "index.js.old",
+    CORPUS / "pyperclip-1.8.0-1.8.1" / "src" / "pyperclip" / "__init__.py.old",
+]
+
+
+@st.composite
+def edits_of_real_lines(draw: st.DrawFn) -> tuple[str, SearchReplace]:
+    """A real file and an edit made of its own lines: old and new text are runs of the file's
+    lines (or of the file's lines with one changed), the worst case for a new text found by
+    chance."""
+    text = draw(st.sampled_from(REAL_FILES)).read_text()
+    lines = text.split("\n")
+
+    def run() -> str:
+        first = draw(st.integers(0, len(lines) - 2))
+        size = draw(st.integers(1, 4))
+        return "".join(line + "\n" for line in lines[first : first + size])
+
+    old, new = run(), run()
+    if draw(st.booleans()):
+        new = old + new  # old inside new, like an insertion
+    count = draw(st.integers(1, 2))
+    if text.count(old) == count and draw(st.booleans()):
+        text = text.replace(old, new)  # the edit landed once already: this is a retry
+    if draw(st.integers(0, 3)) == 0:
+        old = old.replace("s", "z", 1)  # a slip: old no longer in the file
+    return text, E(old, new, count)
+
+
+@settings(max_examples=500, deadline=None)
+@given(edits_of_real_lines())
+def test_already_applied_is_only_ever_said_of_a_file_that_reads_as_the_result(
+    case: tuple[str, SearchReplace],
+) -> None:
+    text, edit = case
+    try:
+        after, applied = compiled(text, edit)
+    except EditError as error:
+        event(error.code)
+        return
+    event(f"already applied: {applied[0].already_applied}")
+    if applied[0].already_applied:
+        assert after == text
+        assert reads_as_result(text, edit.old_text, edit.new_text, applied[0].lines)
 
 
 # -- through every front end -------------------------------------------------------------
