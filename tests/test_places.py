@@ -9,13 +9,22 @@ from pathlib import Path
 import pytest
 
 from editguard import EditError, Workspace
-from editguard.core.listing import PLACE_LINES, PLACE_WIDTH, PLACES_NAMED, PLACES_SHOWN, places
+from editguard.core.listing import (
+    PLACE_LINES,
+    PLACE_WIDTH,
+    PLACES_NAMED,
+    PLACES_SHOWN,
+    places,
+    show_places,
+)
 
 from .release_pairs import CORPUS
 
 
 def test_each_place_is_numbered_lines_with_its_indentation() -> None:
-    shown = places([(2, 1, ["class A:", "    def run(self):"]), (9, 8, ["        def run(self):"])])
+    shown = show_places(
+        [(2, 1, ["class A:", "    def run(self):"]), (9, 8, ["        def run(self):"])]
+    )
     assert shown == (
         "at line 2:\n1│class A:\n2│    def run(self):\nat line 9:\n8│        def run(self):"
     )
@@ -23,22 +32,22 @@ def test_each_place_is_numbered_lines_with_its_indentation() -> None:
 
 def test_long_places_keep_their_first_and_last_lines_and_count_the_rest() -> None:
     lines = [f"    line {n}" for n in range(1, 21)]
-    shown = places([(1, 1, lines)]).split("\n")
+    shown = show_places([(1, 1, lines)]).split("\n")
     assert len(shown) == 1 + PLACE_LINES
     assert shown[1] == " 1│    line 1"
     assert shown[-1] == "20│    line 20"
-    assert "(15 more lines)" in shown[-2]
+    assert f"({20 - (PLACE_LINES - 1)} more lines)" in shown[-2]
 
 
 def test_long_lines_are_cut_and_say_how_much() -> None:
-    shown = places([(1, 1, ["x" * (PLACE_WIDTH + 50)])])
+    shown = show_places([(1, 1, ["x" * (PLACE_WIDTH + 50)])])
     assert shown.endswith("... (50 more characters)")
 
 
 def test_places_past_the_cap_are_named_then_counted() -> None:
     found = [(n, n, [f"line {n}"]) for n in range(1, 9)]
     also = list(range(100, 130))
-    shown = places(found, 1000, also=also)
+    shown = show_places(found, 1000, also=also)
     assert [x for x in shown.split("\n") if x.startswith("at line ")] == [
         f"at line {n}:" for n in range(1, PLACES_SHOWN + 1)
     ]
@@ -47,6 +56,13 @@ def test_places_past_the_cap_are_named_then_counted() -> None:
     assert last == (
         f"and {1000 - PLACES_SHOWN} more place(s), at lines {', '.join(map(str, named))} "
         f"and {1000 - PLACES_SHOWN - PLACES_NAMED} other(s)"
+    )
+
+
+def test_blocks_of_the_file_lines_are_shown_with_the_line_around_each() -> None:
+    lines = ["def f():", "    return 1", "", "def g():", "    return 1"]
+    assert places(lines, [1, 4], 1) == (
+        "at line 2:\n1│def f():\n2│    return 1\n3│\nat line 5:\n4│def g():\n5│    return 1"
     )
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from editguard.core.document import LF, line_numbers
-from editguard.core.listing import EXCERPT, PLACES_SHOWN, excerpt, listing, places
+from editguard.core.listing import EXCERPT, PLACES_SHOWN, excerpt, listing, show_places
 from editguard.core.match import find_separate
 from editguard.core.seek import tolerance_names
 from editguard.core.similar import (
@@ -277,7 +277,7 @@ def _wrong_count(
         _place(text, start, len(old), line)
         for start, line in zip(shown[:PLACES_SHOWN], lines, strict=False)
     ]
-    shown_places = places(found, m.found, also=[*lines[PLACES_SHOWN:], *more_lines])
+    shown_places = show_places(found, m.found, also=[*lines[PLACES_SHOWN:], *more_lines])
     loosely = (
         ""
         if m.rung == "exact"
@@ -403,7 +403,7 @@ def partly_applied(
     done = [numbers[s] for s in landed]
     rest = [numbers[s] for s in pending]
     found = [_place(text, s, len(old), numbers[s]) for s in starts[:PLACES_SHOWN]]
-    shown = places(found, len(starts), also=[numbers[s] for s in starts[PLACES_SHOWN:]])
+    shown = show_places(found, len(starts), also=[numbers[s] for s in starts[PLACES_SHOWN:]])
     if rest:
         state = (
             f"at line(s) {_named(done)} it is already part of {new} (this edit looks applied "
@@ -453,7 +453,7 @@ def loosely_and_applied(
     done = [numbers[s] for s in copies]
     rest = [numbers[s] for s in loose]
     found = [_place(text, s, 1, numbers[s]) for s in starts[:PLACES_SHOWN]]
-    shown = places(found, len(starts), also=[numbers[s] for s in starts[PLACES_SHOWN:]])
+    shown = show_places(found, len(starts), also=[numbers[s] for s in starts[PLACES_SHOWN:]])
     return AmbiguousMatch(
         f"{what} is not in {path} exactly; it fits with tolerance for {tolerance_names(rung)} "
         f"at line(s) {_named(rest)}, but {new} is already at line(s) {_named(done)}: this edit "

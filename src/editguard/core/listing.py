@@ -21,24 +21,13 @@ def listing(lines: Sequence[str], first: int, *, width: int | None = None) -> st
     return LF.join(f"{n:>{width}}│{line}" for n, line in enumerate(lines, first))
 
 
-EXCERPT = 2000  # characters of a request's text that an error echoes back
-
-
-def excerpt(text: str, limit: int = EXCERPT) -> str:
-    """``text``, or its first ``limit`` characters and how many more there are: an error
-    answers with what was sent, never with all of it."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
-
-
-PLACE_LINES = 6  # lines shown of one place (the rest are counted)
+PLACE_LINES = 8  # lines shown of one place, context included (the rest are counted)
 PLACES_SHOWN = 5  # places shown with their lines (the rest are named by line number)
 PLACE_WIDTH = 200  # characters of one line shown
 PLACES_NAMED = 20  # places left out that are named by their line
 
 
-def places(
+def show_places(
     found: Sequence[tuple[int, int, Sequence[str]]],
     total: int | None = None,
     also: Sequence[int] = (),
@@ -51,8 +40,8 @@ def places(
     line shown and the lines shown (the place's, with context around it, indentation intact).
     At most :data:`PLACES_SHOWN` places are shown, each with at most :data:`PLACE_LINES` lines
     (its first ones and its last, with how many were left out between), each line cut to
-    :data:`PLACE_WIDTH` characters; the places
-    left out are named by their first line (up to :data:`PLACES_NAMED`, then counted).
+    :data:`PLACE_WIDTH` characters; the places left out are named by their line (up to
+    :data:`PLACES_NAMED`, then counted).
     ``also``: the first lines of further places, given without their lines; ``total``: how
     many places there are in all, when ``found`` and ``also`` hold only some of them.
     """
@@ -94,3 +83,24 @@ def _row(number: int, text: str, width: int) -> str:
     if len(text) > PLACE_WIDTH:
         text = f"{text[:PLACE_WIDTH]}... ({len(text) - PLACE_WIDTH:,} more characters)"
     return f"{number:>{width}}│{text}"
+
+
+def places(lines: Sequence[str], starts: Sequence[int], size: int) -> str:
+    """:func:`show_places` for a block of ``size`` lines at each of ``starts`` (0-based
+    indexes into ``lines``, the file's lines): each place with the line before and after it."""
+    found = []
+    for start in starts[:PLACES_SHOWN]:
+        lo, hi = max(start - 1, 0), min(start + max(size, 1) + 1, len(lines))
+        found.append((start + 1, lo + 1, lines[lo:hi]))
+    return show_places(found, len(starts), also=[s + 1 for s in starts[PLACES_SHOWN:]])
+
+
+EXCERPT = 2000  # characters of a request's text that an error echoes back
+
+
+def excerpt(text: str, limit: int = EXCERPT) -> str:
+    """``text``, or its first ``limit`` characters and how many more there are: an error
+    answers with what was sent, never with all of it."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit:,} more characters)"

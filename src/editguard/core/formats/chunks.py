@@ -34,7 +34,7 @@ from typing import Any
 from editguard.core.diagnosis import landed_note
 from editguard.core.document import CR, CRLF, LF
 from editguard.core.landed import adds_a_line, telling
-from editguard.core.listing import PLACES_SHOWN, excerpt, listing, places
+from editguard.core.listing import PLACES_SHOWN, excerpt, listing, show_places
 from editguard.core.seek import (
     LADDER,
     TRAILING,
@@ -437,7 +437,8 @@ def _loose(
             f"chunk {index + 1} of {total} is not in {symbol} as sent, and fits with tolerance "
             f"for {tolerance_names(hits[0].rung)} at {len(hits)} places (old_lines would start at "
             f"lines {', '.join(map(str, where))}); copy its lines exactly, with context that "
-            "only the place you mean has:\n" + places(shown, len(hits), also=where[PLACES_SHOWN:]),
+            "only the place you mean has:\n"
+            + show_places(shown, len(hits), also=where[PLACES_SHOWN:]),
             edit_index=index,
             total_edits=total,
             data={"lines": where, "match": hits[0].rung},
@@ -486,7 +487,7 @@ def _ambiguous(
         lo = max(0, p - len(chunk.context_before))
         hi = min(len(lines), p + 2 + size + len(chunk.context_after))
         found.append((first_line + p + 1, first_line + lo, lines[lo:hi]))
-    shown = places(found, len(fitting), also=where[PLACES_SHOWN:])
+    shown = show_places(found, len(fitting), also=where[PLACES_SHOWN:])
     return AmbiguousMatch(
         f"chunk {index + 1} of {total} fits at {len(fitting)} places in {symbol} (old_lines "
         f"would start at lines {', '.join(map(str, where))}); nothing was changed:\n{shown}",
