@@ -37,9 +37,7 @@ class AppliedEdit:
     match: str = "exact"  # the rung of core.seek that matched
     note: str | None = None  # what differed from the file, when not exact
     offset: int | None = None  # a diff hunk: lines between where it said it was and where it was
-    # The file already read as this edit's result (core.landed): nothing was replaced, and
-    # ``lines`` are where its new text stands.
-    already_applied: bool = False
+    already_applied: bool = False  # its result was in the text already: it changed nothing
 
 
 @dataclass(frozen=True, slots=True)
