@@ -46,11 +46,10 @@ def show_places(
     many places there are in all, when ``found`` and ``also`` hold only some of them.
     """
     total = len(found) + len(also) if total is None else total
-    shown = [(at, first, _capped(lines)) for at, first, lines in found[:PLACES_SHOWN]]
-    last = max((first + len(lines) - 1 for _, first, lines in found[:PLACES_SHOWN]), default=1)
-    width = len(str(last))
+    shown = [(at, first, lines, _capped(lines)) for at, first, lines in found[:PLACES_SHOWN]]
     blocks = []
-    for at, first, rows in shown:
+    for at, first, lines, rows in shown:
+        width = len(str(first + len(lines) - 1))  # as listing() numbers the place's lines
         block = [f"at line {at}:"]
         for offset, text in rows:
             if offset is None:
