@@ -360,10 +360,13 @@ def test_typographic_characters_the_file_uses_are_left_as_sent(ws: Workspace, ro
 def test_an_edit_that_only_changes_what_the_rung_ignores_is_not_applied(
     ws: Workspace, root: Path
 ) -> None:
-    # Already applied: the file has what new_text says, old_text matches it only loosely.
+    # The file has what new_text says, old_text matches it only loosely: it is never written
+    # again. Issue 22: a new_text long enough to tell is reported already applied (a success
+    # that changed nothing); a short one is still NO_MATCH.
     text = "x = 1\ny = 2\n"
-    error = refused(ws, root, text, "x = 1  \ny = 2\n", "x = 1\ny = 2\n")
-    assert error.code == "NO_MATCH"
+    result = edit(ws, root, text, "x = 1  \ny = 2\n", "x = 1\ny = 2\n")
+    assert (result.written, result.already_applied) == (False, [0])
+    assert result_of(root) == text
     error = refused(ws, root, 'a = "x"\n', "a = \u201cx\u201d\n", 'a = "x"\n')
     assert error.code == "NO_MATCH"
 

@@ -244,6 +244,26 @@ def test_edit_lines_dry_run_and_result(ws: Workspace, five: Path) -> None:
     assert "-five\n+5" in result.diff
 
 
+def test_an_insert_past_the_end_says_it_was_appended(ws: Workspace, five: Path) -> None:
+    result = ws.edit_lines(
+        "five.txt",
+        [
+            {"line_number": 99, "type": "Insert", "text": "six"},
+            {"line_number": 1, "type": "Insert", "text": "zero"},
+        ],
+    )
+    assert five.read_text() == "zero\n" + FIVE + "six\n"
+    past, first = result.edits_applied
+    assert past.lines == [7]
+    assert past.note is not None
+    assert "99" in past.note
+    assert "appended after line 5" in past.note
+    assert first.note is None
+    # The line after the last is the usual way to append: nothing to say.
+    result = ws.edit_lines("five.txt", [{"line_number": 8, "type": "Insert", "text": "seven"}])
+    assert result.edits_applied[0].note is None
+
+
 def test_all_or_nothing(ws: Workspace, five: Path) -> None:
     snap = Snapshot.of(five)
     with pytest.raises(EditError):

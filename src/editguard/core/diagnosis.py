@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from editguard.core.document import LF, line_numbers
-from editguard.core.listing import EXCERPT, excerpt, listing
+from editguard.core.listing import EXCERPT, PLACES_SHOWN, excerpt, listing, show_places
 from editguard.core.match import find_separate
 from editguard.core.seek import tolerance_names
 from editguard.core.similar import (
@@ -18,7 +18,7 @@ from editguard.core.similar import (
     find_similar,
     look_alike,
 )
-from editguard.errors import EditError, NoMatch, WrongCount
+from editguard.errors import AmbiguousMatch, EditError, NoMatch, WrongCount
 
 MAX_LOCATIONS = 10  # places of a WRONG_COUNT shown with their line and context
 MAX_MORE_LINES = 1000  # further places given by line number in the error's data
@@ -271,18 +271,13 @@ def _wrong_count(
             }
         )
     more = m.found - len(shown)
-    listing = "\n".join(
-        f"  line {loc['line_number']}, column {loc['column_start']}: {loc['line_content'].strip()}"
-        for loc in locations
-    )
     # The other places by line number only: each one may be the place the model meant.
     more_lines = line_numbers(text, m.starts[MAX_LOCATIONS : MAX_LOCATIONS + MAX_MORE_LINES])
-    if more:
-        named = ", ".join(map(str, more_lines[:MORE_IN_MESSAGE]))
-        rest = more - min(len(more_lines), MORE_IN_MESSAGE)
-        listing += f"\n  ... and {more} more, at lines {named}" + (
-            f" and {rest} more" if rest else ""
-        )
+    found = [
+        _place(text, start, len(old), line)
+        for start, line in zip(shown[:PLACES_SHOWN], lines, strict=False)
+    ]
+    shown_places = show_places(found, m.found, also=[*lines[PLACES_SHOWN:], *more_lines])
     loosely = (
         ""
         if m.rung == "exact"
@@ -290,7 +285,7 @@ def _wrong_count(
     )
     message = (
         f"expected {m.expected} occurrence(s) of {what} in {path} but found {m.found}"
-        f"{loosely}{after}:\n{listing}"
+        f"{loosely}{after}; each place with the line around it:\n{shown_places}"
     )
     count = "count" if what == "search" else "occurrences"
     if m.found < m.expected and what == "search":
@@ -328,6 +323,19 @@ def _wrong_count(
     )
 
 
+def _place(text: str, start: int, length: int, line: int) -> tuple[int, int, list[str]]:
+    """A match at ``text[start:start+length]`` (on line ``line``) as :func:`places` shows it:
+    its lines, with the line before and the line after them."""
+    bol = text.rfind(LF, 0, start) + 1
+    first = text.rfind(LF, 0, bol - 1) + 1 if bol else 0
+    end = start + max(length, 1) - 1  # the match's last character
+    eol = text.find(LF, end)
+    if 0 <= eol < len(text) - 1:
+        eol = text.find(LF, eol + 1)
+    stop = len(text) if eol < 0 else eol
+    return line, line - (1 if bol else 0), text[first:stop].split(LF)
+
+
 def uncorrectable_error(
     text: str,
     old: str,
@@ -361,5 +369,106 @@ def uncorrectable_error(
         suggestions=[
             f"Send {what} and {'replace' if what == 'search' else 'new_text'} exactly as the "
             "file has these lines."
+        ],
+    )
+
+
+def landed_note(lines: list[int], note: str | None = None, what: str = "new_text") -> str:
+    """The note of an edit found already applied (:mod:`editguard.core.landed`): where its new
+    text stands, and that nothing was changed for it."""
+    where = f"line {lines[0]}" if len(lines) == 1 else f"lines {', '.join(map(str, lines[:20]))}"
+    rung = f" (found with a correction: {note})" if note else ""
+    return (
+        f"already applied: {where} already read{'s' * (len(lines) == 1)} as {what}{rung}; "
+        "nothing was changed for this edit"
+    )
+
+
+def partly_applied(
+    text: str,
+    old: str,
+    landed: list[int],
+    pending: list[int],
+    path: str,
+    index: int | None,
+    total: int | None,
+    what: str = "old_text",
+    new: str = "new_text",
+) -> AmbiguousMatch:
+    """AMBIGUOUS_MATCH for an edit whose old text is at the expected number of places, some of
+    them inside text that already reads as its new text and some not: landing it would write
+    a second copy at the first, and leaving it would leave the others."""
+    starts = sorted([*landed, *pending])
+    numbers = dict(zip(starts, line_numbers(text, starts), strict=True))
+    done = [numbers[s] for s in landed]
+    rest = [numbers[s] for s in pending]
+    found = [_place(text, s, len(old), numbers[s]) for s in starts[:PLACES_SHOWN]]
+    shown = show_places(found, len(starts), also=[numbers[s] for s in starts[PLACES_SHOWN:]])
+    if rest:
+        state = (
+            f"at line(s) {_named(done)} it is already part of {new} (this edit looks applied "
+            f"there) and at line(s) {_named(rest)} it is not"
+        )
+    else:
+        state = (
+            f"each is already part of {new}, but not as one copy per place (line(s) {_named(done)})"
+        )
+    return AmbiguousMatch(
+        f"{what} occurs at {len(starts)} place(s); {state}, so whether this edit was applied "
+        "cannot be told, and landing it would write a second copy; nothing was changed:\n" + shown,
+        path=path,
+        edit_index=index,
+        total_edits=total,
+        data={"search_text": excerpt(old), "applied_lines": done, "pending_lines": rest},
+        suggestions=[
+            f"Re-read the file; to change only the places not yet changed, give {what} a line "
+            "around it that only they have (and set occurrences to their count).",
+        ],
+    )
+
+
+def _named(numbers: list[int]) -> str:
+    shown = ", ".join(map(str, numbers[:MORE_IN_MESSAGE]))
+    rest = len(numbers) - MORE_IN_MESSAGE
+    return shown + (f" and {rest} more" if rest > 0 else "")
+
+
+def loosely_and_applied(
+    text: str,
+    old: str,
+    copies: list[int],
+    loose: list[int],
+    rung: str,
+    path: str,
+    index: int | None,
+    total: int | None,
+    what: str = "old_text",
+    new: str = "new_text",
+) -> AmbiguousMatch:
+    """AMBIGUOUS_MATCH for an edit whose old text is not in the file exactly but fits with a
+    tolerance, while its new text is in the file exactly: it may be a retry of an edit that
+    landed (and would land a second time at a look-alike place), or meant for that place."""
+    starts = sorted([*copies, *loose])
+    numbers = dict(zip(starts, line_numbers(text, starts), strict=True))
+    done = [numbers[s] for s in copies]
+    rest = [numbers[s] for s in loose]
+    found = [_place(text, s, 1, numbers[s]) for s in starts[:PLACES_SHOWN]]
+    shown = show_places(found, len(starts), also=[numbers[s] for s in starts[PLACES_SHOWN:]])
+    return AmbiguousMatch(
+        f"{what} is not in {path} exactly; it fits with tolerance for {tolerance_names(rung)} "
+        f"at line(s) {_named(rest)}, but {new} is already at line(s) {_named(done)}: this edit "
+        "may have been applied already, so which is meant cannot be told; nothing was "
+        "changed:\n" + shown,
+        path=path,
+        edit_index=index,
+        total_edits=total,
+        data={
+            "search_text": excerpt(old),
+            "applied_lines": done,
+            "pending_lines": rest,
+            "match": rung,
+        },
+        suggestions=[
+            f"If the edit is done, drop it; else copy {what} exactly from the place you mean.",
         ],
     )

@@ -74,7 +74,13 @@ class AppliedEdit(BaseModel):
             "applied to new_text."
         ),
     )
-    note: str | None = Field(None, description="What differed, when the match was not exact.")
+    note: str | None = Field(
+        None,
+        description=(
+            "What differed when the match was not exact; an edit already applied; an insert "
+            "past the end, appended."
+        ),
+    )
 
 
 class EditFileResult(BaseModel):
@@ -83,6 +89,12 @@ class EditFileResult(BaseModel):
     path: str = Field(description="The file's real path (a symlink's target).")
     diff: str = Field(description="Unified diff of the change, with line numbers in hunk headers.")
     edits_applied: list[AppliedEdit]
+    already_applied: list[int] = Field(
+        description=(
+            "Indexes of edits the file already read as done (a retry): each changed nothing, "
+            "and its lines are where its new_text stands."
+        )
+    )
     total_replacements: int
     version: str = Field(description="Version of the file after this call; pass it to the next.")
     previous_version: str
@@ -101,6 +113,7 @@ class EditFileResult(BaseModel):
             would_modify=out.would_modify,
             diff=out.diff(),
             edits_applied=[AppliedEdit.model_validate(e, from_attributes=True) for e in applied],
+            already_applied=[e.index for e in applied if e.already_applied],
             total_replacements=out.change.replacements,
             dry_run=dry_run,
         )
@@ -157,7 +170,9 @@ TOOL = Tool(
         "typographic punctuation, pasted line numbers, one indentation shift) is found when "
         "unambiguous and new_text gets the same correction; else NO_MATCH shows the most "
         "similar lines. All edits or none are written; encoding, line endings and untouched "
-        "bytes are kept. Returns the diff, each edit's lines and `match`, and the version."
+        "bytes are kept. An edit the file already reads as done (a retry) changes nothing "
+        "and is listed in already_applied. Returns the diff, each edit's lines and `match`, "
+        "and the version."
     ),
     arguments=EditFileArgs,
     result=EditFileResult,

@@ -118,7 +118,14 @@ class EditSymbolResult(BaseModel):
             "correction)."
         ),
     )
-    notes: list[str] = Field(default=[], description="What differed, for chunks not exact.")
+    notes: list[str] = Field(
+        default=[], description="What differed, for chunks not exact; chunks already applied."
+    )
+    already_applied: list[int] = Field(
+        default=[],
+        description="chunks: indexes of chunks the symbol already read as done (a retry); "
+        "each changed nothing.",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +191,7 @@ def run(ctx: Context, args: EditSymbolArgs) -> EditSymbolResult:
         dry_run=args.dry_run,
         chunks_matched=[e.match for e in applied] if args.chunks is not None else None,
         notes=[e.note for e in applied if e.note],
+        already_applied=[e.index for e in applied if e.already_applied],
     )
 
 

@@ -105,7 +105,13 @@ class SafeEditResult(BaseModel):
         "exact",
         description="search_replace: how the literal was found (exact, or the tolerances used).",
     )
-    note: str | None = Field(None, description="What differed, when the match was not exact.")
+    note: str | None = Field(
+        None, description="What differed, when the match was not exact; or already applied."
+    )
+    already_applied: list[int] = Field(
+        description="search_replace: [0] when the file already read as done (a retry); "
+        "nothing was changed."
+    )
     created: bool
     would_modify: bool
     written: bool
@@ -173,6 +179,7 @@ def run(ctx: Context, args: SafeEditArgs) -> SafeEditResult:
         replacements=replacements,
         match=applied[0].match if applied else "exact",
         note=applied[0].note if applied else None,
+        already_applied=[e.index for e in applied if e.already_applied],
         created=out.created,
         warnings=list(out.change.warnings),
     )

@@ -31,8 +31,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from editguard.core.diagnosis import landed_note
 from editguard.core.document import CR, CRLF, LF
-from editguard.core.listing import excerpt, listing
+from editguard.core.landed import adds_a_line, telling
+from editguard.core.listing import PLACES_SHOWN, excerpt, listing, show_places
 from editguard.core.seek import (
     LADDER,
     TRAILING,
@@ -234,13 +236,14 @@ def apply_chunks_with_endings(
     codes: bytes | None,
     *,
     exact: bool = False,
-) -> tuple[str, bytes | None, tuple[Matched, ...]]:
+) -> tuple[str, bytes | None, tuple[Matched, ...], frozenset[int]]:
     """The symbol's new text (``body`` is its whole lines, normalized) after ``chunks``, and the
     line-ending code of each break of the new text when
     ``codes`` gives those of ``body`` (a file that mixes endings): lines the chunks leave alone
     keep theirs, a new line takes the ending of the old line it replaces, extra lines the
-    ending of the line before them. Last, the rung each chunk was found on (``exact`` for
-    the chunks' own rule, lines compared without trailing whitespace).
+    ending of the line before them. Then the rung each chunk was found on (``exact`` for
+    the chunks' own rule, lines compared without trailing whitespace), and last the chunks
+    the symbol already reads as done (a retry, see :func:`_landed`), which change nothing.
 
     A chunk that fits nowhere so is looked for as one block (context, old lines, context) on
     the looser rungs of the match ladder (unless ``exact``), each with trailing whitespace
@@ -259,6 +262,7 @@ def apply_chunks_with_endings(
     placed: list[tuple[int, int, int]] = []  # start, end (lines of the body), chunk index
     news = [list(chunk.new_lines) for chunk in chunks]
     matched: list[Matched] = [("exact", None)] * len(chunks)
+    landed: set[int] = set()  # chunks the symbol already reads as done (core.landed)
     unit = indent_unit(lines)
     for index, chunk in enumerate(chunks):
         # A candidate is the line just before old_lines (-1: the symbol's start).
@@ -271,6 +275,11 @@ def apply_chunks_with_endings(
                 fitting.append(p)
             else:
                 failures.append((p, failed))
+        done = _landed(lines, chunk, fitting, index, len(chunks), first_line, symbol, unit, exact)
+        if done is not None:
+            matched[index] = ("exact", landed_note([done], what="new_lines"))
+            landed.add(index)
+            continue
         if not fitting and not exact:
             loose = _loose(lines, chunk, index, len(chunks), first_line, symbol, unit)
             if loose is not None:
@@ -312,11 +321,82 @@ def apply_chunks_with_endings(
         ]
     text = LF.join(working) + (LF if final_break and working else "")
     if codes is None:
-        return text, None, tuple(matched)
+        return text, None, tuple(matched), frozenset(landed)
     breaks = text.count(LF)
     fallback = next((c for c in endings if c is not None), 0)
     out = bytes(c if c is not None else fallback for c in endings[:breaks])
-    return text, out + bytes([fallback]) * (breaks - len(out)), tuple(matched)
+    return text, out + bytes([fallback]) * (breaks - len(out)), tuple(matched), frozenset(landed)
+
+
+def _landed(
+    lines: list[str],
+    chunk: Chunk,
+    fitting: list[int],
+    index: int,
+    total: int,
+    first_line: int,
+    symbol: str,
+    unit: int,
+    exact: bool,
+) -> int | None:
+    """The line (in the file) where the chunk's new lines stand when the symbol already reads
+    as the chunk done, by the rule of :mod:`editguard.core.landed` on blocks of lines (context,
+    lines, context; compared as chunks are): every place the chunk fits lies inside the one
+    place its new block is; or it fits nowhere and its new block is at exactly one place (a
+    new block with at least as many lines as the old, and a line with text the old block
+    lacks). ``None``: not done.
+
+    Raises:
+        AmbiguousMatch: it fits nowhere exactly, fits with a tolerance, and its new block is in
+            the symbol exactly: a retry would land a second time at a look-alike place.
+    """
+    before, after = chunk.context_before, chunk.context_after
+    old = [*before, *chunk.old_lines, *after]
+    new = [*before, *chunk.new_lines, *after]
+    if not telling(LF.join(chunk.old_lines), LF.join(chunk.new_lines)) or new == old:
+        return None
+    if fitting:
+        covers = {_copy_around(lines, p + 1 - len(before), len(old), new) for p in fitting}
+        found = [c for c in covers if c is not None]
+        if len(covers) != 1 or not found:
+            return None
+        at = found[0]
+    else:
+        if len(new) < len(old) or not adds_a_line(LF.join(old), LF.join(new)):
+            return None  # lines removed: what is left was in the symbol before too
+        copies = [
+            q
+            for q in range(len(lines) - len(new) + 1)
+            if _same(lines[q : q + len(new)], new)
+            and (not chunk.at_end or q + len(new) == len(lines))
+        ]
+        if len(copies) != 1:
+            return None
+        at = copies[0]
+        if not exact and _loose(lines, chunk, index, total, first_line, symbol, unit):
+            where = first_line + at + len(before)
+            raise AmbiguousMatch(
+                f"chunk {index + 1} of {total} is not in {symbol} as sent and fits with a "
+                f"tolerance, but its new lines are already at line {where}: it may have been "
+                "applied already, so which is meant cannot be told; nothing was changed",
+                edit_index=index,
+                total_edits=total,
+                data={"applied_lines": [where]},
+                suggestions=[
+                    "If the chunk is done, drop it; else copy its lines exactly from the place "
+                    "you mean."
+                ],
+            )
+    return first_line + at + len(before)
+
+
+def _copy_around(lines: list[str], start: int, size: int, new: list[str]) -> int | None:
+    """Where the block ``new`` stands over lines ``start``..``start + size`` (the block the
+    chunk fits), if it does."""
+    for q in range(max(start + size - len(new), 0), max(start, 0) + 1):
+        if q + len(new) <= len(lines) and _same(lines[q : q + len(new)], new):
+            return q
+    return None
 
 
 def _loose(
@@ -349,11 +429,16 @@ def _loose(
         return None
     if len(hits) > 1:
         where = [first_line + h.line + len(before) for h in hits]
+        shown = []
+        for h, at in zip(hits[:PLACES_SHOWN], where, strict=False):
+            lo, hi = max(0, h.line - 1), min(len(lines), h.line + len(block) + 1)
+            shown.append((at, first_line + lo, lines[lo:hi]))
         raise AmbiguousMatch(
             f"chunk {index + 1} of {total} is not in {symbol} as sent, and fits with tolerance "
             f"for {tolerance_names(hits[0].rung)} at {len(hits)} places (old_lines would start at "
             f"lines {', '.join(map(str, where))}); copy its lines exactly, with context that "
-            "only the place you mean has",
+            "only the place you mean has:\n"
+            + show_places(shown, len(hits), also=where[PLACES_SHOWN:]),
             edit_index=index,
             total_edits=total,
             data={"lines": where, "match": hits[0].rung},
@@ -397,16 +482,12 @@ def _ambiguous(
 ) -> AmbiguousMatch:
     where = [first_line + p + 1 for p in fitting]
     size = len(chunk.old_lines)
-    shown = "\n".join(
-        f"at line {first_line + p + 1}:\n"
-        + _numbered(
-            lines,
-            first_line,
-            p - len(chunk.context_before),
-            p + 2 + size + len(chunk.context_after),
-        )
-        for p in fitting[:5]
-    )
+    found = []
+    for p in fitting[:PLACES_SHOWN]:
+        lo = max(0, p - len(chunk.context_before))
+        hi = min(len(lines), p + 2 + size + len(chunk.context_after))
+        found.append((first_line + p + 1, first_line + lo, lines[lo:hi]))
+    shown = show_places(found, len(fitting), also=where[PLACES_SHOWN:])
     return AmbiguousMatch(
         f"chunk {index + 1} of {total} fits at {len(fitting)} places in {symbol} (old_lines "
         f"would start at lines {', '.join(map(str, where))}); nothing was changed:\n{shown}",

@@ -33,9 +33,10 @@ LineKind = Literal["insert", "delete", "replace", "replace_section"]
 class LineOp:
     """One line edit.
 
-    ``insert``: ``text`` before line ``line`` (past the last line appends). ``delete``: lines
-    ``line``..``end_line`` (``end_line`` defaults to ``line``). ``replace``: line ``line`` becomes
-    ``text``, or, with ``old_text``, ``old_text`` inside that line becomes ``text``.
+    ``insert``: ``text`` before line ``line`` (past the last line appends, and the edit's
+    note says so). ``delete``: lines ``line``..``end_line`` (``end_line`` defaults to
+    ``line``). ``replace``: line ``line`` becomes ``text``, or, with ``old_text``, ``old_text``
+    inside that line becomes ``text``.
     ``replace_section``: lines ``line``..``end_line`` become ``text`` (empty text deletes them).
     """
 
@@ -140,6 +141,7 @@ def compile_line_ops(doc: Document, ops: Sequence[LineOp]) -> Compiled:
     total = len(ops)
     spans: list[tuple[int, int, int, bool]] = []  # first, last, edit index, is an insert
     reps: list[tuple[Replacement, int]] = []
+    notes: dict[int, str] = {}  # what the result says about an edit (an insert past the end)
     for index, op in enumerate(ops):
         if op.line < 1:
             raise InvalidRequest(
@@ -152,6 +154,11 @@ def compile_line_ops(doc: Document, ops: Sequence[LineOp]) -> Compiled:
             body = _required(op.text, "text", index, total)
             reps.append((_insert(lines, op.line, body), index))
             spans.append((op.line, op.line, index, True))
+            if op.line > lines.count + 1:
+                notes[index] = (
+                    f"line {op.line} is past the end of the file, which has {lines.count} "
+                    f"line(s): the text was appended after line {lines.count}"
+                )
             continue
         last = op.end_line if op.end_line is not None else op.line
         if op.kind == "replace_section" and op.end_line is None:
@@ -182,7 +189,7 @@ def compile_line_ops(doc: Document, ops: Sequence[LineOp]) -> Compiled:
             body = _required(op.text, "text", index, total)
             reps.append((_within_line(lines, op.line, op.old_text, body, index, total), index))
     _check_overlaps(spans, total)
-    compiled = _finish(text, reps, total)
+    compiled = _finish(text, reps, total, notes)
     _check_encodable(doc, [op.text or "" for op in ops])
     return compiled
 
@@ -318,8 +325,14 @@ def _whole_lines(text: str) -> str:
     return text + LF if text and not text.endswith(LF) else text
 
 
-def _finish(text: str, reps: list[tuple[Replacement, int]], total: int) -> Compiled:
-    """The plan on ``text`` from replacements compiled on ``_whole_lines(text)``."""
+def _finish(
+    text: str,
+    reps: list[tuple[Replacement, int]],
+    total: int,
+    notes: dict[int, str] | None = None,
+) -> Compiled:
+    """The plan on ``text`` from replacements compiled on ``_whole_lines(text)``, with a note
+    for the edits ``notes`` names."""
     ordered = sorted(reps, key=lambda item: (item[0].start, item[0].end))  # stable: keeps order
     virtual = _whole_lines(text)
     old_lines = line_numbers(virtual, (r.start for r, _ in ordered))
@@ -331,7 +344,8 @@ def _finish(text: str, reps: list[tuple[Replacement, int]], total: int) -> Compi
     replacements = [r for r, _ in ordered]
     if virtual != text:
         replacements = _without_added_break(len(text), replacements)
-    applied = tuple(AppliedEdit(i, 1, (line,)) for i, line in enumerate(landed))
+    notes = notes or {}
+    applied = tuple(AppliedEdit(i, 1, (line,), note=notes.get(i)) for i, line in enumerate(landed))
     return Compiled(Plan(tuple(replacements)), applied)
 
 

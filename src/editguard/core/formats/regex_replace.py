@@ -14,10 +14,17 @@ from typing import Any
 
 import regex
 
-from editguard.core.diagnosis import not_found, too_few
+from editguard.core.diagnosis import (
+    landed_note,
+    loosely_and_applied,
+    not_found,
+    partly_applied,
+    too_few,
+)
 from editguard.core.document import Document, line_numbers, normalize_newlines
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.formats.tolerance import Refusal, tolerant_places
+from editguard.core.landed import judge, new_in_place, reader_of, telling
 from editguard.core.listing import excerpt
 from editguard.core.match import find_separate
 from editguard.core.plan import Plan, Replacement
@@ -108,6 +115,10 @@ def compile_regex_replace(
     if not plan and not request.regex and not request.exact:
         plan, match = _tolerant(doc, request)
     path = doc.name or "the file"
+    if not request.regex:
+        done = _landed(doc, request, plan, match)
+        if done is not None:
+            return done
     if not plan:
         if required:
             raise not_found(doc.text, request.search, path, request.count or 1)
@@ -129,6 +140,65 @@ def compile_regex_replace(
         landed.append(line + shift)
         shift += r.text.count("\n") - doc.text.count("\n", r.start, r.end)
     return Compiled(plan, (AppliedEdit(0, len(landed), tuple(landed), *match),), warnings)
+
+
+def _landed(
+    doc: Document, request: RegexReplace, plan: Plan, match: tuple[str, str | None]
+) -> Compiled | None:
+    """The result of a literal replacement the file already reads as done (a retry; see
+    :mod:`editguard.core.landed`): the places it would change are all inside copies of the
+    replacement, or it finds nothing and the replacement stands where it would have gone.
+    ``None`` when it is not done.
+
+    Raises:
+        AmbiguousMatch: some of its places are inside a copy, others not; or the search is
+            found only loosely while the replacement is in the file exactly.
+    """
+    text = doc.text
+    search, replace = normalize_newlines(request.search), normalize_newlines(request.replace)
+    path = doc.name or "the file"
+    expected = request.count or None
+    if plan:
+        places = [(r.start, text[r.start : r.end], r.text) for r in plan.replacements]
+        judged = judge(reader_of(text), len(text), places, expected)
+        if judged.partly and (judged.pending or expected is None):
+            raise partly_applied(
+                text,
+                search,
+                list(judged.landed),
+                list(judged.pending),
+                path,
+                None,
+                None,
+                what="search",
+                new="replace",
+            )
+        if judged.copies:
+            return _already(text, judged.copies, match[1])
+        if match[0] != "exact" and telling(search, replace):
+            copies = find_separate(text, replace, limit=MAX_MATCHES)
+            if copies and len(copies) == (expected or len(copies)):
+                raise loosely_and_applied(
+                    text,
+                    search,
+                    copies,
+                    [r.start for r in plan.replacements],
+                    match[0],
+                    path,
+                    None,
+                    None,
+                    what="search",
+                    new="replace",
+                )
+        return None
+    copies_found = new_in_place(text, search, replace, expected)
+    return None if copies_found is None else _already(text, copies_found, None)
+
+
+def _already(text: str, copies: tuple[int, ...], note: str | None) -> Compiled:
+    lines = line_numbers(text, copies)
+    said = landed_note(lines, note, what="replace")
+    return Compiled(Plan(), (AppliedEdit(0, 0, tuple(lines), note=said, already_applied=True),))
 
 
 def _tolerant(doc: Document, request: RegexReplace) -> tuple[Plan, tuple[str, str | None]]:

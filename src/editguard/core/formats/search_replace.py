@@ -25,10 +25,24 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from editguard.core.diagnosis import CountMismatch, mismatch_error
+from editguard.core.diagnosis import (
+    CountMismatch,
+    landed_note,
+    loosely_and_applied,
+    mismatch_error,
+    partly_applied,
+)
 from editguard.core.document import LF, Document, code_of, line_numbers, normalize_newlines
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.formats.tolerance import Place, Refusal, tolerant_places
+from editguard.core.landed import (
+    Reader,
+    copy_around,
+    judge,
+    new_in_place,
+    reader_of,
+    telling,
+)
 from editguard.core.match import NeedleSet, find_all, find_separate
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import indent_unit
@@ -201,6 +215,8 @@ class _Overlay:
         self.starts: list[int] = []
         self.suspects: list[list[_Region]] = [[] for _ in edits]
         self._breaks: list[int] | None = None  # offsets of line breaks (mixed files only)
+        self.already: set[int] = set()  # edits found already applied (core.landed)
+        self.landed_at: list[tuple[int, int]] = []  # (original offset, edit) of their copies
 
     # -- the main loop -------------------------------------------------------------------
 
@@ -218,10 +234,19 @@ class _Overlay:
         counts: list[int] = []
         for k, old in enumerate(self.olds):
             hits = self._occurrences(k, old, clean.get(self.needle_id[old], []))
+            if hits and self._landed_around(k, hits):
+                counts.append(0)
+                continue
             if len(hits) != self.expected[k]:
                 places = None if hits or self.exact else self._tolerant(k)
                 if places is None:
+                    if not hits and self._landed_elsewhere(k):
+                        counts.append(0)
+                        continue
                     return Compiled(Plan()), self._mismatch(k)
+                if not places:  # already applied, on the ladder's rung
+                    counts.append(0)
+                    continue
                 for place in reversed(places):
                     self._replace(k, self._hit_at(place.start, place.end), place.new)
                 counts.append(len(places))
@@ -350,6 +375,40 @@ class _Overlay:
                 text, old, self.doc.name or "the file", k, len(self.olds), bool(self.regions)
             )
         self.matches[k] = (found.rung, found.note)
+        judged = judge(
+            reader_of(text),
+            len(text),
+            [(p.start, text[p.start : p.end], p.new) for p in found.places],
+            self.expected[k],
+        )
+        if judged.copies:
+            self._note_landed(k, list(judged.copies))
+            return []
+        if judged.partly:
+            raise partly_applied(
+                text,
+                old,
+                list(judged.landed),
+                list(judged.pending),
+                self.doc.name or "the file",
+                k,
+                len(self.olds),
+            )
+        if telling(old, new):
+            copies = find_separate(text, new, limit=self.expected[k] + 1)
+            if len(copies) == self.expected[k]:
+                # Found only loosely, while new_text is in the file exactly: a retry of an
+                # edit that landed would land a second time at a look-alike place.
+                raise loosely_and_applied(
+                    text,
+                    old,
+                    copies,
+                    [p.start for p in found.places],
+                    found.rung,
+                    self.doc.name or "the file",
+                    k,
+                    len(self.olds),
+                )
         return list(found.places)
 
     def _numbering(self) -> Callable[[int], int | None]:
@@ -543,6 +602,122 @@ class _Overlay:
             out += self._original_codes(pos if pos is not None else start_off, end_off + 1)
         return bytes(out)
 
+    # -- edits already applied (core.landed) --------------------------------------------
+
+    def _landed_around(self, k: int, hits: list[_Hit]) -> bool:
+        """Whether edit ``k``, whose ``old_text`` occurs in its ``new_text``, is already applied
+        at the ``hits`` of its old text (every one inside a copy of the new text, as many
+        copies as expected, each standing alone); nothing to look at when old_text is not in
+        new_text.
+
+        Raises:
+            AmbiguousMatch: the count of hits is right and some, not all, are inside a copy.
+        """
+        old, new = self.olds[k], self.news[k]
+        if not telling(old, new) or old not in new:
+            return False
+        if len(hits) > self.expected[k] * len(find_all(new, old)):
+            return False  # more places than copies could hold: not applied, count is off
+        if not self._maybe_inside(hits, old, new):
+            return False
+        read, size = self._reader()
+        starts = [self._position(h.first) for h in hits]
+        judged = judge(read, size, [(at, old, new) for at in starts], self.expected[k])
+        if judged.copies:
+            self._note_landed(k, list(judged.copies))
+            return True
+        if judged.landed and len(hits) == self.expected[k]:
+            raise partly_applied(
+                self._current(),
+                old,
+                list(judged.landed),
+                list(judged.pending),
+                self.doc.name or "the file",
+                k,
+                len(self.olds),
+            )
+        return False
+
+    def _maybe_inside(self, hits: list[_Hit], old: str, new: str) -> bool:
+        """Whether a hit may lie inside a copy of ``new``: the cheap look first, on the text
+        as read, for hits whose surroundings no edit has touched (a first attempt's usual
+        case); the others are looked at in the current text."""
+        reach = len(new)
+        read = reader_of(self.text)
+        for hit in hits:
+            region, at = hit.first
+            if region is not None or self._intersects(max(at - reach, 0), at + reach):
+                return True
+            if copy_around(read, len(self.text), at, old, new) is not None:
+                return True
+        return False
+
+    def _landed_elsewhere(self, k: int) -> bool:
+        """Whether edit ``k``, whose old text is nowhere (not on the ladder either), is already
+        applied: its new text at the expected number of places, each standing alone."""
+        text = self._current()
+        copies = new_in_place(text, self.olds[k], self.news[k], self.expected[k])
+        if copies is None:
+            return False
+        self.matches.pop(k, None)
+        self._note_landed(k, list(copies))
+        return True
+
+    def _note_landed(self, k: int, copies: list[int]) -> None:
+        """Keep where edit ``k``'s new text already stands (offsets in the current text), to
+        name its lines in the new text in the result."""
+        for at in copies:
+            region, off = self._locate(at)
+            if region is None:
+                self.landed_at.append((off, k))
+            else:
+                region.marks.append([k, off])
+        self.already.add(k)
+
+    def _reader(self) -> tuple[Reader, int]:
+        """Reads the current text (as the edits so far left it), and its length."""
+        if not self.regions:
+            return reader_of(self.text), len(self.text)
+        size = len(self.text) + sum(len(r.s) - (r.b - r.a) for r in self.regions)
+        return self._read, size
+
+    def _read(self, start: int, end: int) -> str:
+        """``current[start:end]``, without building the current text."""
+        start = max(start, 0)
+        out: list[str] = []
+        cur = orig = 0
+
+        def take(source: str, at: int, length: int) -> None:
+            lo, hi = max(start, cur), min(end, cur + length)
+            if lo < hi:
+                out.append(source[at + lo - cur : at + hi - cur])
+
+        for region in self.regions:
+            if cur >= end:
+                break
+            take(self.text, orig, region.a - orig)
+            cur += region.a - orig
+            take(region.s, 0, len(region.s))
+            cur += len(region.s)
+            orig = region.b
+        if cur < end:
+            take(self.text, orig, len(self.text) - orig)
+        return "".join(out)
+
+    def _position(self, place: tuple[_Region | None, int]) -> int:
+        """The offset in the current text of a character's place."""
+        region, off = place
+        if region is not None:
+            region = region.root()
+        shift = 0
+        for r in self.regions:
+            if r is region:
+                return r.a + shift + off
+            if region is None and r.b > off:
+                break
+            shift += len(r.s) - (r.b - r.a)
+        return off + shift
+
     # -- results -------------------------------------------------------------------------
 
     def _applied(self, counts: list[int]) -> tuple[AppliedEdit, ...]:
@@ -554,10 +729,27 @@ class _Overlay:
             for k, off in region.marks:
                 lines[k].append(line + shift + region.s.count(LF, 0, off))
             shift += region.s.count(LF) - self.text.count(LF, region.a, region.b)
-        return tuple(
-            AppliedEdit(k, count, tuple(sorted(lines[k])), *self.matches.get(k, ("exact", None)))
-            for k, count in enumerate(counts)
-        )
+        if self.landed_at:
+            # Places in untouched text where an edit's new text already stood.
+            self.landed_at.sort()
+            at_lines = line_numbers(self.text, (off for off, _ in self.landed_at))
+            i, shift = 0, 0
+            for (off, k), line in zip(self.landed_at, at_lines, strict=True):
+                while i < len(self.regions) and self.regions[i].b <= off:
+                    r = self.regions[i]
+                    shift += r.s.count(LF) - self.text.count(LF, r.a, r.b)
+                    i += 1
+                lines[k].append(line + shift)
+        out = []
+        for k, count in enumerate(counts):
+            rung, note = self.matches.get(k, ("exact", None))
+            landed = k in self.already
+            if landed:
+                note = landed_note(sorted(lines[k]), note)
+            out.append(
+                AppliedEdit(k, count, tuple(sorted(lines[k])), rung, note, already_applied=landed)
+            )
+        return tuple(out)
 
     def _mismatch(self, k: int) -> CountMismatch:
         # The error path may be slow: rebuild the text this edit saw and search it plainly.

@@ -122,10 +122,13 @@ def _replacement(
         if endings is not None:
             first_break = target.start_line - 1  # the symbol starts a line
             body_codes = endings[first_break : first_break + body.count("\n")]
-        new, codes, matched = apply_chunks_with_endings(
+        new, codes, matched, landed = apply_chunks_with_endings(
             body, chunks, target.start_line, target.name_path, body_codes, exact=action.exact
         )
-        applied = tuple(AppliedEdit(i, 1, (), *m) for i, m in enumerate(matched))
+        applied = tuple(
+            AppliedEdit(i, 0 if i in landed else 1, (), *m, already_applied=i in landed)
+            for i, m in enumerate(matched)
+        )
         return Replacement(target.start, target.end, new, codes), applied
     if isinstance(action, NewBody):
         if target.shares_lines:

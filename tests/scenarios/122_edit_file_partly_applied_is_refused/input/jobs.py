@@ -1,0 +1,7 @@
+def nightly():
+    run_job("backup")
+    notify("done")
+
+
+def hourly():
+    run_job("backup")
