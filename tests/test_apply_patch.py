@@ -397,6 +397,18 @@ def test_a_patch_sent_again_is_already_applied_and_writes_nothing(
     assert (root / "app.py").read_text().count("def h():") == 1
 
 
+def test_a_file_added_again_with_the_text_it_has_is_already_applied(
+    ws: Workspace, root: Path
+) -> None:
+    patch = "*** Begin Patch\n*** Add File: new.py\n+X = 1\n*** End Patch\n"
+    first = ws.apply_patch(patch)
+    assert (first.written, first.already_applied, first.files[0].action) == (True, 0, "added")
+    before = Snapshot.of(root / "new.py")
+    again = ws.apply_patch(patch)
+    assert (again.written, again.already_applied) == (False, 1)
+    assert Snapshot.of(root / "new.py") == before
+
+
 def test_a_patch_half_applied_applies_the_rest(ws: Workspace, root: Path) -> None:
     (root / "app.py").write_text("def f():\n    return 1\n\ndef g():\n    return 2\n")
     (root / "util.py").write_text("LIMIT = 10\n")

@@ -75,7 +75,12 @@ def run(ctx: Context, args: ApplyPatchArgs) -> PatchResult:
         _one_move_per_destination(txn, ops)
         files = [_apply(txn, op, args, stage) for op in ops]
         written = txn.commit() if owned else stage
-    already = sum(hunk.already_applied for change in files for hunk in change.hunks)
+    # A chunk whose lines were there already, or a file added again with the text it has (a
+    # patch sent twice): nothing of it is redone.
+    already = sum(hunk.already_applied for change in files for hunk in change.hunks) + sum(
+        isinstance(op, AddFile) and change.action == "updated" and not change.diff
+        for op, change in zip(ops, files, strict=True)
+    )
     return PatchResult(
         files=files,
         written=written,
