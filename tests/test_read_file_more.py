@@ -287,7 +287,11 @@ def test_head_and_tail_apply_to_each_file_of_paths(ws: Workspace, root: Path) ->
 def test_last_lines_are_the_lines_an_editor_numbers_last(text: str, count: int) -> None:
     doc = Document(text)
     everything = doc.lines(1, doc.line_count)
-    first, lines = doc.last_lines(count)
+    first, start = doc.last_lines_start(count)
+    lines = doc.lines(first, doc.line_count) if count else []
+    if lines:  # ``start`` is where line ``first`` starts
+        assert doc.text.count("\n", 0, start) == first - 1
+        assert start == 0 or doc.text[start - 1] == "\n"
     expected = everything[max(0, len(everything) - count) :] if count else []
     assert lines == expected
     assert first == doc.line_count - len(expected) + 1

@@ -32,7 +32,7 @@ from editguard.tools._tool import Media, Tool
 from editguard.tools._walking import collect, more_line, partial_line, printable
 from editguard.tools.edit_file import EditFileArgs, apply_edits
 from editguard.tools.list_directory import MAX_ENTRIES
-from editguard.tools.read_file import READ_CHARS, last_lines_start, line_start
+from editguard.tools.read_file import READ_CHARS, line_start
 
 INSTRUCTIONS = (
     "These are the reference filesystem server's tools, run by editguard: edit_file replaces "
@@ -165,7 +165,7 @@ def _text_of(ctx: Context, path: str, head: int | None = None, tail: int | None 
     if head is not None and head < total:
         end = line_start(text, head + 1) - 1
     elif tail is not None:
-        first, start = last_lines_start(text, min(tail, total), total)
+        first, start = doc.last_lines_start(tail)
     if end - start <= READ_CHARS:
         return text[start:end]
     shown = text[start : start + READ_CHARS]

@@ -104,21 +104,19 @@ class Document:
             pos = nl + 1
         return out
 
-    def last_lines(self, count: int) -> tuple[int, list[str]]:
-        """The number of the first of the last ``count`` lines, and those lines (all of them in
-        a shorter file), without their line breaks. Found from the end of the text: the lines
-        before them are never split or walked one by one."""
+    def last_lines_start(self, count: int) -> tuple[int, int]:
+        """The number of the first of the last ``count`` lines (all of them in a shorter file),
+        and where it starts in the text. Found from the end: the lines before it are never
+        split or walked one by one."""
         text = self.text
-        if count < 1 or not text:
-            return self.line_count + 1, []
+        count = min(max(count, 0), self.line_count)
         end = len(text) - 1 if text.endswith(LF) else len(text)  # a final break ends no line
         start = end
         for _ in range(count):
             start = text.rfind(LF, 0, start)
             if start < 0:
                 break
-        lines = text[start + 1 : end].split(LF)
-        return self.line_count - len(lines) + 1, lines
+        return self.line_count - count + 1, start + 1
 
     def ending_of_break(self, index: int) -> str:
         """The original ending of line break number ``index`` (0-based)."""

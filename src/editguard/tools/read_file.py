@@ -229,7 +229,7 @@ def _text(
     text, total = doc.text, doc.line_count
     if args.tail is not None:
         # The first of the last lines, found from the end; the window reads on from it.
-        first, start = last_lines_start(text, min(args.tail, total), total)
+        first, start = doc.last_lines_start(args.tail)
         wanted, skip = total, 0
     else:
         first, wanted = _window(ctx, args, where, total)
@@ -289,18 +289,6 @@ def line_start(text: str, number: int) -> int:
     for _ in range(number - 1):
         pos = text.index(LF, pos) + 1
     return pos
-
-
-def last_lines_start(text: str, count: int, total: int) -> tuple[int, int]:
-    """The number of the first of the last ``count`` lines and where it starts, found from the
-    end: the lines before it are never walked."""
-    end = len(text) - 1 if text.endswith(LF) else len(text)  # a final break ends no line
-    start = end
-    for _ in range(count):
-        start = text.rfind(LF, 0, start)
-        if start < 0:
-            break
-    return total - count + 1, start + 1
 
 
 def _column(args: ReadFileArgs, where: Resolved, text: str, start: int, first: int) -> int:
