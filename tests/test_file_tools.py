@@ -18,6 +18,7 @@ from mcp import Client
 
 from editguard import Workspace
 from editguard.errors import EditError
+from editguard.fs.sandbox import Resolved, Sandbox
 from editguard.history import records
 from editguard.mcp_server import EditguardServer
 from editguard.transaction import settle
@@ -243,6 +244,26 @@ def test_create_directory_outside_the_roots_is_refused(
     refused(lambda: ws.create_directory("out/new"), "OUTSIDE_ROOT")
     assert not (tmp_path / "elsewhere").exists()
     assert not (tmp_path / "new").exists()
+
+
+def test_create_directory_deeper_than_one_change_may_go_is_refused_before_resolving_each(
+    ws: Workspace, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A thousand nested folders: refused at once, not after resolving each of them in the
+    # sandbox (a thousand times the depth: seconds). The sandbox's resolve is counted, not
+    # replaced.
+    resolved: list[str] = []
+    real = Sandbox.resolve
+
+    def counting(self: Sandbox, path: str) -> Resolved:
+        resolved.append(path)
+        return real(self, path)
+
+    monkeypatch.setattr(Sandbox, "resolve", counting)
+    err = refused(lambda: ws.create_directory("/".join(["d"] * 1000)), "TOO_MANY_EDITS")
+    assert err.data["files"] == 1000
+    assert len(resolved) <= 2
+    assert not (root / "d").exists()
 
 
 def test_undo_refuses_to_remove_a_folder_that_is_no_longer_empty(ws: Workspace, root: Path) -> None:

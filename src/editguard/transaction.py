@@ -123,6 +123,20 @@ class StagedFolder:
     exists: bool
 
 
+def check_count(files: int) -> None:
+    """Refuse a change of more than :data:`MAX_FILES` files and folders.
+
+    Raises:
+        TooManyEdits: ``files`` is over the limit.
+    """
+    if files > MAX_FILES:
+        raise TooManyEdits(
+            f"one change may touch at most {MAX_FILES} files; this one touches {files}",
+            data={"files": files, "limit": MAX_FILES},
+            suggestions=["Split the change into several calls."],
+        )
+
+
 class Transaction:
     """See the module docstring. Use it as a context manager (it holds locks and folders).
 
@@ -206,12 +220,7 @@ class Transaction:
         return staged
 
     def _check_count(self, files: int) -> None:
-        if files > MAX_FILES:
-            raise TooManyEdits(
-                f"one change may touch at most {MAX_FILES} files; this one touches {files}",
-                data={"files": files, "limit": MAX_FILES},
-                suggestions=["Split the change into several calls."],
-            )
+        check_count(files)
 
     def current(
         self, where: Resolved, *, create: bool = False, expected_version: str | None = None

@@ -12,7 +12,7 @@ from editguard.pipeline import Context
 from editguard.tools._common import Args
 from editguard.tools._files import transaction
 from editguard.tools._tool import Tool
-from editguard.transaction import folder_state
+from editguard.transaction import check_count, folder_state
 
 
 class CreateDirectoryArgs(Args):
@@ -56,7 +56,13 @@ def run(ctx: Context, args: CreateDirectoryArgs) -> CreateDirectoryResult:
 
 
 def _chain(ctx: Context, where: Resolved) -> list[Resolved]:
-    """``where`` and the folders above it up to its root, outermost first."""
+    """``where`` and the folders above it up to its root, outermost first.
+
+    Raises:
+        TooManyEdits: more folders than one change may touch (counted before any is resolved:
+            resolving each of a thousand nested folders would cost a thousand times the depth).
+    """
+    check_count(os.path.relpath(where.real, where.root).count(os.sep) + 1)
     chain = [where]
     folder = where.real
     while folder != where.root:
