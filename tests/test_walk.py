@@ -20,7 +20,7 @@ from editguard import Workspace
 from editguard.core.ignore import compile_rules, is_ignored
 from editguard.errors import EditError
 from editguard.fs.sandbox import Sandbox
-from editguard.fs.walk import Entry, VisitLimit, is_binary, walk
+from editguard.fs.walk import Entry, VisitLimit, walk
 from editguard.mcp_server import EditguardServer
 from editguard.tools import _walking
 
@@ -307,13 +307,6 @@ def test_the_start_must_be_a_folder_inside_the_roots(root: Path, tmp_path: Path)
     with pytest.raises(EditError) as info:
         sandbox.resolve(str(tmp_path))
     assert info.value.code == "OUTSIDE_ROOT"
-
-
-def test_is_binary_looks_for_nul_in_the_first_8_kb(root: Path) -> None:
-    (root / "text").write_bytes(b"a" * 9000 + b"\x00")
-    (root / "bin").write_bytes(b"PNG\x00rest")
-    assert not is_binary(str(root / "text"))
-    assert is_binary(str(root / "bin"))
 
 
 # -- the tools, through the Python API -----------------------------------------------------

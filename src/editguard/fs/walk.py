@@ -187,19 +187,6 @@ def walk(
         raise VisitLimit(budget.visited)
 
 
-def is_binary(path: str) -> bool:
-    """Whether the file at ``path`` holds a NUL byte in its first 8 KB (a link is not followed).
-
-    Raises:
-        OSError: the file cannot be opened or read.
-    """
-    fd = os.open(path, _FILE)
-    try:
-        return b"\x00" in os.read(fd, BINARY_PROBE)
-    finally:
-        os.close(fd)
-
-
 def _open_start(
     sandbox: Sandbox, start: Resolved, *, read_rules: bool
 ) -> tuple[int, list[IgnoreFile]]:
