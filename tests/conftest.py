@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -91,3 +95,22 @@ def located(root: Path, name: str) -> Location:
 def set_old_mtime(path: Path) -> None:
     """Move the mtime into the past, so that any rewrite would show."""
     os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+
+
+def cli(root: Path, tool: str, arguments: dict[str, Any]) -> tuple[int, Any]:
+    """``editguard call TOOL JSON`` as a real process in ``root`` (this checkout's code): its
+    exit code and its JSON. A hang is a failure, not a wait: the timeout is far above any
+    answer's time."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "editguard", "call", tool, json.dumps(arguments)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+    )
+    return proc.returncode, json.loads(proc.stdout)

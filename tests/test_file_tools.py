@@ -5,11 +5,9 @@ reads a file exactly as read_file does. Each tool also through the CLI and the M
 from __future__ import annotations
 
 import datetime
-import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +21,7 @@ from editguard.history import records
 from editguard.mcp_server import EditguardServer
 from editguard.transaction import settle
 
-from .conftest import Snapshot, read_text, set_old_mtime
-
-SRC = Path(__file__).resolve().parent.parent / "src"
+from .conftest import Snapshot, cli, read_text, set_old_mtime
 
 
 def tree(root: Path) -> dict[str, bytes | None]:
@@ -382,19 +378,6 @@ def test_file_info_of_a_bad_path_is_refused(ws: Workspace, path: str, code: str)
 
 
 # -- through the CLI and MCP -------------------------------------------------------------
-
-
-def cli(root: Path, tool: str, arguments: dict[str, Any]) -> tuple[int, Any]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "editguard", "call", tool, json.dumps(arguments)],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env={**os.environ, "PYTHONPATH": str(SRC)},
-    )
-    return proc.returncode, json.loads(proc.stdout)
 
 
 def test_move_file_through_the_cli(root: Path) -> None:

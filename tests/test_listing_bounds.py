@@ -3,12 +3,7 @@ a time budget on every walk, and what .gitignore or a leading dot left out, coun
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -20,7 +15,7 @@ from editguard.core.ignore import compile_rules, is_ignored
 from editguard.errors import EditError
 from editguard.tools import _walking
 
-SRC = Path(__file__).resolve().parent.parent / "src"
+from .conftest import cli
 
 HOSTILE = [
     "*a" * 30 + "b",  # each '*' retried at every split: seconds on a name of 40 'a'
@@ -28,20 +23,6 @@ HOSTILE = [
     "**/" * 20 + "*a*a*a*a*a*a*a*a*b",
     "*" * 90 + "b",
 ]
-
-
-def cli(root: Path, tool: str, arguments: dict[str, Any]) -> tuple[int, Any]:
-    # A hang is a failure, not a wait: the timeout is far above any answer's time.
-    proc = subprocess.run(
-        [sys.executable, "-m", "editguard", "call", tool, json.dumps(arguments)],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, "PYTHONPATH": str(SRC)},
-    )
-    return proc.returncode, json.loads(proc.stdout)
 
 
 @pytest.fixture

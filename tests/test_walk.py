@@ -4,11 +4,8 @@ find_files, on real trees on disk, through the Python API, the CLI and the MCP s
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +21,8 @@ from editguard.fs.walk import Entry, VisitLimit, walk
 from editguard.mcp_server import EditguardServer
 from editguard.tools import _walking
 
+from .conftest import cli
 from .test_cli import in_a_terminal
-
-SRC = Path(__file__).resolve().parent.parent / "src"
 
 
 def make(root: Path, files: dict[str, str]) -> None:
@@ -519,19 +515,6 @@ def test_the_tools_never_leave_the_roots(root: Path, tmp_path: Path, ws: Workspa
 
 
 # -- through the CLI and MCP ---------------------------------------------------------------
-
-
-def cli(root: Path, tool: str, arguments: dict[str, Any]) -> tuple[int, Any]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "editguard", "call", tool, json.dumps(arguments)],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env={**os.environ, "PYTHONPATH": str(SRC)},
-    )
-    return proc.returncode, json.loads(proc.stdout)
 
 
 @pytest.mark.parametrize(
