@@ -239,6 +239,22 @@ def test_nothing_found_says_how_many_gitignored_or_hidden_files_hold_matches(
     assert grep(ws, engine, "absent").note is None
 
 
+def test_a_count_of_ignored_matches_cut_short_says_at_least(
+    ws: Workspace, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The Python scan: the search of the ignored files stops at a line its regex backtracks on.
+    monkeypatch.setenv(ripgrep.RG_ENV, "")
+    monkeypatch.setattr(scan, "LINE_TIMEOUT", 0.05)
+    write(root, ".gitignore", "*.log\n")
+    write(root, "app.py", "print()\n")
+    write(root, "a.log", "aa\na\n")
+    write(root, "b.log", "a" * 40 + "c\n")
+    result = ws.grep("^(a|aa)+$", regex=True)
+    assert (result.engine, result.matches) == ("python", 0)
+    assert result.note is not None
+    assert result.note.startswith("at least 2 matching line(s) in 1 .gitignored or hidden")
+
+
 def test_git_metadata_is_never_searched(ws: Workspace, root: Path, engine: str) -> None:
     write(root, ".git/config", "needle\n")
     write(root, "a.txt", "needle\n")

@@ -118,9 +118,9 @@ def run(ctx: Context, args: GrepArgs) -> GrepResult:
         # Nothing found where .gitignored or hidden files were left out: whether they hold
         # matches is what the model needs to know. Only then are they searched (node_modules
         # and the like are why they are left out: counting them always would cost their search).
-        ignored = None
+        ignored, also = None, None
         if not hits.files and not binary and not args.include_ignored and not outcome.stopped:
-            ignored = search(dataclasses.replace(query, include_ignored=True), 1, 0)[0]
+            ignored, also, _ = search(dataclasses.replace(query, include_ignored=True), 1, 0)
     shown = render(hits)
     notes = []
     if outcome.stopped:
@@ -133,9 +133,10 @@ def run(ctx: Context, args: GrepArgs) -> GrepResult:
         notes.append(f"{outcome.changed:,} file(s) changed while searched, left out: search again.")
     if binary:
         notes.append(f"{starts[0].display} is a binary file: not searched.")
-    if ignored is not None and ignored.files:
+    if ignored is not None and also is not None and ignored.files:
         notes.append(
-            f"{ignored.matches:,} matching line(s) in {ignored.files:,} .gitignored or hidden "
+            ("at least " if also.stopped else "")
+            + f"{ignored.matches:,} matching line(s) in {ignored.files:,} .gitignored or hidden "
             "file(s), left out: include_ignored: true searches them."
         )
     return GrepResult(
