@@ -100,12 +100,12 @@ def set_old_mtime(path: Path) -> None:
 SRC = Path(__file__).resolve().parent.parent / "src"
 
 
-def cli(root: Path, tool: str, arguments: dict[str, Any]) -> tuple[int, Any]:
-    """``editguard call TOOL JSON`` as a real process in ``root`` (this checkout's code): its
-    exit code and its JSON. A hang is a failure, not a wait: the timeout is far above any
-    answer's time."""
+def run_cli(root: Path, *args: str, quiet: bool = False) -> tuple[int, Any]:
+    """``editguard ARGS...`` as a real process in ``root`` (this checkout's code): its exit code
+    and its JSON; ``quiet``: nothing may be written to stderr. A hang is a failure, not a wait:
+    the timeout is far above any answer's time."""
     proc = subprocess.run(
-        [sys.executable, "-m", "editguard", "call", tool, json.dumps(arguments)],
+        [sys.executable, "-m", "editguard", *args],
         cwd=root,
         capture_output=True,
         text=True,
@@ -113,4 +113,11 @@ def cli(root: Path, tool: str, arguments: dict[str, Any]) -> tuple[int, Any]:
         check=False,
         env={**os.environ, "PYTHONPATH": str(SRC)},
     )
+    if quiet:
+        assert proc.stderr == ""
     return proc.returncode, json.loads(proc.stdout)
+
+
+def cli(root: Path, tool: str, arguments: dict[str, Any]) -> tuple[int, Any]:
+    """``editguard call TOOL JSON`` as :func:`run_cli` runs it."""
+    return run_cli(root, "call", tool, json.dumps(arguments))

@@ -9,14 +9,14 @@ same invariants on many more edits.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from editguard import EditError, Workspace
+
+from .conftest import run_cli as cli
 
 CLASS = (
     "class Greeter:\n"
@@ -559,18 +559,6 @@ def test_a_chunk_that_deletes_lines_needs_them_exactly(ws: Workspace, root: Path
 
 
 # -- through the CLI and the MCP server ------------------------------------------------------
-
-
-def cli(root: Path, *args: str) -> tuple[int, Any]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "editguard", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    return proc.returncode, json.loads(proc.stdout)
 
 
 def test_the_cli_reports_the_rung_and_its_exact_flag_turns_it_off(root: Path) -> None:

@@ -32,6 +32,7 @@ from editguard.core.images import image_type
 from editguard.mcp_server import EditguardServer
 from editguard.tools.read_file import IMAGE_BYTES, MAX_PATHS, READ_CHARS
 
+from .conftest import run_cli
 from .test_cli import in_a_terminal
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -477,17 +478,7 @@ def test_the_images_of_paths_share_the_cap(ws: Workspace, root: Path) -> None:
 
 
 def cli(root: Path, *args: str) -> tuple[int, Any]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "editguard", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env={**os.environ, "PYTHONPATH": str(SRC)},
-    )
-    assert proc.stderr == ""
-    return proc.returncode, json.loads(proc.stdout)
+    return run_cli(root, *args, quiet=True)
 
 
 def test_the_cli_prints_an_image_with_its_base64_bytes(root: Path) -> None:

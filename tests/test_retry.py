@@ -10,7 +10,6 @@ the made-up edits of tests/mistakes.py).
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from editguard.core.formats.search_replace import SearchReplace, compile_search_
 from editguard.core.landed import reader_of, stands_alone
 
 from .conftest import Snapshot, set_old_mtime
+from .conftest import run_cli as cli
 from .mistakes import MISTAKES, mistake_cases, real_edits
 from .release_pairs import CORPUS
 from .test_mcp import STATE_ENV
@@ -421,18 +421,6 @@ def test_already_applied_is_only_ever_said_of_a_file_that_reads_as_the_result(
 APP = (CORPUS / "pyperclip-1.8.0-1.8.1" / "src" / "pyperclip" / "__main__.py.old").read_bytes()
 OLD = "import sys\n"
 NEW = "import sys\nimport logging  # retried\n"
-
-
-def cli(root: Path, *args: str) -> tuple[int, Any]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "editguard", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    return proc.returncode, json.loads(proc.stdout)
 
 
 def test_a_retry_through_the_cli_lands_once_and_records_one_change(root: Path) -> None:
