@@ -23,15 +23,25 @@ def blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", README, flags=re.DOTALL)
 
 
-def test_ci_runs_the_readme_test_command_verbatim() -> None:
+def test_ci_runs_the_readme_test_command_verbatim_and_then_the_slow_tests() -> None:
+    """.ci/run runs the README's test command as written (the fast part: every test but those
+    marked slow), then the slow part, so that CI runs every test; both in a random order
+    (pytest-randomly, from the test extra: it prints its seed to rerun an order)."""
     quick_start = blocks("sh")[:2]
     assert len(quick_start) == 2
     test_command = quick_start[1].strip()
     assert "pytest" in test_command
     assert "mypy" in test_command
     assert "ruff check" in test_command
-    ci = (REPO / ".ci" / "run").read_text()
-    assert test_command in ci.splitlines()
+    assert '-m "not slow"' in test_command
+    lines = (REPO / ".ci" / "run").read_text().splitlines()
+    assert test_command in lines
+    after = lines[lines.index(test_command) + 1 :]
+    (slow,) = [line for line in after if line.startswith("pytest ")]
+    assert '-m "slow or hypothesis"' in slow  # every slow test, every property test
+    assert "--hypothesis-profile=thorough" in slow  # ... with all its examples
+    assert "pytest-randomly" in (REPO / "pyproject.toml").read_text()
+    assert "-p no:randomly" not in test_command + slow
 
 
 def test_the_tool_examples_run_as_written(tmp_path: Path) -> None:
