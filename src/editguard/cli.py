@@ -277,13 +277,12 @@ def _serve(args: argparse.Namespace) -> int:
     )
     # Each call names its client from the initialize request; "mcp" where it gave none.
     context = dataclasses.replace(_context(args, prewarm=True), client="mcp")
-    from editguard.mcp_server import (  # noqa: PLC0415 - the SDK loads only to serve
+    from editguard._http import (  # noqa: PLC0415 - the SDK loads only to serve
         TOKEN_ENV,
-        EditguardServer,
         parse_address,
         serve_http,
-        serve_stdio,
     )
+    from editguard.mcp_server import EditguardServer, serve_stdio  # noqa: PLC0415
 
     _started(serving=True)
     address = None
