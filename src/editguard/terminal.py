@@ -64,6 +64,7 @@ def format_symbols(symbols: list[dict[str, Any]], *, colour: bool) -> str:
 
 
 def print_error(out: TextIO, error: dict[str, Any], human: bool) -> None:
+    """An error: its code in bold red and its message (``human``), else as JSON."""
     if human:
         out.write(f"\x1b[1;31m{error['code']}\x1b[0m: {error['message']}\n")
         return
@@ -113,6 +114,7 @@ def colour_diff(diff: str) -> str:
 
 
 def print_human(out: TextIO, result: dict[str, Any]) -> None:
+    """A tool's result, shown as that kind of result reads best (see the module docstring)."""
     files = result.get("files")
     if _is_read(result) or (
         isinstance(files, list) and files and all(_is_read(f) for f in files)

@@ -145,6 +145,7 @@ def normalize(line: str, rung: Rung) -> str:
 
 
 def split_indent(line: str) -> tuple[str, str]:
+    """``line`` as its leading spaces and tabs, and the rest."""
     body = line.lstrip(" \t")
     return line[: len(line) - len(body)], body
 
@@ -219,6 +220,7 @@ def tolerance_names(rung: str) -> str:
 
 
 def uses_tabs(lines: Iterable[str]) -> bool | None:
+    """Whether more of ``lines`` start with a tab than with a space; None when none is indented."""
     tabs = spaces = 0
     for line in lines:
         if line.startswith("\t"):
@@ -229,4 +231,5 @@ def uses_tabs(lines: Iterable[str]) -> bool | None:
 
 
 def rung_named(name: str) -> Rung:
+    """The rung a hit names (:attr:`SeekHit.rung`)."""
     return rung_of(*([] if name == "exact" else name.split("+")))

@@ -99,6 +99,7 @@ def blob(path: str) -> bytes:
 
 
 def row_of(f: FileRecord) -> tuple[Any, ...]:
+    """The ``files`` row of a record, after its change id and sequence number."""
     return (
         blob(f.path),
         blob(f.real),

@@ -33,7 +33,7 @@ from editguard.fs.oserror import os_error
 
 
 class Commit:
-    """One commit in progress (see the module docstring for the protocol)."""
+    """One commit in progress (the protocol is :mod:`editguard.fs.journal`'s docstring)."""
 
     def __init__(
         self,

@@ -30,8 +30,8 @@ KEY_TEMP = f".{KEY_NAME}-"
 OPEN_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
-class Rejected(Exception):  # a journal (or key) recovery must not trust; its message says why
-    pass
+class Rejected(Exception):
+    """A journal (or key) recovery must not trust; its message says why."""
 
 
 def read_key(folder: int, *, create: bool) -> bytes | None:

@@ -131,6 +131,7 @@ def _entry(value: object) -> str:
 
 
 def plan_of(step: Step) -> Planned:
+    """The step as the journal will record it, its new text and backup named afresh."""
     where = step.location.where
     folder = os.path.dirname(where.real)
     for _ in step.location.missing:
@@ -148,6 +149,8 @@ def plan_of(step: Step) -> Planned:
 
 
 def write_new(folder: int, name: str, step: Step) -> tuple[int, int]:
+    """Write the step's new text as ``name`` beside its file, fsynced, with the file's owner
+    and mode (or the step's); its inode."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(name, flags, 0o600, dir_fd=folder)
     try:
@@ -203,6 +206,7 @@ def make_backup(folder: int, name: str, backup: str) -> None:
 
 
 def inode(folder: int, name: str) -> tuple[int, int] | None:
+    """The (device, inode) of ``name`` in ``folder``, not following a link; None if absent."""
     try:
         st = os.lstat(name, dir_fd=folder)
     except FileNotFoundError:
