@@ -43,13 +43,13 @@ from typing import Any
 from editguard.core.diagnosis import CountMismatch, mismatch_error, uncorrectable_error
 from editguard.core.document import LF, Document, line_offsets
 from editguard.core.formats import AppliedEdit, Compiled
+from editguard.core.formats.place.order import KeyText, choose, forms, latest_starts
 from editguard.core.listing import excerpt, listing
 from editguard.core.listing import places as list_places
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import (
     LADDER,
     MAX_PLACES,
-    PUNCTUATION_MAP,
     TYPOGRAPHIC,
     OnlyIgnored,
     SeekHit,
@@ -59,7 +59,6 @@ from editguard.core.seek import (
     file_uses_tabs,
     indent_unit,
     seek,
-    strip_numbers,
     tolerance_names,
     used,
 )
@@ -853,7 +852,9 @@ class _Placer:
         self.total = len(diff.hunks)
         self._index: dict[str, list[int]] | None = None  # where each line is
         self._text: tuple[str, list[int]] | None = None
-        self._keys: tuple[str, list[int]] | None = None  # every line's text, as _seek has it
+        self._keys: KeyText | None = None  # every line's text, as _seek has it
+        self._bounds: list[int | None] | None = None  # the order constraint, made once
+        self.strict = False  # the order constraint binds at the stated line too
         # Lines the searches for hunks not at their stated line may still look at.
         self.budget = SEARCH_PASSES * len(self.lines) + SEARCH_LINES
         self.spent = False
@@ -868,6 +869,20 @@ class _Placer:
     # -- the main loop ---------------------------------------------------------------------
 
     def run(self) -> Compiled:
+        """Place every hunk; when that is refused, once more with the order constraint
+        binding at the stated lines too: a hunk whose stated place leaves no room for the
+        hunks after it goes to a place that does (a diff that places in full already keeps
+        the order, so the second pass changes only what the first refused)."""
+        budget = self.budget
+        try:
+            return self._pass()
+        except (AmbiguousMatch, NoMatch, OverlappingEdits):
+            if len(self.diff.hunks) < 3 or self.spent:
+                raise
+        self.strict, self.budget = True, budget
+        return self._pass()
+
+    def _pass(self) -> Compiled:
         placed: list[_Placed] = []
         offset = 0  # where the previous hunk was found minus where it said it was
         low = 0  # the first line the next hunk may start at
@@ -896,7 +911,11 @@ class _Placer:
         at_eof = hunk.old_ends_without_newline or hunk.new_ends_without_newline
         if not old:
             return self._insertion(index, hunk, expected, low, placed)
-        if expected is not None and self._exact_at(expected, old, low, at_eof=at_eof):
+        if (
+            expected is not None
+            and self._exact_at(expected, old, low, at_eof=at_eof)
+            and self._allowed(index, expected)
+        ):
             return self._done_around(index, expected, old, hunk.new, low, expected) or _Placed(
                 index, expected, hunk.new, "exact", None, 0
             )
@@ -920,6 +939,12 @@ class _Placer:
         if done is not None:
             return done
         raise self._not_found(index, hunk, expected)
+
+    def _allowed(self, index: int, at: int) -> bool:
+        """Whether the stated place ``at`` may be taken as it is: not in the second pass, or
+        it leaves room for the hunks after it."""
+        bound = self._bound(index) if self.strict else None
+        return bound is None or at <= bound
 
     def _insertion(
         self, index: int, hunk: Hunk, expected: int | None, low: int, placed: list[_Placed]
@@ -1071,49 +1096,26 @@ class _Placer:
         expected: int | None,
         rung: str,
     ) -> int:
-        """The one place to use of those found on one rung: the only one, at any distance from
-        the stated line; of several, the one exactly at the stated line (shifted by the offset
-        of the hunks before), or the first when only it leaves room for the hunks after it
-        (they must follow it in the file); else refuse them all."""
-        if len(places) == 1:
-            return places[0]
-        if expected is not None and expected in places:
-            return expected
-        if not self._room_after(places[1] + len(hunk.old), index + 1):
-            return places[0]
-        raise self._ambiguous(index, hunk, places, rung, expected)
+        """The one place to use of those found on one rung (:func:`.place.order.choose`): of
+        the places that leave room for the hunks after it (they must follow it in the file),
+        the only one, at any distance from the stated line, or the one exactly at the stated
+        line (shifted by the offset of the hunks before); else refuse them all."""
+        got = choose(places, stated=expected, bound=self._bound(index))
+        if isinstance(got, int):
+            return got
+        raise self._ambiguous(index, hunk, got, rung, expected)
 
-    def _room_after(self, low: int, following: int) -> bool:
-        """Whether the hunks from index ``following`` on could all be placed, in order, from
-        line ``low`` on: each at the earliest place where its old lines' text is (on any rung:
-        without indentation, trailing whitespace, typographic punctuation or line numbers),
-        which leaves the most room for the next."""
-        text, starts = self._key_text()
-        for hunk in self.diff.hunks[following:]:
-            if not hunk.old:
-                continue
-            variants = [tuple(hunk.old)]
-            for padding in (False, True):
-                stripped = strip_numbers(hunk.old, padding=padding)
-                if stripped is not None:
-                    variants.append(stripped[0])
-            ends = []
-            for variant in variants:
-                needle = LF + LF.join(x.translate(PUNCTUATION_MAP).strip() for x in variant) + LF
-                at = _first_place(text, starts, needle, low, len(self.lines) - len(variant))
-                if at is not None:
-                    ends.append(at + len(variant))
-            if not ends:
-                return False
-            low = min(ends)
-        return True
+    def _bound(self, index: int) -> int | None:
+        """The last line hunk ``index`` may start at with room for every hunk after it."""
+        if self._bounds is None:
+            blocks = [forms(h.old) if h.old else [] for h in self.diff.hunks]
+            self._bounds = latest_starts(self._key_text(), blocks)
+        return self._bounds[index]
 
-    def _key_text(self) -> tuple[str, list[int]]:
-        """Every line's text as all rungs compare it, joined as :func:`_joined` has it."""
+    def _key_text(self) -> KeyText:
+        """Every line's text as all rungs compare it, joined (made once)."""
         if self._keys is None:
-            self._keys = _joined(
-                [x.strip() for x in LF.join(self.lines).translate(PUNCTUATION_MAP).split(LF)]
-            )
+            self._keys = KeyText(self.lines)
         return self._keys
 
     @staticmethod
@@ -1187,21 +1189,15 @@ class _Placer:
         if high < low:
             return []
         self._charge(high - low + 1 + len(old))
-        text, starts = self._key_text()
-        # The hunk as sent, and without pasted line numbers (with and without a space after).
-        variants = [tuple(old)]
-        for padding in (False, True):
-            stripped = strip_numbers(old, padding=padding)
-            if stripped is not None:
-                variants.append(stripped[0])
+        keys = self._key_text()
         candidates: set[int] = set()
-        for variant in variants:
-            needle = LF + LF.join(x.translate(PUNCTUATION_MAP).strip() for x in variant) + LF
+        # The hunk as sent, and without pasted line numbers (with and without a space after).
+        for variant in forms(old):
             found: list[int] = []
-            at = _first_place(text, starts, needle, low, high)
+            at = keys.first(variant, low, high)
             while at is not None and len(found) <= MAX_PLACES:
                 found.append(at)
-                at = _first_place(text, starts, needle, at + 1, high)
+                at = keys.first(variant, at + 1, high)
             if len(found) <= MAX_PLACES:  # more: no rung could pick one (as seek has it)
                 candidates.update(found)
         unit = indent_unit(lines[:5000])
