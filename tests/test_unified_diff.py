@@ -27,7 +27,7 @@ from editguard.core.plan import render
 from editguard.core.seek import LADDER, indent_unit, seek
 from editguard.errors import EditError
 
-from .release_pairs import CORPUS, PAIRS, Pair
+from .release_pairs import PAIRS, Pair, configobj_commit
 
 NO_EOL = "\\ No newline at end of file"
 
@@ -1251,37 +1251,6 @@ def test_hunks_not_at_their_stated_lines_cost_only_the_places_of_their_rarest_li
 
 # -- the order of the hunks decides between two places (issue 23) ---------------------------
 
-CONFIGOBJ = CORPUS / "configobj-5.0.8-5.0.9/src/configobj/__init__.py.old"
-# A commit on configobj's real source, as ``git diff -U1`` writes it: five one-line changes.
-# Hunk 3 changes Section.__repr__'s _getval (line 746), whose lines ConfigObj.__repr__ repeats
-# at line 1364; hunk 4 drops a blank line after "return out" (line 925), whose lines are again
-# at line 2336; hunk 5 (line 1135) is between the two _getval copies, and only there.
-CONFIGOBJ_EDITS: dict[int, list[str]] = {
-    204: ["    # literal_eval reads only literals, so this is safe"],
-    573: ["        Dictionary values become Section instances."],
-    746: ["            except (MissingInterpolationOption, KeyError):"],
-    925: [],
-    1135: ["            (?:[^'\",\\#]?.*?)    # unquoted"],
-}
-
-
-def _configobj_commit() -> tuple[str, str, str]:
-    """The file before and after the commit, and the commit's diff: each change a hunk with
-    one line of context on each side."""
-    before = CONFIGOBJ.read_text(encoding="utf-8")
-    lines = before.split("\n")
-    after = list(lines)
-    parts = ["--- a/configobj.py\n+++ b/configobj.py\n"]
-    shift = 0
-    for n, new in sorted(CONFIGOBJ_EDITS.items()):
-        old = lines[n - 2 : n + 1]
-        body = [f" {old[0]}", f"-{old[1]}", *(f"+{x}" for x in new), f" {old[2]}"]
-        parts.append(f"@@ -{n - 1},3 +{n - 1 + shift},{len(new) + 2} @@\n")
-        parts.append("".join(x + "\n" for x in body))
-        after[n - 1 + shift : n + shift] = new
-        shift += len(new) - 1
-    return before, "\n".join(after), "".join(parts)
-
 
 def _numbers_from(diff: str, hunk: int, by: int) -> str:
     """``diff`` with the line numbers of its hunks from the ``hunk``-th (1-based) on moved by
@@ -1300,7 +1269,7 @@ def _numbers_from(diff: str, hunk: int, by: int) -> str:
 
 
 def test_a_hunk_at_two_places_lands_at_the_one_that_leaves_room_for_the_later_hunks() -> None:
-    before, after, diff = _configobj_commit()
+    before, after, diff = configobj_commit()
     lines = before.split("\n")
     hunks = parse_diff(diff)[0].hunks
     assert len(hunks) == 5
@@ -1325,7 +1294,7 @@ def test_a_hunk_at_two_places_lands_at_the_one_that_leaves_room_for_the_later_hu
 
 
 def test_a_hunk_that_still_fits_two_places_after_the_order_is_refused() -> None:
-    before, _, diff = _configobj_commit()
+    before, _, diff = configobj_commit()
     # Hunks 3 and 4 only: both copies of each leave room for what follows, and hunk 3's
     # numbers are at neither copy, so nothing tells them apart.
     head, *hunks = re.split(r"(?m)^(?=@@)", diff)

@@ -42,12 +42,12 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import accumulate
 from typing import Any
 
 from editguard.core.diagnosis import region_dict
 from editguard.core.document import LF, Document, code_of
 from editguard.core.formats import AppliedEdit, Compiled
+from editguard.core.formats.place.order import KeyText, choose, forms, latest_starts
 from editguard.core.listing import excerpt, listing, places
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import (
@@ -59,14 +59,12 @@ from editguard.core.seek import (
     Rung,
     SeekHit,
     Uncorrectable,
-    content_key,
     correct,
     explain,
     file_uses_tabs,
     indent_unit,
     line_opcodes,
     seek,
-    strip_numbers,
     tolerance_names,
     used,
 )
@@ -339,7 +337,9 @@ class _File:
     _unit: int | None = None
     _tabs: bool | None = None
     _typographic: frozenset[str] | None = None
-    _keys: tuple[str, list[int]] | None = None  # every line's content key, joined
+    _keys: KeyText | None = None  # every line's content key, joined
+    _bounds: list[int | None] | None = None  # the order constraint's, per block
+    _old_block: list[int] = field(default_factory=list)  # each chunk's old lines' block
     # Lines the tolerant searches may still look at: each search runs from the cursor to the
     # end, so a patch of thousands of chunks that all need tolerance would cost chunks x file.
     # Past this budget there is no tolerance (the chunk is not found, and the error says why).
@@ -387,26 +387,35 @@ class _File:
         could match on any rung (its lines' text without indentation, trailing whitespace,
         typographic punctuation or pasted line numbers): no rung places it earlier, so a
         ``None`` here means no rung places it at all."""
-        if self._keys is None:
-            keys = [content_key(line) for line in self.lines]
-            # Each key line's start in the joined text, and one past the end for the cursor.
-            starts = list(accumulate((len(k) + 1 for k in keys), initial=1))
-            self._keys = LF + LF.join(keys) + LF, starts
-        text, starts = self._keys
-        if cursor > len(self.lines):
-            return None
-        variants = [tuple(pattern)]
-        for padding in (False, True):
-            stripped = strip_numbers(pattern, padding=padding)
-            if stripped is not None:
-                variants.append(stripped[0])
-        ends = []
-        for variant in variants:
-            needle = LF + LF.join(content_key(line) for line in variant) + LF
-            at = text.find(needle, starts[cursor] - 1)
-            if at >= 0:
-                ends.append(bisect_left(starts, at + 1) + len(variant))
+        keys = self.keys()
+        ends = [
+            at + len(form)
+            for form in forms(pattern)
+            if (at := keys.first(form, cursor, len(self.lines) - len(form))) is not None
+        ]
         return min(ends, default=None)
+
+    def keys(self) -> KeyText:
+        if self._keys is None:
+            self._keys = KeyText(self.lines)
+        return self._keys
+
+    def bound(self, chunks: Sequence[UpdateChunk], index: int) -> int | None:
+        """The last line chunk ``index``'s old lines may start at with room for the chunks
+        after it (and their ``@@`` lines), which must follow it in the file."""
+        if self._bounds is None:
+            blocks: list[list[tuple[str, ...]]] = []
+            self._old_block = []
+            for chunk in chunks:
+                if chunk.context is not None:
+                    blocks.append(forms([chunk.context]))
+                self._old_block.append(len(blocks))
+                tries = forms(chunk.old) if chunk.old else []
+                if chunk.old[-1:] == ("",) and len(chunk.old) > 1:
+                    tries += forms(chunk.old[:-1])
+                blocks.append(tries)
+            self._bounds = latest_starts(self.keys(), blocks)
+        return self._bounds[self._old_block[index]]
 
     def seek(
         self,
@@ -548,7 +557,7 @@ def compile_update(doc: Document, op: UpdateFile, *, exact: bool = False) -> Com
                 continue
             placed.append(_Placed(index, end, end, chunk.new, note=context_note, append=append))
             continue
-        place = _seek_chunk(file, chunk, cursor, who, op.chunks[index + 1 :], exact=exact)
+        place = _seek_chunk(file, chunk, cursor, who, op.chunks, exact=exact)
         if context_note and place.note is None and not place.already:
             place = replace(place, note=context_note)
         placed.append(place)
@@ -601,14 +610,14 @@ def _seek_chunk(
     chunk: UpdateChunk,
     cursor: int,
     who: _Chunk,
-    later: Sequence[UpdateChunk],
+    chunks: Sequence[UpdateChunk],
     *,
     exact: bool,
 ) -> _Placed:
     """Where a chunk's old lines are, at or after ``cursor``, and the lines to write there:
     the one place they fit (or the one at the end of the file, for a chunk marked
-    ``*** End of File``), or the first of several when only it leaves room for the ``later``
-    chunks."""
+    ``*** End of File``), or of several the one that alone leaves room for the chunks after
+    it (:func:`editguard.core.formats.place.order.choose`)."""
     tries: list[tuple[tuple[str, ...], tuple[str, ...]]] = [(chunk.old, chunk.new)]
     if chunk.old[-1] == "":
         # An empty last old line often stands for the line break at the end of the file, which
@@ -635,7 +644,7 @@ def _seek_chunk(
                 _refuse_loose_before(
                     file, old, cursor, at, who, what="its lines are", ladder=_LOOK_ALIKE
                 )
-            _refuse_other_places(file, old, cursor, at, who, later, exact=exact)
+            _refuse_other_places(file, old, cursor, at, who, chunks, exact=exact)
             done = _done_around(file, at, old, new, cursor)
             if done is not None:
                 return _already(who.index, done, done + len(new), file)
@@ -645,7 +654,9 @@ def _seek_chunk(
             if not old:
                 continue
             hits = file.seek(old, cursor)
-            if len(hits) > 1 and _room_after(file, hits[1].line + len(old), later):
+            got = choose([h.line for h in hits], bound=file.bound(chunks, who.index))
+            if isinstance(got, list) and got:
+                hits = [h for h in hits if h.line in got]
                 where = [h.line + 1 for h in hits]
                 raise AmbiguousMatch(
                     f"{who.name}: its lines are not in the file as sent, and fit with tolerance "
@@ -660,7 +671,8 @@ def _seek_chunk(
                     suggestions=[_TELL_APART],
                 )
             if hits:
-                return _tolerant(file, hits[0], old, new, _structure(chunk, old, new), who, cursor)
+                hit = next(h for h in hits if h.line == got)
+                return _tolerant(file, hit, old, new, _structure(chunk, old, new), who, cursor)
     for old, new in tries:
         if new == old or len(LF.join(new).strip()) < _ALREADY_CHARS:
             continue
@@ -728,7 +740,7 @@ def _refuse_other_places(
     cursor: int,
     at: int,
     who: _Chunk,
-    later: Sequence[UpdateChunk],
+    chunks: Sequence[UpdateChunk],
     *,
     exact: bool,
 ) -> None:
@@ -750,8 +762,10 @@ def _refuse_other_places(
         if hits:
             where += [h.line for h in hits[: _MAX_PLACES - 1]]
             rung = hits[0].rung
-    if len(where) == 1 or not _room_after(file, where[1] + len(old), later):
+    got = choose(where, bound=file.bound(chunks, who.index))
+    if isinstance(got, int):
         return
+    where = got
     lines = [p + 1 for p in where]
     loosely = "" if rung == "exact" else f" (after it, with tolerance for {tolerance_names(rung)})"
     more = " or more" if len(where) >= _MAX_PLACES else ""
@@ -767,28 +781,6 @@ def _refuse_other_places(
         data=who.data(lines=lines, match=rung),
         suggestions=[_TELL_APART],
     )
-
-
-def _room_after(file: _File, cursor: int, later: Sequence[UpdateChunk]) -> bool:
-    """Whether the ``later`` chunks could all be placed, in order, from line ``cursor`` on
-    (each at its earliest possible place on any rung, which leaves the most room): when they
-    cannot after a chunk's second place, only its first is possible."""
-    for chunk in later:
-        if chunk.context is not None:
-            end = file.earliest_end([chunk.context], cursor)
-            if end is None:
-                return False
-            cursor = end
-        if not chunk.old:
-            continue
-        tries = [chunk.old]
-        if chunk.old[-1] == "" and len(chunk.old) > 1:
-            tries.append(chunk.old[:-1])
-        ends = [e for t in tries if (e := file.earliest_end(t, cursor)) is not None]
-        if not ends:
-            return False
-        cursor = min(ends)
-    return True
 
 
 _ALREADY = (

@@ -107,7 +107,7 @@ def choose(
         return []
     fit = [p for p in places if bound is None or p <= bound]
     if not fit:
-        return stated if stated in places else places[0]
+        return stated if stated is not None and stated in places else places[0]
     if len(fit) == 1:
         return fit[0]
     if stated is not None and stated in fit:
