@@ -40,12 +40,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from editguard.core.diagnosis import CountMismatch, mismatch_error, uncorrectable_error
+from editguard.core.diagnosis import CountMismatch, mismatch_error
 from editguard.core.document import LF, Document, line_offsets
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.formats.place.order import KeyText, choose, forms, latest_starts
+from editguard.core.formats.place.refusal import ambiguous, uncorrectable
 from editguard.core.listing import excerpt, listing
-from editguard.core.listing import places as list_places
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import (
     LADDER,
@@ -59,7 +59,6 @@ from editguard.core.seek import (
     file_uses_tabs,
     indent_unit,
     seek,
-    tolerance_names,
     used,
 )
 from editguard.errors import (
@@ -1155,16 +1154,19 @@ class _Placer:
             # It changes only what the rung ignores, and the file already reads so.
             return self._already(index, at, expected, found)
         except Uncorrectable as exc:
-            raise uncorrectable_error(
-                self.doc.text,
-                LF.join(old) + LF,
-                (at + 1, at + len(old)),
-                hit.rung,
-                str(exc),
-                self.path,
-                index,
-                self.total,
-                what=self._name(index, hunk) + "'s old lines",
+            raise uncorrectable(
+                lines,
+                at,
+                at + len(old),
+                what=self._name(index, hunk),
+                rung=hit.rung,
+                reason=str(exc),
+                search=LF.join(old) + LF,
+                data=self._data(index, hunk, expected),
+                path=self.path,
+                edit_index=index,
+                total_edits=self.total,
+                fix="Send the hunk's context and removed lines exactly as the file has them.",
             ) from None
         done = self._done_around(index, at, found, new, low, expected)
         if done is not None:
@@ -1307,23 +1309,25 @@ class _Placer:
     def _ambiguous(
         self, index: int, hunk: Hunk, places: list[int], rung: str, expected: int | None
     ) -> AmbiguousMatch:
-        where = [p + 1 for p in places]
-        loosely = "" if rung == "exact" else f" (with tolerance for {tolerance_names(rung)})"
         near = (
-            "after the previous hunk"
+            " after the previous hunk"
             if expected is None
-            else f"none of them at its stated line {expected + 1}"
+            else f", none of them at its stated line {expected + 1}"
         )
-        more = " and maybe more" if len(places) >= MAX_LISTED else ""
-        return AmbiguousMatch(
-            f"{self._name(index, hunk)} fits{loosely} at lines "
-            f"{', '.join(map(str, where))}{more}, {near}, so which one is meant cannot be told; "
-            "add context lines that only the place you mean has, or give the line numbers of "
-            "the place you mean. The places:\n" + list_places(self.lines, places, len(hunk.old)),
+        return ambiguous(
+            self.lines,
+            places,
+            len(hunk.old),
+            what=self._name(index, hunk),
+            rung=rung,
+            why=near,
+            tip="add context lines that only the place you mean has, or give the line "
+            "numbers of the place you mean.",
+            more=len(places) >= MAX_LISTED,
+            data=self._data(index, hunk, expected),
             path=self.path,
             edit_index=index,
             total_edits=self.total,
-            data={**self._data(index, hunk, expected), "lines": where, "match": rung},
             suggestions=[
                 "Give the hunk the line numbers of the place you mean (its old lines must be "
                 "there), or add a context line that only that place has."
