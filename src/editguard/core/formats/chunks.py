@@ -33,8 +33,9 @@ from typing import Any
 
 from editguard.core.diagnosis import landed_note
 from editguard.core.document import CR, CRLF, LF
+from editguard.core.formats.place.refusal import ambiguous, uncorrectable
 from editguard.core.landed import adds_a_line, telling
-from editguard.core.listing import PLACES_SHOWN, excerpt, listing, show_places
+from editguard.core.listing import excerpt, listing
 from editguard.core.seek import (
     LADDER,
     TRAILING,
@@ -47,7 +48,6 @@ from editguard.core.seek import (
     indent_unit,
     lines_match,
     seek,
-    tolerance_names,
     used,
 )
 from editguard.errors import AmbiguousMatch, ChunkMismatch, InvalidRequest, OverlappingEdits
@@ -428,20 +428,19 @@ def _loose(
     if not hits:
         return None
     if len(hits) > 1:
-        where = [first_line + h.line + len(before) for h in hits]
-        shown = []
-        for h, at in zip(hits[:PLACES_SHOWN], where, strict=False):
-            lo, hi = max(0, h.line - 1), min(len(lines), h.line + len(block) + 1)
-            shown.append((at, first_line + lo, lines[lo:hi]))
-        raise AmbiguousMatch(
-            f"chunk {index + 1} of {total} is not in {symbol} as sent, and fits with tolerance "
-            f"for {tolerance_names(hits[0].rung)} at {len(hits)} places (old_lines would start at "
-            f"lines {', '.join(map(str, where))}); copy its lines exactly, with context that "
-            "only the place you mean has:\n"
-            + show_places(shown, len(hits), also=where[PLACES_SHOWN:]),
+        raise ambiguous(
+            lines,
+            [h.line + len(before) for h in hits],
+            len(old),
+            what=f"chunk {index + 1} of {total}",
+            rung=hits[0].rung,
+            why=f" in {symbol}, and nowhere as sent",
+            tip="copy its lines exactly, with context that only the place you mean has.",
+            first_line=first_line,
+            before=len(before) + 1,
+            after=len(after) + 1,
             edit_index=index,
             total_edits=total,
-            data={"lines": where, "match": hits[0].rung},
         )
     hit = hits[0]
     at = hit.line + len(before)
@@ -458,15 +457,21 @@ def _loose(
     except OnlyIgnored:
         return None
     except Uncorrectable as exc:
-        first = first_line + hit.line
-        raise ChunkMismatch(
-            f"chunk {index + 1} of {total} is not in {symbol} as sent; it matches lines "
-            f"{first}-{first + len(block) - 1} with tolerance for {tolerance_names(hit.rung)}, but "
-            f"{exc}:\n" + _numbered(lines, first_line, hit.line, hit.line + len(block)),
+        raise uncorrectable(
+            lines,
+            hit.line,
+            hit.line + len(block),
+            what=f"chunk {index + 1} of {total}",
+            rung=hit.rung,
+            reason=str(exc),
+            search=LF.join(block),
+            first_line=first_line,
+            error=ChunkMismatch,
+            data={"check": 2},
             edit_index=index,
             total_edits=total,
-            data={"check": 2, "match": hit.rung, "lines": [first, first + len(block) - 1]},
-            suggestions=["Copy the chunk's lines exactly from the numbered lines above."],
+            within=symbol,
+            fix="Copy the chunk's lines exactly from the numbered lines above.",
         ) from None
     return at, new_lines, (used(own, found), explain(own, found, "the chunk"))
 
@@ -480,20 +485,20 @@ def _ambiguous(
     first_line: int,
     symbol: str,
 ) -> AmbiguousMatch:
-    where = [first_line + p + 1 for p in fitting]
-    size = len(chunk.old_lines)
-    found = []
-    for p in fitting[:PLACES_SHOWN]:
-        lo = max(0, p - len(chunk.context_before))
-        hi = min(len(lines), p + 2 + size + len(chunk.context_after))
-        found.append((first_line + p + 1, first_line + lo, lines[lo:hi]))
-    shown = show_places(found, len(fitting), also=where[PLACES_SHOWN:])
-    return AmbiguousMatch(
-        f"chunk {index + 1} of {total} fits at {len(fitting)} places in {symbol} (old_lines "
-        f"would start at lines {', '.join(map(str, where))}); nothing was changed:\n{shown}",
+    return ambiguous(
+        lines,
+        [p + 1 for p in fitting],
+        len(chunk.old_lines),
+        what=f"chunk {index + 1} of {total}",
+        rung="exact",
+        why=f" in {symbol}; nothing was changed",
+        tip="add to context_before or context_after a line (shown below) that only the "
+        "place you mean has, or set at_end: true if it is the symbol's end.",
+        first_line=first_line,
+        before=len(chunk.context_before) + 1,
+        after=len(chunk.context_after) + 1,
         edit_index=index,
         total_edits=total,
-        data={"lines": where},
         suggestions=[
             "Add to context_before or context_after a line (shown above) that only the place "
             "you mean has, or set at_end: true if it is the symbol's end."

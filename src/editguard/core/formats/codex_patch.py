@@ -48,7 +48,8 @@ from editguard.core.diagnosis import region_dict
 from editguard.core.document import LF, Document, code_of
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.formats.place.order import KeyText, choose, forms, latest_starts
-from editguard.core.listing import excerpt, listing, places
+from editguard.core.formats.place.refusal import ambiguous, uncorrectable
+from editguard.core.listing import excerpt, listing
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import (
     INDENT,
@@ -573,7 +574,7 @@ def _seek_context(
     at = file.find([context], cursor)
     if at is not None:
         if not exact:
-            _refuse_loose_before(file, [context], cursor, at, who, what="the @@ line is")
+            _refuse_loose_before(file, [context], cursor, at, who, what="its @@ line")
         return at, None
     hits = [] if exact else file.seek([context], cursor)
     if len(hits) == 1:
@@ -583,16 +584,15 @@ def _seek_context(
             f"{tolerance_names(rung)}; send the file's exact text next time"
         )
     if hits:
-        where = [h.line + 1 for h in hits]
-        raise AmbiguousMatch(
-            f"{who.name}: the @@ line {excerpt(context, 200)!r} is not in the file as sent, and "
-            f"fits with tolerance for {tolerance_names(hits[0].rung)} at {len(hits)} lines "
-            f"after line {cursor} ({_numbers(where)}); copy it exactly from the line you mean:\n"
-            + places(file.lines, [h.line for h in hits], 1),
-            path=who.path,
-            edit_index=who.index,
-            total_edits=who.total,
-            data=who.data(lines=where, match=hits[0].rung),
+        raise _ambiguous(
+            file,
+            [h.line for h in hits],
+            1,
+            who,
+            what=f"its @@ line {excerpt(context, 200)!r}",
+            rung=hits[0].rung,
+            why=f" after line {cursor}, and nowhere as sent",
+            tip="copy it exactly from the line you mean.",
         )
     error = _not_found(file, [context], cursor, who, what=f"the @@ line {excerpt(context, 200)!r}")
     if _UNIFIED.match(context):
@@ -642,7 +642,7 @@ def _seek_chunk(
         if at is not None:
             if not exact:
                 _refuse_loose_before(
-                    file, old, cursor, at, who, what="its lines are", ladder=_LOOK_ALIKE
+                    file, old, cursor, at, who, what="its lines", ladder=_LOOK_ALIKE
                 )
             _refuse_other_places(file, old, cursor, at, who, chunks, exact=exact)
             done = _done_around(file, at, old, new, cursor)
@@ -656,19 +656,16 @@ def _seek_chunk(
             hits = file.seek(old, cursor)
             got = choose([h.line for h in hits], bound=file.bound(chunks, who.index))
             if isinstance(got, list) and got:
-                hits = [h for h in hits if h.line in got]
-                where = [h.line + 1 for h in hits]
-                raise AmbiguousMatch(
-                    f"{who.name}: its lines are not in the file as sent, and fit with tolerance "
-                    f"for {tolerance_names(hits[0].rung)} at {len(hits)} places after line "
-                    f"{cursor} (starting at lines {_numbers(where)}); copy the lines exactly, "
-                    "with an '@@ line' or context that only the place you mean has:\n"
-                    + places(file.lines, [h.line for h in hits], len(old)),
-                    path=who.path,
-                    edit_index=who.index,
-                    total_edits=who.total,
-                    data=who.data(lines=where, match=hits[0].rung),
-                    suggestions=[_TELL_APART],
+                raise _ambiguous(
+                    file,
+                    got,
+                    len(old),
+                    who,
+                    what="its lines",
+                    rung=hits[0].rung,
+                    why=f" after line {cursor}, and nowhere as sent",
+                    tip="copy the lines exactly, with an '@@ line' or context that only the "
+                    "place you mean has.",
                 )
             if hits:
                 hit = next(h for h in hits if h.line == got)
@@ -711,18 +708,18 @@ def _refuse_loose_before(
     hits = file.seek(pattern, cursor, before=at, ladder=ladder)
     if not hits:
         return
-    where = [h.line + 1 for h in hits]
-    rung = hits[0].rung
-    raise AmbiguousMatch(
-        f"{who.name}: {what} in the file as sent at line {at + 1}, but fit with tolerance "
-        f"for {tolerance_names(rung)} before it, after line {cursor}, at line"
-        f"{'s' * (len(where) > 1)} {_numbers(where)}; which one is meant cannot be told. Copy "
-        "the lines exactly from the place you mean, with an '@@ line' or context that only it "
-        "has. The places:\n" + places(file.lines, [h.line for h in hits] + [at], len(pattern)),
-        path=who.path,
-        edit_index=who.index,
-        total_edits=who.total,
-        data=who.data(lines=[*where, at + 1], match=rung, exact_line=at + 1),
+    raise _ambiguous(
+        file,
+        [h.line for h in hits] + [at],
+        len(pattern),
+        who,
+        what=what,
+        rung=hits[0].rung,
+        why=f" after line {cursor}: as sent at line {at + 1}, and before it only so",
+        tip="copy the lines exactly from the place you mean, with an '@@ line' or context "
+        "that only it has.",
+        data={"exact_line": at + 1},
+        suggestions=[],
     )
 
 
@@ -765,21 +762,49 @@ def _refuse_other_places(
     got = choose(where, bound=file.bound(chunks, who.index))
     if isinstance(got, int):
         return
-    where = got
-    lines = [p + 1 for p in where]
-    loosely = "" if rung == "exact" else f" (after it, with tolerance for {tolerance_names(rung)})"
-    more = " or more" if len(where) >= _MAX_PLACES else ""
-    raise AmbiguousMatch(
-        f"{who.name}: its lines fit at {len(where)}{more} places after line {cursor}{loosely}, "
-        f"starting at lines {_numbers(lines)}; which one is meant cannot be told (Codex would "
-        "take the first). Add an '@@ line' that only the place you mean has before it, or "
-        "'*** End of File' if it belongs at the end of the file. The places:\n"
-        + places(file.lines, where, len(old)),
+    raise _ambiguous(
+        file,
+        got,
+        len(old),
+        who,
+        what="its lines",
+        rung=rung,
+        why=f" after line {cursor}" + ("" if rung == "exact" else ", the first as sent"),
+        tip="add an '@@ line' that only the place you mean has before it, or '*** End of "
+        "File' if it belongs at the end of the file (Codex would take the first).",
+        more=len(where) >= _MAX_PLACES,
+    )
+
+
+def _ambiguous(
+    file: _File,
+    starts: Sequence[int],
+    size: int,
+    who: _Chunk,
+    *,
+    what: str,
+    rung: str,
+    why: str,
+    tip: str,
+    more: bool = False,
+    data: dict[str, Any] | None = None,
+    suggestions: Sequence[str] = (_TELL_APART,),
+) -> AmbiguousMatch:
+    """AMBIGUOUS_MATCH for a chunk (:func:`editguard.core.formats.place.refusal.ambiguous`)."""
+    return ambiguous(
+        file.lines,
+        starts,
+        size,
+        what=f"{who.name}: {what}",
+        rung=rung,
+        why=why,
+        tip=tip,
+        more=more,
+        data=who.data(**(data or {})),
         path=who.path,
         edit_index=who.index,
         total_edits=who.total,
-        data=who.data(lines=lines, match=rung),
-        suggestions=[_TELL_APART],
+        suggestions=suggestions,
     )
 
 
@@ -887,15 +912,19 @@ def _tolerant(
             already=True,
         )
     except Uncorrectable as exc:
-        raise NoMatch(
-            f"{who.name}: its lines are not in the file as sent; they match lines "
-            f"{start + 1}-{stop} with tolerance for {tolerance_names(hit.rung)}, but {exc}. "
-            f"The lines:\n{_numbered(file.lines, start, stop)}",
+        raise uncorrectable(
+            file.lines,
+            start,
+            stop,
+            what=f"{who.name}: its lines",
+            rung=hit.rung,
+            reason=str(exc),
+            search=LF.join(old),
+            data=who.data(),
             path=who.path,
             edit_index=who.index,
             total_edits=who.total,
-            data=who.data(match=hit.rung, lines=[start + 1, stop]),
-            suggestions=["Copy the chunk's lines exactly from the numbered lines above."],
+            fix="Copy the chunk's lines exactly from the numbered lines above.",
         ) from None
     done = _done_around(file, start, found, written, cursor)
     if done is not None:
