@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from editguard.core.document import Document, decode
-from editguard.core.formats import Compiled
+from editguard.core.formats import Compiled, diff_parse
 from editguard.core.formats import unified_diff as ud
+from editguard.core.formats.place.lines import MAX_LISTED, FileLines, lines_of
 from editguard.core.formats.unified_diff import (
     FileDiff,
     Hunk,
@@ -402,12 +403,12 @@ def test_malformed_diffs_are_invalid_patch_at_their_line(diff: str, line: int) -
 
 
 def test_absurd_sizes_are_refused_before_any_work(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ud, "MAX_DIFF_CHARS", 100)
+    monkeypatch.setattr(diff_parse, "MAX_DIFF_CHARS", 100)
     with pytest.raises(EditError) as info:
         parse_diff("--- a/f\n+++ b/f\n" + "@@ -1 +1 @@\n-a\n+b\n" * 10)
     assert info.value.code == "INVALID_PATCH"
-    monkeypatch.setattr(ud, "MAX_DIFF_CHARS", 1 << 20)
-    monkeypatch.setattr(ud, "MAX_HUNKS", 3)
+    monkeypatch.setattr(diff_parse, "MAX_DIFF_CHARS", 1 << 20)
+    monkeypatch.setattr(diff_parse, "MAX_HUNKS", 3)
     with pytest.raises(EditError) as info:
         parse_diff("--- a/f\n+++ b/f\n" + "@@ -1 +1 @@\n-a\n+b\n" * 4)
     assert info.value.code == "INVALID_PATCH"
@@ -942,7 +943,7 @@ def test_a_long_hunk_of_a_common_line_is_found_in_linear_time() -> None:
 
 
 def _places_by_brute_force(lines: list[str], old: list[str], low: int, high: int) -> list[int]:
-    return [p for p in range(low, high + 1) if lines[p : p + len(old)] == old][: ud.MAX_LISTED]
+    return [p for p in range(low, high + 1) if lines[p : p + len(old)] == old][:MAX_LISTED]
 
 
 @settings(max_examples=500, deadline=None)
@@ -958,12 +959,10 @@ def test_exact_places_are_every_place_that_fits(
 ) -> None:
     high = min(high, len(lines) - len(old))
     text = "".join(x + "\n" for x in lines)
-    placer = ud._Placer(
-        Document(text), FileDiff("f", "f", None, None, (), False, False, 1), exact=True
-    )
+    file = FileLines(lines_of(text), text)
     if common:  # as a hunk of common lines is searched: in the joined text
-        placer.compare_limit = 0
-    got = placer._exact_places(old, low, high, False)
+        file.compare_limit = 0
+    got = file.exact_places(old, low, high, False)
     assert got == _places_by_brute_force(lines, old, low, high)
 
 
@@ -995,8 +994,7 @@ def test_the_ladder_finds_what_one_seek_of_the_file_finds(
     lines: list[str], old: list[str], low: int
 ) -> None:
     text = "".join(x + "\n" for x in lines)
-    diff = FileDiff("f", "f", None, None, (), False, False, 1)
-    got = ud._Placer(Document(text), diff, exact=False)._seek(old, low)
+    got = FileLines(lines_of(text), text).loose(old, low)
     want = seek(lines, old, start=low, ladder=LADDER[1:], indent_unit=indent_unit(lines))
     assert sorted(got, key=lambda h: h.line) == sorted(want, key=lambda h: h.line)
 
