@@ -1,10 +1,7 @@
-"""Codex's ``apply_patch`` language, pure: the parser, and the update of one file as a plan.
+"""Codex's ``apply_patch`` language, pure: the update of one file as a plan.
 
-A patch is ``*** Begin Patch`` ... ``*** End Patch`` around hunks: ``*** Add File: p`` (its
-lines as ``+`` lines), ``*** Delete File: p`` and ``*** Update File: p`` (optionally
-``*** Move to: q``) with chunks. A chunk starts with ``@@`` or ``@@ context line`` (the first
-one may omit it) and holds context (`` ``), removed (``-``) and added (``+``) lines; an empty
-line is an empty context line; ``*** End of File`` ends a chunk that belongs at the file's end.
+The patch is read by :mod:`editguard.core.formats.codex_parse` (its names are importable from
+here too).
 
 The update follows Codex's ``compute_replacements``: a cursor starts at the first line; a
 chunk's ``@@`` line is sought from the cursor, and the cursor moves past it; the chunk's old
@@ -13,10 +10,12 @@ them. Codex takes the first exact place; we take a place only when it is the one
 cursor where the chunk fits, exactly or on a tolerant rung that looks like the text: a chunk that
 fits at several is refused as ambiguous (``AMBIGUOUS_MATCH``, each place shown with its numbered
 lines), unless the patch itself tells them apart: its ``@@`` line (the search starts after it),
-``*** End of File``, or the chunks after it, which must follow it in the file (when only the first
-place leaves room for them, it is the one). Where no place is exact, the match ladder of
-:mod:`editguard.core.seek` takes over (unless ``exact``), on the same terms: Codex takes the
-first loose place, we never guess.
+``*** End of File``, or the chunks after it, which must follow it in the file (a place that
+leaves them no room is out: :mod:`editguard.core.formats.place.order`). Where no place is
+exact, the match ladder of :mod:`editguard.core.seek` takes over (unless ``exact``), on the
+same terms: Codex takes the first loose place, we never guess. The searches, the order, the
+choice and the refusals are :mod:`editguard.core.formats.place`'s; this module keeps the
+cursor, the ``@@`` line and ``*** End of File``.
 
 A chunk marked ``*** End of File`` is tried at the end of the file first, on every rung of the
 ladder (exactly, then loosely: there is one place there), and only then from the cursor as any
@@ -36,287 +35,56 @@ The tool layer reads, resolves, sandboxes and writes; nothing here touches a fil
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from editguard.core.diagnosis import region_dict
 from editguard.core.document import LF, Document, code_of
 from editguard.core.formats import AppliedEdit, Compiled
-from editguard.core.formats.place.order import KeyText, choose, forms, latest_starts
+from editguard.core.formats.codex_parse import (
+    AddFile,
+    DeleteFile,
+    PatchOp,
+    UpdateChunk,
+    UpdateFile,
+    add_file_text,
+    parse_patch,
+)
+from editguard.core.formats.place.lines import ALREADY_CHARS, FileLines, lines_of
+from editguard.core.formats.place.order import choose, forms, latest_starts
 from editguard.core.formats.place.refusal import ambiguous, uncorrectable
 from editguard.core.listing import excerpt, listing
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import (
     INDENT,
     LADDER,
-    TYPOGRAPHIC,
     OnlyIgnored,
     Opcode,
     Rung,
     SeekHit,
     Uncorrectable,
-    correct,
     explain,
-    file_uses_tabs,
-    indent_unit,
     line_opcodes,
-    seek,
     tolerance_names,
     used,
 )
 from editguard.core.similar import find_similar
 from editguard.errors import (
     AmbiguousMatch,
-    InvalidPatch,
     NoMatch,
     OverlappingEdits,
     error_context,
 )
 
-BEGIN = "*** Begin Patch"
-END = "*** End Patch"
-ADD = "*** Add File: "
-DELETE = "*** Delete File: "
-UPDATE = "*** Update File: "
-MOVE = "*** Move to: "
-END_OF_FILE = "*** End of File"
-_HEADERS = (ADD, DELETE, UPDATE)
-# ``apply_patch <<'EOF'`` (or <<EOF, <<"EOF"): a patch pasted as the shell command Codex runs.
-_HEREDOC = re.compile(r"(?:apply_?patch[ \t]+)?<<[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 # What a unified diff's hunk header leaves after "@@ ": line numbers, not a line of the file.
 _UNIFIED = re.compile(r"-\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 _SHOWN = 10  # lines of the file shown after the cursor when nothing is similar
-
-
-@dataclass(frozen=True, slots=True)
-class AddFile:
-    """Create ``path`` (or overwrite it) with ``lines``; ``line``: its header's patch line."""
-
-    path: str
-    lines: tuple[str, ...]
-    line: int
-
-
-@dataclass(frozen=True, slots=True)
-class DeleteFile:
-    """Delete ``path``; ``line``: its header's patch line."""
-
-    path: str
-    line: int
-
-
-@dataclass(frozen=True, slots=True)
-class UpdateChunk:
-    """One ``@@`` chunk: the ``@@`` line's text (``None`` for a bare ``@@``), the old lines
-    (context and removed) and new lines (context and added) in order, whether it must match
-    at the end of the file, the patch line where it starts, and the kind of each of its lines
-    in order (``" "`` context, ``"-"`` removed, ``"+"`` added; ``""`` when not known, as for a
-    chunk not read from a patch: then the new lines are compared with the old ones)."""
-
-    context: str | None
-    old: tuple[str, ...]
-    new: tuple[str, ...]
-    end_of_file: bool
-    line: int
-    kinds: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class UpdateFile:
-    """Change ``path`` by ``chunks`` (and rename it to ``move_to``); ``line``: its header's
-    patch line."""
-
-    path: str
-    move_to: str | None
-    chunks: tuple[UpdateChunk, ...]
-    line: int
-
-
-PatchOp = AddFile | DeleteFile | UpdateFile
-
-
-# -- the parser -----------------------------------------------------------------------------
-
-
-def _invalid(message: str, line: int, **extra: Any) -> InvalidPatch:
-    return InvalidPatch(
-        f"patch line {line}: {message}",
-        data={"line": line, **extra},
-        suggestions=[
-            "Send the patch as '*** Begin Patch', then '*** Add File: path' with '+' lines, "
-            "'*** Delete File: path' or '*** Update File: path' with '@@' chunks of ' ', '-' "
-            "and '+' lines, then '*** End Patch'."
-        ],
-    )
-
-
-def _header(line: str) -> bool:
-    """Whether a line (padded or not) is a hunk header: it ends the hunk or chunk before it."""
-    return line.strip().startswith(_HEADERS)
-
-
-def parse_patch(text: str) -> tuple[PatchOp, ...]:
-    """The operations of an ``apply_patch`` patch, in order.
-
-    Lines may end with ``\\r\\n``; the markers and hunk headers may be padded with whitespace
-    (inside a chunk, a line that starts with a space is a context line, header or not).
-    A patch wrapped in a heredoc (``<<'EOF'`` ... ``EOF``, optionally ``apply_patch <<'EOF'``)
-    is read as the patch inside.
-
-    Raises:
-        InvalidPatch: no ``*** Begin Patch`` first or ``*** End Patch`` last, no hunk, an
-            invalid hunk header, an update without chunks, a chunk without lines or with a line
-            that starts otherwise than with ``' '``, ``'+'`` or ``'-'``, or an empty path.
-            ``data["line"]`` is the 1-based patch line at fault.
-    """
-    lines = [line.removesuffix("\r") for line in text.split(LF)]
-    _no_inner_cr(lines, _invalid)
-    filled = [i for i, line in enumerate(lines) if line.strip()]
-    if not filled:
-        raise _invalid("the patch is empty; it must start with '*** Begin Patch'", 1)
-    first, last = filled[0], filled[-1]
-    heredoc = _HEREDOC.fullmatch(lines[first].strip())
-    if heredoc is not None and lines[last].strip() == heredoc.group(2):
-        inner = [i for i in filled if first < i < last]
-        if not inner:
-            raise _invalid("the heredoc holds no patch", first + 1)
-        first, last = inner[0], inner[-1]
-    if lines[first].strip() != BEGIN:
-        raise _invalid(f"the first line of the patch must be '{BEGIN}'", first + 1)
-    if last == first or lines[last].strip() != END:
-        raise _invalid(f"the last line of the patch must be '{END}'", last + 1)
-    ops: list[PatchOp] = []
-    at = first + 1
-    while at < last:
-        op, at = _hunk(lines, at, last)
-        ops.append(op)
-    if not ops:
-        raise _invalid("the patch holds no hunk, so it changes nothing", last + 1)
-    return tuple(ops)
-
-
-def _no_inner_cr(lines: list[str], invalid: Callable[[str, int], InvalidPatch]) -> None:
-    """Refuse a carriage return inside a line: the file would get a line break there that the
-    patch does not show (a CR is a line break to editguard, as to most editors)."""
-    for number, line in enumerate(lines, 1):
-        if "\r" in line:
-            raise invalid(
-                f"line {number} of the patch holds a carriage return (\\r) inside it; each "
-                "line of a patch is one line of the file",
-                number,
-            )
-
-
-def _path(rest: str, at: int) -> str:
-    path = rest.strip()
-    if not path:
-        raise _invalid("the hunk header names no path", at + 1)
-    return path
-
-
-def _hunk(lines: list[str], at: int, stop: int) -> tuple[PatchOp, int]:
-    """The hunk whose header is ``lines[at]``, and the index of the line after it."""
-    # A header with nothing after its colon reads as one with an empty path, which is refused.
-    head = lines[at].strip() + " "
-    if head.startswith(ADD):
-        path = _path(head[len(ADD) :], at)
-        end = at + 1
-        while end < stop and lines[end].startswith("+"):
-            end += 1
-        return AddFile(path, tuple(line[1:] for line in lines[at + 1 : end]), at + 1), end
-    if head.startswith(DELETE):
-        return DeleteFile(_path(head[len(DELETE) :], at), at + 1), at + 1
-    if not head.startswith(UPDATE):
-        raise _invalid(
-            f"{excerpt(head.strip(), 200)!r} is not a valid hunk header; valid hunk headers are "
-            f"'{ADD}{{path}}', '{DELETE}{{path}}' and '{UPDATE}{{path}}'",
-            at + 1,
-        )
-    path = _path(head[len(UPDATE) :], at)
-    end = at + 1
-    move_to = None
-    if end < stop and (lines[end].strip() + " ").startswith(MOVE):
-        move_to = _path(lines[end].strip()[len(MOVE) - 1 :], end)
-        end += 1
-    chunks: list[UpdateChunk] = []
-    while end < stop:
-        if not lines[end].strip():  # blank lines between chunks (Codex skips them)
-            end += 1
-            continue
-        if lines[end].startswith("***") or _header(lines[end]):
-            break
-        chunk, end = _chunk(lines, end, stop, first=not chunks)
-        chunks.append(chunk)
-    if not chunks:
-        raise _invalid(f"Update file hunk for path {path!r} is empty", at + 1, path=path)
-    return UpdateFile(path, move_to, tuple(chunks), at + 1), end
-
-
-def _chunk(lines: list[str], at: int, stop: int, *, first: bool) -> tuple[UpdateChunk, int]:
-    """The chunk starting at ``lines[at]`` and the index of the line after it."""
-    line = lines[at]
-    context: str | None = None
-    start = at
-    if line == "@@" or line.startswith(("@@ ", "@@\t")):
-        # ``@@`` with only whitespace after it places nothing: a bare ``@@``.
-        context = line[3:] if line[3:].strip() else None
-        start = at + 1
-    elif not first:
-        raise _invalid(
-            f"expected a chunk to start with '@@' or '@@ context line', got {excerpt(line, 200)!r}",
-            at + 1,
-        )
-    old: list[str] = []
-    new: list[str] = []
-    kinds: list[str] = []
-    end_of_file = False
-    end = start
-    while end < stop:
-        line = lines[end]
-        if line.strip() == END_OF_FILE:
-            if end == start:
-                raise _invalid("the chunk holds no lines before '*** End of File'", end + 1)
-            end_of_file = True
-            end += 1
-            break
-        if line.startswith(("***", "@@")) or (line[:1] != " " and _header(line)):
-            # The next chunk or hunk. A line that starts with a space is a context line,
-            # whatever follows (`` *** Update File: b`` too), as Codex's parser reads it.
-            break
-        if not line:  # an empty line stands for an empty context line (as Codex reads it)
-            old.append("")
-            new.append("")
-        elif line[0] == " ":
-            old.append(line[1:])
-            new.append(line[1:])
-        elif line[0] == "-":
-            old.append(line[1:])
-        elif line[0] == "+":
-            new.append(line[1:])
-        else:
-            raise _invalid(
-                f"unexpected line in an update chunk: {excerpt(line, 200)!r}; every line "
-                "should start with ' ' (context line), '+' (added line) or '-' (removed line)",
-                end + 1,
-            )
-        kinds.append(line[:1] or " ")
-        end += 1
-    if end == start:
-        raise _invalid("the chunk holds no lines", at + 1)
-    chunk = UpdateChunk(context, tuple(old), tuple(new), end_of_file, at + 1, "".join(kinds))
-    return chunk, end
-
-
-def add_file_text(op: AddFile) -> str:
-    """The new file's normalized text: each line followed by ``\\n`` (as Codex writes it), or
-    ``""`` for a file without lines."""
-    return "".join(line + LF for line in op.lines)
-
 
 # -- the update of one file -----------------------------------------------------------------
 
@@ -327,55 +95,23 @@ TOLERANCE_PASSES = 50
 TOLERANCE_LINES = 1_000_000
 
 
-@dataclass(slots=True)
-class _File:
-    """The document's lines as Codex splits them, and what the searches need, made once."""
+class _File(FileLines):
+    """The document's lines as Codex splits them, their offsets in its text, and the order
+    constraint of the update's chunks, made once."""
 
-    doc: Document
-    lines: list[str] = field(init=False)
-    starts: array[int] = field(init=False)  # text offset of each line, and one past the end
-    _hay: str | None = None
-    _unit: int | None = None
-    _tabs: bool | None = None
-    _typographic: frozenset[str] | None = None
-    _keys: KeyText | None = None  # every line's content key, joined
-    _bounds: list[int | None] | None = None  # the order constraint's, per block
-    _old_block: list[int] = field(default_factory=list)  # each chunk's old lines' block
-    # Lines the tolerant searches may still look at: each search runs from the cursor to the
-    # end, so a patch of thousands of chunks that all need tolerance would cost chunks x file.
-    # Past this budget there is no tolerance (the chunk is not found, and the error says why).
-    budget: int = field(init=False)
-    spent: bool = False
-
-    def __post_init__(self) -> None:
-        text = self.doc.text
-        self.lines = text.split(LF)
-        if self.lines[-1] == "":
-            self.lines.pop()
-        self.budget = TOLERANCE_PASSES * len(self.lines) + TOLERANCE_LINES
-        self.starts = array("q", [0])
-        offset = 0
-        for line in self.lines:
-            offset += len(line) + 1
-            self.starts.append(offset)
+    def __init__(self, doc: Document) -> None:
+        text = doc.text
+        lines = lines_of(text)
+        super().__init__(lines, text, passes=TOLERANCE_PASSES, allowance=TOLERANCE_LINES)
+        self.doc = doc
+        self.starts = array("q", itertools.accumulate((len(x) + 1 for x in lines), initial=0))
+        self._bounds: list[int | None] | None = None
+        self._old_block: list[int] = []  # each chunk's old lines' block
 
     def span(self, first: int, stop: int) -> tuple[int, int]:
         """The text offsets of lines ``first`` to ``stop`` (excluded), line breaks included."""
         end = len(self.doc.text)  # one past it, after a last line without a break
         return min(self.starts[first], end), min(self.starts[stop], end)
-
-    def find(self, pattern: Sequence[str], cursor: int) -> int | None:
-        """The first line at or after ``cursor`` where ``pattern`` starts exactly."""
-        if not pattern:
-            return cursor
-        if self._hay is None:
-            # Every line between two breaks: a block of lines is a substring, found at C speed.
-            text = self.doc.text
-            self._hay = LF + (text[:-1] if text.endswith(LF) else text) + LF
-        if cursor >= len(self.lines):
-            return None
-        at = self._hay.find(LF + LF.join(pattern) + LF, self.starts[cursor])
-        return None if at < 0 else bisect_left(self.starts, at)
 
     def at_end(self, pattern: Sequence[str], cursor: int) -> int | None:
         """Where ``pattern`` ends the file exactly, at or after ``cursor``."""
@@ -385,9 +121,8 @@ class _File:
 
     def earliest_end(self, pattern: Sequence[str], cursor: int) -> int | None:
         """The first line after the earliest place at or after ``cursor`` where ``pattern``
-        could match on any rung (its lines' text without indentation, trailing whitespace,
-        typographic punctuation or pasted line numbers): no rung places it earlier, so a
-        ``None`` here means no rung places it at all."""
+        could match on any rung: no rung places it earlier, so a ``None`` here means no rung
+        places it at all."""
         keys = self.keys()
         ends = [
             at + len(form)
@@ -396,17 +131,11 @@ class _File:
         ]
         return min(ends, default=None)
 
-    def keys(self) -> KeyText:
-        if self._keys is None:
-            self._keys = KeyText(self.lines)
-        return self._keys
-
     def bound(self, chunks: Sequence[UpdateChunk], index: int) -> int | None:
         """The last line chunk ``index``'s old lines may start at with room for the chunks
         after it (and their ``@@`` lines), which must follow it in the file."""
         if self._bounds is None:
             blocks: list[list[tuple[str, ...]]] = []
-            self._old_block = []
             for chunk in chunks:
                 if chunk.context is not None:
                     blocks.append(forms([chunk.context]))
@@ -417,47 +146,6 @@ class _File:
                 blocks.append(tries)
             self._bounds = latest_starts(self.keys(), blocks)
         return self._bounds[self._old_block[index]]
-
-    def seek(
-        self,
-        pattern: Sequence[str],
-        cursor: int,
-        before: int | None = None,
-        ladder: Sequence[Rung] = LADDER[1:],
-    ) -> list[SeekHit]:
-        """The places of ``pattern`` at or after ``cursor`` (and before line ``before``) on
-        the first rung of ``ladder`` (the tolerant ones) that finds any."""
-        if self._unit is None:
-            self._unit = indent_unit(self.lines)
-        end = None if before is None else before - 1 + len(pattern)
-        self.budget -= (len(self.lines) if end is None else min(end, len(self.lines))) - cursor
-        if self.budget < 0:
-            self.spent = True
-            return []
-        return seek(
-            self.lines,
-            pattern,
-            start=cursor,
-            end=end,
-            ladder=ladder,
-            indent_unit=self._unit,
-        )
-
-    def correct(
-        self, hit: SeekHit, new: Sequence[str], structure: Sequence[Opcode] | None
-    ) -> list[str]:
-        if self._tabs is None:
-            self._tabs = file_uses_tabs(self.lines)
-            self._typographic = frozenset(c for c in TYPOGRAPHIC if c in self.doc.text)
-        found = self.lines[hit.line : hit.line + len(hit.pattern)]
-        return correct(
-            hit,
-            found,
-            new,
-            file_uses_tabs=self._tabs,
-            file_typographic=self._typographic or frozenset(),
-            structure=structure,
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -550,7 +238,7 @@ def compile_update(doc: Document, op: UpdateFile, *, exact: bool = False) -> Com
                 end = len(file.lines) - (1 if file.lines and file.lines[-1] == "" else 0)
             append = chunk.context is None or chunk.end_of_file
             there = end - len(chunk.new) if append else end
-            if _added_already(file, chunk.new, there, cursor):
+            if file.added_already(chunk.new, there, cursor):
                 stop = there + len(chunk.new)
                 placed.append(_already(index, there, stop, file, context_note))
                 if not append:
@@ -645,7 +333,7 @@ def _seek_chunk(
                     file, old, cursor, at, who, what="its lines", ladder=_LOOK_ALIKE
                 )
             _refuse_other_places(file, old, cursor, at, who, chunks, exact=exact)
-            done = _done_around(file, at, old, new, cursor)
+            done = file.done_around(at, old, new, cursor)
             if done is not None:
                 return _already(who.index, done, done + len(new), file)
             return _Placed(who.index, at, at + len(old), new, structure=_structure(chunk, old, new))
@@ -671,7 +359,7 @@ def _seek_chunk(
                 hit = next(h for h in hits if h.line == got)
                 return _tolerant(file, hit, old, new, _structure(chunk, old, new), who, cursor)
     for old, new in tries:
-        if new == old or len(LF.join(new).strip()) < _ALREADY_CHARS:
+        if new == old or len(LF.join(new).strip()) < ALREADY_CHARS:
             continue
         # Its old lines are gone and its new ones are there (at one place): sent again.
         at = _only_place(file, new, cursor)
@@ -820,36 +508,6 @@ def _already(index: int, start: int, stop: int, file: _File, note: str | None = 
     return _Placed(index, start, stop, lines, note=note or _ALREADY, already=True)
 
 
-def _done_around(
-    file: _File, at: int, old: Sequence[str], new: Sequence[str], cursor: int
-) -> int | None:
-    """Where the chunk's new lines start if the file already reads as them around its old
-    lines, found at ``at``: new lines that hold the old ones (lines added before or after
-    them) and are there in full. A chunk sent again would add its lines a second time."""
-    if len(new) <= len(old):
-        return None
-    for d in range(len(new) - len(old) + 1):
-        start = at - d
-        if start < cursor or tuple(new[d : d + len(old)]) != tuple(old):
-            continue
-        if file.lines[start : start + len(new)] == list(new):
-            return start
-    return None
-
-
-def _added_already(file: _File, new: Sequence[str], start: int, cursor: int) -> bool:
-    """Whether lines a chunk only adds are at ``start`` already (and are enough text that a
-    second copy is no edit a model means: a lone ``}`` may well be added twice)."""
-    return (
-        cursor <= start
-        and len(LF.join(new).strip()) >= _ALREADY_CHARS
-        and file.lines[start : start + len(new)] == list(new)
-    )
-
-
-_ALREADY_CHARS = 8  # characters of added text below which its being there says nothing
-
-
 def _only_place(file: _File, lines: Sequence[str], cursor: int) -> int | None:
     """The one place after ``cursor`` where ``lines`` are exactly (``None``: none or more)."""
     at = file.find(lines, cursor)
@@ -926,7 +584,7 @@ def _tolerant(
             total_edits=who.total,
             fix="Copy the chunk's lines exactly from the numbered lines above.",
         ) from None
-    done = _done_around(file, start, found, written, cursor)
+    done = file.done_around(start, found, written, cursor)
     if done is not None:
         return _already(who.index, done, done + len(written), file)
     note = explain(hit, found, "the chunk")

@@ -32,7 +32,13 @@ from editguard.core.diagnosis import CountMismatch, mismatch_error
 from editguard.core.document import LF, Document, line_offsets
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.formats.diff_parse import FileDiff, Hunk, new_file_text, parse_diff
-from editguard.core.formats.place.lines import MAX_LISTED, FileLines, Spent, lines_of
+from editguard.core.formats.place.lines import (
+    ALREADY_CHARS,
+    MAX_LISTED,
+    FileLines,
+    Spent,
+    lines_of,
+)
 from editguard.core.formats.place.order import choose, forms, latest_starts
 from editguard.core.formats.place.refusal import ambiguous, uncorrectable
 from editguard.core.listing import excerpt, listing
@@ -71,7 +77,6 @@ _ALREADY = (
     "its new lines are in the file already, as a diff sent a second time finds them; nothing "
     "was changed there"
 )
-_ALREADY_CHARS = 8  # characters of added text below which its being there says nothing
 
 
 def compile_hunks(doc: Document, diff: FileDiff, *, exact: bool = False) -> Compiled:
@@ -208,12 +213,12 @@ class _Placer:
         n = len(self.lines)
         if expected is None:
             there = n - len(hunk.new)
-            if self._added_already(hunk.new, there, low):
+            if self.file.added_already(hunk.new, there, low):
                 return self._already(index, there, None, hunk.new)
             if low != n:
                 raise self._ambiguous(index, hunk, [low, n], "exact", None)
             return _Placed(index, n, hunk.new, "exact", None, None)
-        if self._added_already(hunk.new, expected, low):
+        if self.file.added_already(hunk.new, expected, low):
             return self._already(index, expected, expected, hunk.new)
         if expected < low:
             raise self._overlap(index, hunk, expected, placed)
@@ -237,26 +242,9 @@ class _Placer:
         expected: int | None,
     ) -> _Placed | None:
         """The hunk as already applied when the file reads as its new lines around its old
-        ones, found at ``at``: new lines that hold the old ones (lines added before or after
-        them) and are there in full. Sent again, it would add its lines a second time."""
-        if len(new) <= len(old):
-            return None
-        for d in range(len(new) - len(old) + 1):
-            start = at - d
-            if start < low or tuple(new[d : d + len(old)]) != tuple(old):
-                continue
-            if self.lines[start : start + len(new)] == list(new):
-                return self._already(index, start, expected, new)
-        return None
-
-    def _added_already(self, new: Sequence[str], at: int, low: int) -> bool:
-        """Whether lines a hunk only adds are at ``at`` already (and are enough text that a
-        second copy is no edit a model means: a lone ``}`` may well be added twice)."""
-        return (
-            low <= at
-            and len(LF.join(new).strip()) >= _ALREADY_CHARS
-            and self.lines[at : at + len(new)] == list(new)
-        )
+        ones, found at ``at`` (:meth:`FileLines.done_around`)."""
+        start = self.file.done_around(at, old, new, low)
+        return None if start is None else self._already(index, start, expected, new)
 
     def _new_lines_there(
         self, index: int, hunk: Hunk, expected: int | None, low: int
@@ -268,7 +256,7 @@ class _Placer:
             return None
         if expected is not None and self.file.exact_at(expected, new, low, at_eof=False):
             at: int | None = expected
-        elif len(LF.join(new).strip()) < _ALREADY_CHARS:
+        elif len(LF.join(new).strip()) < ALREADY_CHARS:
             return None
         else:
             try:

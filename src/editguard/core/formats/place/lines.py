@@ -35,6 +35,7 @@ from editguard.core.seek import (
 
 LF = "\n"
 MAX_LISTED = 20  # places of one block looked for (and listed) when it fits at several
+ALREADY_CHARS = 8  # characters of added text below which its being there says nothing
 
 
 class Spent(Exception):
@@ -155,6 +156,30 @@ class FileLines:
             found.append(place)
             place = _first_place(text, starts, needle, place + 1, high)
         return found
+
+    def done_around(self, at: int, old: Sequence[str], new: Sequence[str], low: int) -> int | None:
+        """Where ``new`` starts when the file already reads as it around ``old``, found at
+        ``at`` (not before ``low``): new lines that hold the old ones (lines added before or
+        after them) and are there in full. A block sent again would add its lines twice."""
+        if len(new) <= len(old):
+            return None
+        for d in range(len(new) - len(old) + 1):
+            start = at - d
+            if start < low or tuple(new[d : d + len(old)]) != tuple(old):
+                continue
+            if self.lines[start : start + len(new)] == list(new):
+                return start
+        return None
+
+    def added_already(self, new: Sequence[str], at: int, low: int) -> bool:
+        """Whether lines a block only adds are at ``at`` already (not before ``low``), and are
+        enough text that a second copy is no edit a model means (a lone ``}`` may well be
+        added twice)."""
+        return (
+            low <= at
+            and len(LF.join(new).strip()) >= ALREADY_CHARS
+            and self.lines[at : at + len(new)] == list(new)
+        )
 
     def joined(self) -> tuple[str, list[int]]:
         """The lines as one text between line breaks, and where each starts (made once)."""
