@@ -35,18 +35,15 @@ The tool layer reads, resolves, sandboxes and writes; nothing here touches a fil
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
-from array import array
-from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from editguard.core.diagnosis import region_dict
-from editguard.core.document import LF, Document, code_of
-from editguard.core.formats import AppliedEdit, Compiled
+from editguard.core.document import LF, Document
+from editguard.core.formats import Compiled
 from editguard.core.formats.codex_parse import (
     AddFile,
     DeleteFile,
@@ -56,11 +53,11 @@ from editguard.core.formats.codex_parse import (
     add_file_text,
     parse_patch,
 )
-from editguard.core.formats.place.lines import ALREADY_CHARS, FileLines, lines_of
-from editguard.core.formats.place.order import choose, forms, latest_starts
+from editguard.core.formats.codex_plan import ChunkFile, PlacedChunk, compiled
+from editguard.core.formats.place.lines import ALREADY_CHARS
+from editguard.core.formats.place.order import choose
 from editguard.core.formats.place.refusal import ambiguous, uncorrectable
 from editguard.core.listing import excerpt, listing
-from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import (
     INDENT,
     LADDER,
@@ -70,7 +67,6 @@ from editguard.core.seek import (
     SeekHit,
     Uncorrectable,
     explain,
-    line_opcodes,
     tolerance_names,
     used,
 )
@@ -78,109 +74,15 @@ from editguard.core.similar import find_similar
 from editguard.errors import (
     AmbiguousMatch,
     NoMatch,
-    OverlappingEdits,
-    error_context,
 )
 
 # What a unified diff's hunk header leaves after "@@ ": line numbers, not a line of the file.
 _UNIFIED = re.compile(r"-\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 _SHOWN = 10  # lines of the file shown after the cursor when nothing is similar
-
-# -- the update of one file -----------------------------------------------------------------
-
-
 # How many times over its lines (plus a fixed allowance) one update may search a file with
 # tolerance: about 2 s at worst on a 10 MB file.
 TOLERANCE_PASSES = 50
 TOLERANCE_LINES = 1_000_000
-
-
-class _File(FileLines):
-    """The document's lines as Codex splits them, their offsets in its text, and the order
-    constraint of the update's chunks, made once."""
-
-    def __init__(self, doc: Document) -> None:
-        text = doc.text
-        lines = lines_of(text)
-        super().__init__(lines, text, passes=TOLERANCE_PASSES, allowance=TOLERANCE_LINES)
-        self.doc = doc
-        self.starts = array("q", itertools.accumulate((len(x) + 1 for x in lines), initial=0))
-        self._bounds: list[int | None] | None = None
-        self._old_block: list[int] = []  # each chunk's old lines' block
-
-    def span(self, first: int, stop: int) -> tuple[int, int]:
-        """The text offsets of lines ``first`` to ``stop`` (excluded), line breaks included."""
-        end = len(self.doc.text)  # one past it, after a last line without a break
-        return min(self.starts[first], end), min(self.starts[stop], end)
-
-    def at_end(self, pattern: Sequence[str], cursor: int) -> int | None:
-        """Where ``pattern`` ends the file exactly, at or after ``cursor``."""
-        at = len(self.lines) - len(pattern)
-        ok = at >= cursor and self.lines[at:] == list(pattern)
-        return at if ok else None
-
-    def earliest_end(self, pattern: Sequence[str], cursor: int) -> int | None:
-        """The first line after the earliest place at or after ``cursor`` where ``pattern``
-        could match on any rung: no rung places it earlier, so a ``None`` here means no rung
-        places it at all."""
-        keys = self.keys()
-        ends = [
-            at + len(form)
-            for form in forms(pattern)
-            if (at := keys.first(form, cursor, len(self.lines) - len(form))) is not None
-        ]
-        return min(ends, default=None)
-
-    def bound(self, chunks: Sequence[UpdateChunk], index: int) -> int | None:
-        """The last line chunk ``index``'s old lines may start at with room for the chunks
-        after it (and their ``@@`` lines), which must follow it in the file."""
-        if self._bounds is None:
-            blocks: list[list[tuple[str, ...]]] = []
-            for chunk in chunks:
-                if chunk.context is not None:
-                    blocks.append(forms([chunk.context]))
-                self._old_block.append(len(blocks))
-                tries = forms(chunk.old) if chunk.old else []
-                if chunk.old[-1:] == ("",) and len(chunk.old) > 1:
-                    tries += forms(chunk.old[:-1])
-                blocks.append(tries)
-            self._bounds = latest_starts(self.keys(), blocks)
-        return self._bounds[self._old_block[index]]
-
-
-@dataclass(frozen=True, slots=True)
-class _Placed:
-    """A chunk's place: its old lines ``[start, stop)`` become ``new``, the lines it keeps
-    and changes as ``structure`` says (``None``: as a comparison finds them)."""
-
-    index: int
-    start: int
-    stop: int
-    new: tuple[str, ...]
-    match: str = "exact"
-    note: str | None = None
-    structure: tuple[Opcode, ...] | None = None
-    append: bool = False  # a pure addition at the end of the file, wherever the cursor is
-    already: bool = False  # its new lines are there already (a retried patch): nothing to do
-
-
-# A chunk's runs, in the order they are written: by place; at one place, the lines of a chunk
-# that ends there, then a pure addition after its @@ line, then an addition at the end of the
-# file, then the lines of a chunk that starts there (each kind in chunk order). Codex applies
-# its replacements from the last start to the first, so a chunk that ends at the end of the file
-# keeps its lines together before an appended one, and an append comes before a chunk that
-# starts there.
-_RunKey = tuple[int, int, int, int]  # start, stop, rank, chunk
-
-
-def _key(place: _Placed, start: int, stop: int) -> _RunKey:
-    if place.append:
-        rank = 2
-    elif place.start < start:
-        rank = 0
-    else:
-        rank = 1 if place.start == place.stop else 3
-    return start, stop, rank, place.index
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,11 +114,11 @@ def compile_update(doc: Document, op: UpdateFile, *, exact: bool = False) -> Com
         EncodingError: a new line holds a character the file's encoding cannot store.
         InvalidRequest: a new line holds a NUL character.
     """
-    file = _File(doc)
+    file = ChunkFile(doc, passes=TOLERANCE_PASSES, allowance=TOLERANCE_LINES)
     path = doc.name or op.path
     total = len(op.chunks)
     cursor = 0
-    placed: list[_Placed] = []
+    placed: list[PlacedChunk] = []
     for index, chunk in enumerate(op.chunks):
         who = _Chunk(
             index,
@@ -244,18 +146,18 @@ def compile_update(doc: Document, op: UpdateFile, *, exact: bool = False) -> Com
                 if not append:
                     cursor = stop
                 continue
-            placed.append(_Placed(index, end, end, chunk.new, note=context_note, append=append))
+            placed.append(PlacedChunk(index, end, end, chunk.new, note=context_note, append=append))
             continue
         place = _seek_chunk(file, chunk, cursor, who, op.chunks, exact=exact)
         if context_note and place.note is None and not place.already:
             place = replace(place, note=context_note)
         placed.append(place)
         cursor = place.stop
-    return _compiled(file, placed, total)
+    return compiled(file, placed, total)
 
 
 def _seek_context(
-    file: _File, context: str, cursor: int, who: _Chunk, *, exact: bool
+    file: ChunkFile, context: str, cursor: int, who: _Chunk, *, exact: bool
 ) -> tuple[int, str | None]:
     """The line of a chunk's ``@@`` context at or after ``cursor``, and a note when it matched
     with a tolerance."""
@@ -294,14 +196,14 @@ def _seek_context(
 
 
 def _seek_chunk(
-    file: _File,
+    file: ChunkFile,
     chunk: UpdateChunk,
     cursor: int,
     who: _Chunk,
     chunks: Sequence[UpdateChunk],
     *,
     exact: bool,
-) -> _Placed:
+) -> PlacedChunk:
     """Where a chunk's old lines are, at or after ``cursor``, and the lines to write there:
     the one place they fit (or the one at the end of the file, for a chunk marked
     ``*** End of File``), or of several the one that alone leaves room for the chunks after
@@ -317,7 +219,7 @@ def _seek_chunk(
         for old, new in tries:
             at = file.at_end(old, cursor)
             if at is not None:
-                return _Placed(
+                return PlacedChunk(
                     who.index, at, at + len(old), new, structure=_structure(chunk, old, new)
                 )
         for old, new in [] if exact else tries:
@@ -336,7 +238,9 @@ def _seek_chunk(
             done = file.done_around(at, old, new, cursor)
             if done is not None:
                 return _already(who.index, done, done + len(new), file)
-            return _Placed(who.index, at, at + len(old), new, structure=_structure(chunk, old, new))
+            return PlacedChunk(
+                who.index, at, at + len(old), new, structure=_structure(chunk, old, new)
+            )
     if not exact:
         for old, new in tries:
             if not old:
@@ -379,7 +283,7 @@ _LOOK_ALIKE = tuple(r for r in LADDER[1:] if INDENT not in r.tolerances)
 
 
 def _refuse_loose_before(
-    file: _File,
+    file: ChunkFile,
     pattern: Sequence[str],
     cursor: int,
     at: int,
@@ -420,7 +324,7 @@ _MAX_PLACES = 20  # places of one chunk listed (and looked for) in a refusal
 
 
 def _refuse_other_places(
-    file: _File,
+    file: ChunkFile,
     old: Sequence[str],
     cursor: int,
     at: int,
@@ -465,7 +369,7 @@ def _refuse_other_places(
 
 
 def _ambiguous(
-    file: _File,
+    file: ChunkFile,
     starts: Sequence[int],
     size: int,
     who: _Chunk,
@@ -502,13 +406,15 @@ _ALREADY = (
 )
 
 
-def _already(index: int, start: int, stop: int, file: _File, note: str | None = None) -> _Placed:
+def _already(
+    index: int, start: int, stop: int, file: ChunkFile, note: str | None = None
+) -> PlacedChunk:
     """A chunk whose new lines are ``file.lines[start:stop]`` already: placed there, unchanged."""
     lines = tuple(file.lines[start:stop])
-    return _Placed(index, start, stop, lines, note=note or _ALREADY, already=True)
+    return PlacedChunk(index, start, stop, lines, note=note or _ALREADY, already=True)
 
 
-def _only_place(file: _File, lines: Sequence[str], cursor: int) -> int | None:
+def _only_place(file: ChunkFile, lines: Sequence[str], cursor: int) -> int | None:
     """The one place after ``cursor`` where ``lines`` are exactly (``None``: none or more)."""
     at = file.find(lines, cursor)
     if at is None or file.find(lines, at + 1) is not None:
@@ -543,14 +449,14 @@ def _structure(
 
 
 def _tolerant(
-    file: _File,
+    file: ChunkFile,
     hit: SeekHit,
     old: Sequence[str],
     new: Sequence[str],
     structure: tuple[Opcode, ...] | None,
     who: _Chunk,
     cursor: int,
-) -> _Placed:
+) -> PlacedChunk:
     """The chunk placed where the ladder found it, its new lines corrected the same way."""
     start, stop = hit.line, hit.line + len(old)
     found = file.lines[start:stop]
@@ -559,7 +465,7 @@ def _tolerant(
         written = file.correct(hit, new, structure)
     except OnlyIgnored:
         # The chunk changes only what the rung ignores: the file already reads as the new lines.
-        return _Placed(
+        return PlacedChunk(
             who.index,
             start,
             stop,
@@ -588,7 +494,7 @@ def _tolerant(
     if done is not None:
         return _already(who.index, done, done + len(written), file)
     note = explain(hit, found, "the chunk")
-    return _Placed(who.index, start, stop, tuple(written), rung, note, structure)
+    return PlacedChunk(who.index, start, stop, tuple(written), rung, note, structure)
 
 
 def _numbers(lines: Sequence[int]) -> str:
@@ -602,7 +508,7 @@ def _numbered(lines: Sequence[str], start: int, stop: int) -> str:
 
 
 def _not_found(
-    file: _File, pattern: Sequence[str], cursor: int, who: _Chunk, *, what: str
+    file: ChunkFile, pattern: Sequence[str], cursor: int, who: _Chunk, *, what: str
 ) -> NoMatch:
     """NO_MATCH for a chunk: where its text is not, the file's most similar regions, and
     where it is when an earlier chunk's place lies past it."""
@@ -655,99 +561,6 @@ def _not_found(
             "line-number prefixes), in the order the file has them."
         ],
     )
-
-
-def _compiled(file: _File, placed: list[_Placed], total: int) -> Compiled:
-    """The plan: one replacement per run of lines a chunk changes, new breaks in the file's
-    usual ending; and each chunk's line in the new file."""
-    doc, lines = file.doc, file.lines
-    usual = code_of(doc.newline)
-    text = doc.text
-    unterminated = bool(lines) and not text.endswith(LF)
-    _refuse_append_inside(placed, total)
-    runs: list[tuple[_RunKey, tuple[str, ...]]] = []
-    for place in placed:
-        found = lines[place.start : place.stop]
-        for tag, i1, i2, j1, j2 in line_opcodes(found, place.new, place.structure):
-            if tag != "equal":
-                key = _key(place, place.start + i1, place.start + i2)
-                runs.append((key, place.new[j1:j2]))
-    runs.sort(key=lambda run: run[0])
-    replacements: list[Replacement] = []
-    owners: list[int] = []
-    for (start, stop, _, index), new in runs:
-        a, b = file.span(start, stop)
-        body = "".join(line + LF for line in new)
-        if stop == len(lines) and unterminated:
-            if start == len(lines):
-                # Lines added after a last line without a break: that line gets one, and so
-                # does the new last line (Codex ends every file it writes with one).
-                body = LF + body
-            # Only the first run at the end: after it the text ends with a break.
-            unterminated = False
-        with error_context(edit_index=index, total_edits=total):
-            doc.check_writable(body, f"chunks[{index}]")
-        replacement = Replacement(a, b, body, bytes([usual]) * body.count(LF))
-        if replacements and replacements[-1].end > replacement.start:
-            first, second = sorted((owners[-1], index))
-            raise OverlappingEdits(
-                f"chunks {first + 1} and {second + 1} change the same lines (line {start + 1}); "
-                "a chunk without '-' or context lines adds at the end of the file, or right "
-                "after its '@@ line'",
-                edit_index=second,
-                total_edits=total,
-                data={"edits": [first, second]},
-            )
-        replacements.append(replacement)
-        owners.append(index)
-    return Compiled(Plan(tuple(replacements)), _applied(placed, runs))
-
-
-def _refuse_append_inside(placed: list[_Placed], total: int) -> None:
-    """Refuse an addition at the end of the file (before a final empty line) that falls
-    strictly inside another chunk's old lines: written there it would split that chunk's lines,
-    and Codex, which replaces that chunk's lines after inserting it, loses it."""
-    appends = [place for place in placed if place.append]
-    if not appends:
-        return
-    end = appends[0].start  # every append has the same place
-    for place in placed:
-        if place.start < end < place.stop:
-            first, second = sorted((appends[0].index, place.index))
-            raise OverlappingEdits(
-                f"chunk {appends[0].index + 1} adds lines at the end of the file, before its "
-                f"final empty line (line {end + 1}), which is inside the lines of chunk "
-                f"{place.index + 1}; add those lines in chunk {place.index + 1} itself, or "
-                "after an '@@ line' that names the line they follow",
-                edit_index=second,
-                total_edits=total,
-                data={"edits": [first, second]},
-            )
-
-
-def _applied(
-    placed: list[_Placed], runs: list[tuple[_RunKey, tuple[str, ...]]]
-) -> tuple[AppliedEdit, ...]:
-    """Each chunk's new lines start where its old ones did, moved by the lines that the runs
-    written before it (other chunks' runs, which never straddle its start) added or removed."""
-    keys = [key for key, _ in runs]
-    shifts = [0]
-    for (start, stop, _, _), new in runs:
-        shifts.append(shifts[-1] + len(new) - (stop - start))
-    out: list[AppliedEdit] = []
-    for place in placed:
-        shift = shifts[bisect_left(keys, _key(place, place.start, place.start))]
-        out.append(
-            AppliedEdit(
-                place.index,
-                0 if place.already else 1,
-                (place.start + shift + 1,),
-                place.match,
-                place.note,
-                already_applied=place.already,
-            )
-        )
-    return tuple(out)
 
 
 __all__ = [
