@@ -64,16 +64,24 @@ def _first_place(text: str, starts: list[int], needle: str, a: int, b: int) -> i
 
 
 class FileLines:
-    """The lines of a file (``text``: the file's text, for the typographic characters it uses)
-    and the searches of the formats that place blocks of lines in it."""
+    """The lines of a file (``text``: the file's text, for the typographic characters it uses;
+    ``first_line``: the number of its first line, which pasted line numbers must be) and the
+    searches of the formats that place blocks of lines in it."""
 
     compare_limit = 4  # lines compared at candidate places, per line searched, at most
 
     def __init__(
-        self, lines: list[str], text: str = "", *, passes: int = 50, allowance: int = 1_000_000
+        self,
+        lines: list[str],
+        text: str = "",
+        *,
+        first_line: int = 1,
+        passes: int = 50,
+        allowance: int = 1_000_000,
     ) -> None:
         self.lines = lines
         self.text = text
+        self.first_line = first_line
         self.budget = passes * len(lines) + allowance
         self.spent = False
         self._index: dict[str, list[int]] | None = None
@@ -251,7 +259,13 @@ class FileLines:
         except Spent:
             return []
         return seek(
-            self.lines, pattern, start=cursor, end=end, ladder=ladder, indent_unit=self.unit()
+            self.lines,
+            pattern,
+            start=cursor,
+            end=end,
+            ladder=ladder,
+            first_line=self.first_line,
+            indent_unit=self.unit(),
         )
 
     def correct(
