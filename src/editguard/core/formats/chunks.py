@@ -34,7 +34,7 @@ from typing import Any
 from editguard.core.diagnosis import landed_note
 from editguard.core.document import CR, CRLF, LF
 from editguard.core.formats.place.lines import FileLines
-from editguard.core.formats.place.refusal import ambiguous, uncorrectable
+from editguard.core.formats.place.refusal import ambiguous, overlapping, uncorrectable
 from editguard.core.landed import adds_a_line, telling
 from editguard.core.listing import excerpt, listing
 from editguard.core.seek import (
@@ -48,7 +48,7 @@ from editguard.core.seek import (
     seek,
     used,
 )
-from editguard.errors import AmbiguousMatch, ChunkMismatch, InvalidRequest, OverlappingEdits
+from editguard.errors import AmbiguousMatch, ChunkMismatch, InvalidRequest
 
 # Chunk lines are compared without trailing whitespace, and only so (no exact rung first):
 # a context line that differs only there is the same line.
@@ -299,10 +299,13 @@ def apply_chunks_with_endings(
     for (s1, e1, i1), (s2, _e2, i2) in itertools.pairwise(ordered):
         if e1 > s2 or (s1 == s2 and e1 > s1):
             a, b = sorted((i1, i2))
-            raise OverlappingEdits(
-                f"chunks {a + 1} and {b + 1} change the same lines of {symbol} (from line "
-                f"{first_line + s2}); merge them into one chunk",
-                data={"edits": [a, b]},
+            raise overlapping(
+                a,
+                b,
+                first_line + s2,
+                what=f"chunks {a + 1} and {b + 1} change the same lines of {symbol} (from line "
+                f"{first_line + s2})",
+                tip="merge them into one chunk",
                 total_edits=len(chunks),
             )
     working = list(lines)

@@ -23,9 +23,10 @@ from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.formats.codex_parse import UpdateChunk
 from editguard.core.formats.place.lines import FileLines, lines_of
 from editguard.core.formats.place.order import forms, latest_starts
+from editguard.core.formats.place.refusal import overlapping
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import Opcode, line_opcodes
-from editguard.errors import OverlappingEdits, error_context
+from editguard.errors import error_context
 
 # -- the update of one file -----------------------------------------------------------------
 
@@ -151,13 +152,16 @@ def compiled(file: ChunkFile, placed: list[PlacedChunk], total: int) -> Compiled
         replacement = Replacement(a, b, body, bytes([usual]) * body.count(LF))
         if replacements and replacements[-1].end > replacement.start:
             first, second = sorted((owners[-1], index))
-            raise OverlappingEdits(
-                f"chunks {first + 1} and {second + 1} change the same lines (line {start + 1}); "
-                "a chunk without '-' or context lines adds at the end of the file, or right "
+            raise overlapping(
+                first,
+                second,
+                start + 1,
+                what=f"chunks {first + 1} and {second + 1} change the same lines (line "
+                f"{start + 1})",
+                tip="a chunk without '-' or context lines adds at the end of the file, or right "
                 "after its '@@ line'",
                 edit_index=second,
                 total_edits=total,
-                data={"edits": [first, second]},
             )
         replacements.append(replacement)
         owners.append(index)
@@ -175,14 +179,17 @@ def _refuse_append_inside(placed: list[PlacedChunk], total: int) -> None:
     for place in placed:
         if place.start < end < place.stop:
             first, second = sorted((appends[0].index, place.index))
-            raise OverlappingEdits(
-                f"chunk {appends[0].index + 1} adds lines at the end of the file, before its "
-                f"final empty line (line {end + 1}), which is inside the lines of chunk "
-                f"{place.index + 1}; add those lines in chunk {place.index + 1} itself, or "
-                "after an '@@ line' that names the line they follow",
+            raise overlapping(
+                first,
+                second,
+                end + 1,
+                what=f"chunk {appends[0].index + 1} adds lines at the end of the file, before "
+                f"its final empty line (line {end + 1}), which is inside the lines of chunk "
+                f"{place.index + 1}",
+                tip=f"add those lines in chunk {place.index + 1} itself, or after an '@@ line' "
+                "that names the line they follow",
                 edit_index=second,
                 total_edits=total,
-                data={"edits": [first, second]},
             )
 
 

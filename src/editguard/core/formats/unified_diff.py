@@ -40,7 +40,7 @@ from editguard.core.formats.place.lines import (
     lines_of,
 )
 from editguard.core.formats.place.order import choose, forms, latest_starts
-from editguard.core.formats.place.refusal import ambiguous, uncorrectable
+from editguard.core.formats.place.refusal import ambiguous, overlapping, uncorrectable
 from editguard.core.listing import excerpt, listing
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import OnlyIgnored, SeekHit, Uncorrectable, explain, used
@@ -472,20 +472,18 @@ class _Placer:
             if spot.at < end and at < spot.at + size:
                 other = spot
                 break
-        return OverlappingEdits(
-            f"{self._name(index, hunk)} fits only at line {at + 1}, which is not after hunk "
-            f"{other.index + 1} (lines {other.at + 1}-"
-            f"{other.at + len(self.diff.hunks[other.index].old)}); hunks must be in file order "
-            "and must not share lines: merge them into one hunk",
+        return overlapping(
+            other.index,
+            index,
+            at + 1,
+            what=f"{self._name(index, hunk)} fits only at line {at + 1}, which is not after "
+            f"hunk {other.index + 1} (lines {other.at + 1}-"
+            f"{other.at + len(self.diff.hunks[other.index].old)})",
+            tip="hunks must be in file order and must not share lines: merge them into one hunk",
+            data={**self._data(index, hunk, None), "hunks": [other.index + 1, index + 1]},
             path=self.path,
             edit_index=index,
             total_edits=self.total,
-            data={
-                **self._data(index, hunk, None),
-                "edits": [other.index, index],
-                "hunks": [other.index + 1, index + 1],
-                "line": at + 1,
-            },
         )
 
     def _not_found(self, index: int, hunk: Hunk, expected: int | None) -> NoMatch:

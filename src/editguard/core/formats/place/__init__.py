@@ -13,8 +13,11 @@ way for all of them:
 * ties refused: a block that still fits several places is AMBIGUOUS_MATCH, never a guess;
 * one refusal per cause (:mod:`.refusal`): one code and one data layout each, rendered once.
 
-Modules: :mod:`.order` (the order constraint and the choice), :mod:`.refusal` (the refusals),
-:mod:`.text` (a search text found on the ladder: edit_file, safe_edit).
+Modules: :mod:`.lines` (a file's lines and every search in them: exact places, the ladder's
+candidates, the shared budget, the correction of the new lines, a block already there),
+:mod:`.order` (the order constraint and the choice), :mod:`.refusal` (the refusals: a tie, an
+uncorrectable match, blocks that overlap), :mod:`.text` (a search text found on the ladder:
+edit_file, safe_edit).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from typing import Any
 
 from editguard.core.listing import PLACES_SHOWN, excerpt, listing, show_places
 from editguard.core.seek import tolerance_names
-from editguard.errors import AmbiguousMatch, EditError, NoMatch
+from editguard.errors import AmbiguousMatch, EditError, NoMatch, OverlappingEdits
 
 LF = "\n"
 LISTED = 20  # places named by their line in a refusal's sentence
@@ -118,4 +118,27 @@ def uncorrectable(
     )
 
 
-__all__ = ["ambiguous", "uncorrectable"]
+def overlapping(
+    first: int,
+    second: int,
+    line: int,
+    *,
+    what: str,
+    tip: str,
+    data: dict[str, Any] | None = None,
+    path: str | None = None,
+    edit_index: int | None = None,
+    total_edits: int | None = None,
+) -> OverlappingEdits:
+    """OVERLAPPING_EDITS for blocks ``first`` and ``second`` (0-based, in request order),
+    which meet at ``line``: ``what`` says how, ``tip`` what to send instead."""
+    return OverlappingEdits(
+        f"{what}; {tip}",
+        path=path,
+        edit_index=edit_index,
+        total_edits=total_edits,
+        data={**(data or {}), "edits": [first, second], "line": line},
+    )
+
+
+__all__ = ["ambiguous", "overlapping", "uncorrectable"]
