@@ -1306,3 +1306,12 @@ def test_a_hunk_that_still_fits_two_places_after_the_order_is_refused() -> None:
     lines = before.split("\n")
     assert listing(lines[744:747], 745) in error.message
     assert listing(lines[1362:1365], 1363) in error.message
+
+
+def test_of_two_hunks_the_first_leaves_its_stated_place_when_only_the_other_leaves_room() -> None:
+    text = "dup\nold\nmid\n" + "y\n" * 5 + "dup\nold\n"
+    # Hunk 1 is stated at the second copy (line 9), but hunk 2's "mid" is only at line 3.
+    diff = "--- a/f\n+++ b/f\n@@ -9,2 +9,2 @@\n dup\n-old\n+new\n@@ -11 +11 @@\n-mid\n+MID\n"
+    out, compiled = apply(text, diff)
+    assert out.decode() == "dup\nnew\nMID\n" + "y\n" * 5 + "dup\nold\n"
+    assert [e.offset for e in compiled.applied] == [-8, 0]

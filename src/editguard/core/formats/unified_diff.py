@@ -136,7 +136,7 @@ class _Placer:
         try:
             return self._pass()
         except (AmbiguousMatch, NoMatch, OverlappingEdits):
-            if len(self.diff.hunks) < 3 or self.spent:
+            if len(self.diff.hunks) < 2 or self.spent:
                 raise
         self.strict, self.file.budget = True, budget
         return self._pass()
