@@ -27,11 +27,11 @@ from editguard.core.document import LF
 from editguard.core.formats.diff_sections import (
     FileDiff,
     Hunk,
-    _header_path,
-    _invalid,
-    _Section,
-    _split_quoted,
-    _unquote,
+    Section,
+    header_path,
+    invalid,
+    split_quoted,
+    unquote,
 )
 from editguard.core.listing import excerpt
 from editguard.errors import InvalidPatch
@@ -92,7 +92,7 @@ def parse_diff(text: str) -> tuple[FileDiff, ...]:
     for number, line in enumerate(lines, 1):
         if "\r" in line:
             # The file would get a line break there that the diff does not show.
-            raise _invalid(
+            raise invalid(
                 f"line {number} of the diff holds a carriage return (\\r) inside it; each line "
                 "of a diff is one line of the file",
                 number,
@@ -106,7 +106,7 @@ class _Parser:
         self.crs = crs
         self.i = 0
         self.files: list[FileDiff] = []
-        self.section: _Section | None = None
+        self.section: Section | None = None
         self.hunk_count = 0
 
     def run(self) -> tuple[FileDiff, ...]:
@@ -114,18 +114,18 @@ class _Parser:
         while self.i < len(lines):
             line = lines[self.i]
             if line.startswith("diff --git "):
-                self._start(_Section(self.i + 1, git=True))
+                self._start(Section(self.i + 1, git=True))
                 self._git_line(line)
                 self._note_header()
                 self.i += 1
                 self._git_headers()
             elif self._file_headers_at(self.i):
                 if self._fresh():
-                    self._start(_Section(self.i + 1))
+                    self._start(Section(self.i + 1))
                 self._file_headers()
             elif line.startswith("@@"):
                 if self.section is None or not (self.section.headers or self.section.git):
-                    raise _invalid(
+                    raise invalid(
                         f"line {self.i + 1}: a hunk before any file header; start the diff "
                         "with '--- a/path' and '+++ b/path'",
                         self.i + 1,
@@ -139,7 +139,7 @@ class _Parser:
                 self.i += 1
         self._start(None)
         if not self.files:
-            raise _invalid(
+            raise invalid(
                 "no file in the diff: expected '--- a/path' and '+++ b/path' lines (or "
                 "'diff --git a/path b/path') before the hunks",
                 1,
@@ -147,11 +147,11 @@ class _Parser:
         _check_moves(self.files)
         return tuple(self.files)
 
-    def _start(self, section: _Section | None) -> None:
+    def _start(self, section: Section | None) -> None:
         if self.section is not None:
             self.files.append(self.section.finish())
             if len(self.files) > MAX_FILES:
-                raise _invalid(f"more than {MAX_FILES:,} files in one diff", self.section.line)
+                raise invalid(f"more than {MAX_FILES:,} files in one diff", self.section.line)
         self.section = section
 
     def _fresh(self) -> bool:
@@ -163,12 +163,12 @@ class _Parser:
         """``Binary files A and B differ`` from diff -r (git's is among its headers)."""
         section = self.section
         if section is None or self._fresh():
-            section = _Section(self.i + 1)
+            section = Section(self.i + 1)
             self._start(section)
             match = re.fullmatch(r"Binary files (.+) and (.+) differ", line)
             if match:
-                section.old_path = _header_path(match.group(1), self.i + 1)
-                section.new_path = _header_path(match.group(2), self.i + 1)
+                section.old_path = header_path(match.group(1), self.i + 1)
+                section.new_path = header_path(match.group(2), self.i + 1)
                 section.headers = True
         section.binary = True
         self.i += 1
@@ -187,10 +187,10 @@ class _Parser:
     def _file_headers(self) -> None:
         section = self.section
         assert section is not None
-        section.old_path = _header_path(self.lines[self.i][4:], self.i + 1)
+        section.old_path = header_path(self.lines[self.i][4:], self.i + 1)
         self._note_header()
         self.i += 1
-        section.new_path = _header_path(self.lines[self.i][4:], self.i + 1)
+        section.new_path = header_path(self.lines[self.i][4:], self.i + 1)
         self._note_header()
         self.i += 1
         section.headers = True
@@ -199,7 +199,7 @@ class _Parser:
         section = self.section
         assert section is not None
         rest = line[len("diff --git ") :]
-        quoted = _split_quoted(rest)
+        quoted = split_quoted(rest)
         if quoted is not None:
             first, second = quoted
         else:
@@ -212,10 +212,10 @@ class _Parser:
             else:
                 first, _, second = rest.partition(" ")
         section.git_rest = rest
-        section.git_old = _unquote(first, self.i + 1)
-        section.git_new = _unquote(second, self.i + 1)
+        section.git_old = unquote(first, self.i + 1)
+        section.git_new = unquote(second, self.i + 1)
         if not section.git_old or not section.git_new:
-            raise _invalid(
+            raise invalid(
                 f"line {self.i + 1}: 'diff --git' without two file names; write it as "
                 "'diff --git a/path b/path'",
                 self.i + 1,
@@ -235,15 +235,15 @@ class _Parser:
                 break
             self._note_header()
             if line.startswith(("copy from ", "copy to ")):
-                raise _invalid(
+                raise invalid(
                     f"line {number}: git copies are not supported; send the copy as a new "
                     "file ('--- /dev/null', '+++ b/new/path' and its whole text)",
                     number,
                 )
             if line.startswith(("rename from ", "rename old ")):
-                renamed[0] = _unquote(line.split(" ", 2)[2], number)
+                renamed[0] = unquote(line.split(" ", 2)[2], number)
             elif line.startswith(("rename to ", "rename new ")):
-                renamed[1] = _unquote(line.split(" ", 2)[2], number)
+                renamed[1] = unquote(line.split(" ", 2)[2], number)
             elif line.startswith("old mode "):
                 section.old_mode = self._mode(line.rsplit(" ", 1)[1], number)
             elif line.startswith("new mode "):
@@ -270,7 +270,7 @@ class _Parser:
             self.i += 1
         if (renamed[0] is None) != (renamed[1] is None):
             given, missing = ("from", "to") if renamed[1] is None else ("to", "from")
-            raise _invalid(
+            raise invalid(
                 f"line {section.line}: this file's section has 'rename {given}' but no "
                 f"'rename {missing}'; a rename gives both names",
                 section.line,
@@ -282,16 +282,16 @@ class _Parser:
 
     def _mode(self, value: str, number: int) -> int:
         if not _MODE.fullmatch(value):
-            raise _invalid(f"line {number}: {value!r} is not a file mode like 100644", number)
+            raise invalid(f"line {number}: {value!r} is not a file mode like 100644", number)
         mode = int(value, 8)
         if mode & 0o7000:
-            raise _invalid(
+            raise invalid(
                 f"line {number}: mode {value} has setuid, setgid or sticky bits, which git never "
                 "writes; use 100644 or 100755",
                 number,
             )
         if mode not in _GIT_MODES:
-            raise _invalid(
+            raise invalid(
                 f"line {number}: mode {value} is not one git writes; a file's is 100644, or "
                 "100755 when it is executable",
                 number,
@@ -307,7 +307,7 @@ class _Parser:
         number = self.i + 1
         self.hunk_count += 1
         if self.hunk_count > MAX_HUNKS:
-            raise _invalid(f"more than {MAX_HUNKS:,} hunks in one diff", number)
+            raise invalid(f"more than {MAX_HUNKS:,} hunks in one diff", number)
         match = _HUNK.fullmatch(header)
         counts: tuple[int, int] | None = None
         starts: tuple[int | None, int | None] = (None, None)
@@ -319,7 +319,7 @@ class _Parser:
                 1 if new_count is None else int(new_count),
             )
         elif header.startswith(("@@ -", "@@@")):
-            raise _invalid(
+            raise invalid(
                 f"line {number}: malformed hunk header {excerpt(header, 200)!r}; write it as "
                 "'@@ -12,5 +12,6 @@' (or a bare '@@')",
                 number,
@@ -410,7 +410,7 @@ class _Parser:
             kind = line[:1] or " "
             if kind == "\\":
                 if not kinds:
-                    raise _invalid(
+                    raise invalid(
                         f"line {i + 1}: '\\ No newline at end of file' before any hunk line",
                         i + 1,
                     )
@@ -427,7 +427,7 @@ class _Parser:
             if kind in " +":
                 new.append(text)
         if not kinds:
-            raise _invalid(
+            raise invalid(
                 f"line {number}: the hunk has no lines; each of its lines starts with ' ' "
                 "(context), '-' (removed) or '+' (added)",
                 number,
@@ -453,7 +453,7 @@ def _check_moves(files: Sequence[FileDiff]) -> None:
                 continue
             first = seen.get(path)
             if first is not None:
-                raise _invalid(
+                raise invalid(
                     f"line {fd.line}: this file's section {verb} {path!r}, which the section at "
                     f"line {first.line} already does; a diff moves, deletes or creates each file "
                     "once",
@@ -476,7 +476,7 @@ def new_file_text(diff: FileDiff) -> str:
     final = True
     for hunk in diff.hunks:
         if hunk.old:
-            raise _invalid(
+            raise invalid(
                 f"line {hunk.line}: a hunk of the new file {diff.new_path} has context or "
                 "removed lines; every line of a new file's hunk starts with '+'",
                 hunk.line,

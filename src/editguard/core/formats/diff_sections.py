@@ -1,7 +1,7 @@
 """A unified or git diff's parts: its hunks, its file sections, and the headers that name them.
 
 :class:`Hunk` and :class:`FileDiff` are what :func:`editguard.core.formats.diff_parse.parse_diff`
-returns. ``_Section`` gathers one file's headers as they are read (``diff --git``, ``---`` and
+returns. ``Section`` gathers one file's headers as they are read (``diff --git``, ``---`` and
 ``+++``, git's extended headers) and, at its end, checks that they name one file on each side
 and makes its :class:`FileDiff`. Paths are C-unquoted as git writes them
 (``"a/sp\\303\\251cial"``) and lose their ``a/``/``b/`` prefixes and ``diff -u``'s timestamps.
@@ -55,7 +55,8 @@ class FileDiff:
     rename: bool = False
 
 
-def _invalid(message: str, line: int, **data: Any) -> InvalidPatch:
+def invalid(message: str, line: int, **data: Any) -> InvalidPatch:
+    """INVALID_PATCH for the diff's ``line`` (1-based), with how a unified diff is written."""
     return InvalidPatch(
         message,
         data={"line": line, **data},
@@ -66,12 +67,12 @@ def _invalid(message: str, line: int, **data: Any) -> InvalidPatch:
     )
 
 
-def _unquote(value: str, line: int) -> str:
+def unquote(value: str, line: int) -> str:
     """A path as git writes it: C-quoted (``"a/sp\\303\\251cial"``) or as is."""
     if not value.startswith('"'):
         return value
     if _closing_quote(value) != len(value) - 1:
-        raise _invalid(
+        raise invalid(
             f"line {line}: the quoted path {excerpt(value, 200)} does not end with its closing "
             "quote",
             line,
@@ -93,14 +94,14 @@ def _unquote(value: str, line: int) -> str:
             out.append(int(body[i + 1 : i + 4], 8))
             i += 4
         else:
-            raise _invalid(f"bad escape in the quoted path {value}", line)
+            raise invalid(f"bad escape in the quoted path {value}", line)
     try:
         return out.decode("utf-8")
     except UnicodeDecodeError:
-        raise _invalid(f"the quoted path {value} is not UTF-8", line) from None
+        raise invalid(f"the quoted path {value} is not UTF-8", line) from None
 
 
-def _split_quoted(rest: str) -> tuple[str, str] | None:
+def split_quoted(rest: str) -> tuple[str, str] | None:
     """The two paths of ``diff --git A B`` when one of them is quoted."""
     if rest.startswith('"'):
         end = _closing_quote(rest)
@@ -127,7 +128,7 @@ def _closing_quote(value: str) -> int:
     return -1
 
 
-def _header_path(value: str, line: int) -> str | None:
+def header_path(value: str, line: int) -> str | None:
     """The path of a ``---``/``+++`` line: without its timestamp; None for /dev/null."""
     if value.startswith('"'):
         end = _closing_quote(value)
@@ -138,7 +139,7 @@ def _header_path(value: str, line: int) -> str | None:
         # diff -u with a space before the timestamp (some tools), or a model's trailing space.
         stamp = re.search(r" \d{4}-\d\d-\d\d \d\d:\d\d:\d\d", value)
         value = (value[: stamp.start()] if stamp else value).rstrip(" ")
-    path = _unquote(value, line)
+    path = unquote(value, line)
     return None if path == _DEV_NULL else path
 
 
@@ -149,7 +150,9 @@ def _strip(path: str | None, prefix: str) -> str | None:
 
 
 @dataclass(slots=True)
-class _Section:
+class Section:
+    """One file's section of a diff as its headers are read, from its first ``line``."""
+
     line: int
     git: bool = False
     old_path: str | None = None
@@ -191,14 +194,14 @@ class _Section:
         if self.deleted:
             new = None
         if old is None and new is None:
-            raise _invalid(
+            raise invalid(
                 f"line {self.line}: this file's section names no file (both sides are /dev/null, "
                 "or it is both deleted and new, or its names cannot be read); give the path on "
                 "'--- a/path' or '+++ b/path'",
                 self.line,
             )
         if old == "" or new == "":
-            raise _invalid(
+            raise invalid(
                 f"line {self.line}: this file's section has an empty file name; give the path "
                 "on '--- a/path' and '+++ b/path'",
                 self.line,
@@ -260,10 +263,13 @@ class _Section:
     def _conflict(
         self, side: str, first: tuple[str, str | None], second: tuple[str, str | None]
     ) -> InvalidPatch:
-        return _invalid(
+        return invalid(
             f"line {self.line}: this file's section names two different {side} files: "
             f"{first[1]!r} on its {first[0]} line and {second[1]!r} on its {second[0]} line; "
             "give one name on each side in every header",
             self.line,
             names=[first[1], second[1]],
         )
+
+
+__all__ = ["FileDiff", "Hunk", "Section", "header_path", "invalid", "split_quoted", "unquote"]

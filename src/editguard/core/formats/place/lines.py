@@ -285,3 +285,6 @@ class FileLines:
             file_typographic=self._typographic or frozenset(),
             structure=structure,
         )
+
+
+__all__ = ["ALREADY_CHARS", "MAX_LISTED", "FileLines", "Spent", "lines_of"]

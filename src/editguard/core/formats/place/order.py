@@ -113,3 +113,6 @@ def choose(
     if stated is not None and stated in fit:
         return stated
     return fit
+
+
+__all__ = ["Block", "KeyText", "choose", "forms", "latest_starts"]
