@@ -181,7 +181,7 @@ def _seek_context(
             who,
             what=f"its @@ line {excerpt(context, 200)!r}",
             rung=hits[0].rung,
-            why=f" after line {cursor}, and nowhere as sent",
+            why=_after(cursor) + ", and nowhere as sent",
             tip="copy it exactly from the line you mean.",
         )
     error = _not_found(file, [context], cursor, who, what=f"the @@ line {excerpt(context, 200)!r}")
@@ -231,9 +231,7 @@ def _seek_chunk(
         at = file.find(old, cursor)
         if at is not None:
             if not exact:
-                _refuse_loose_before(
-                    file, old, cursor, at, who, what="its lines", ladder=_LOOK_ALIKE
-                )
+                _refuse_loose_before(file, old, cursor, at, who, what="", ladder=_LOOK_ALIKE)
             _refuse_other_places(file, old, cursor, at, who, chunks, exact=exact)
             done = file.done_around(at, old, new, cursor)
             if done is not None:
@@ -253,9 +251,9 @@ def _seek_chunk(
                     got,
                     len(old),
                     who,
-                    what="its lines",
+                    what="",
                     rung=hits[0].rung,
-                    why=f" after line {cursor}, and nowhere as sent",
+                    why=_after(cursor) + ", and nowhere as sent",
                     tip="copy the lines exactly, with an '@@ line' or context that only the "
                     "place you mean has.",
                 )
@@ -307,7 +305,7 @@ def _refuse_loose_before(
         who,
         what=what,
         rung=hits[0].rung,
-        why=f" after line {cursor}: as sent at line {at + 1}, and before it only so",
+        why=_after(cursor) + f": as sent at line {at + 1}, and before it only so",
         tip="copy the lines exactly from the place you mean, with an '@@ line' or context "
         "that only it has.",
         data={"exact_line": at + 1},
@@ -359,13 +357,18 @@ def _refuse_other_places(
         got,
         len(old),
         who,
-        what="its lines",
+        what="",
         rung=rung,
-        why=f" after line {cursor}" + ("" if rung == "exact" else ", the first as sent"),
+        why=_after(cursor) + ("" if rung == "exact" else ", the first as sent"),
         tip="add an '@@ line' that only the place you mean has before it, or '*** End of "
         "File' if it belongs at the end of the file (Codex would take the first).",
         more=len(where) >= _MAX_PLACES,
     )
+
+
+def _after(cursor: int) -> str:
+    """Where the search for a chunk started, for a refusal (nothing at the file's start)."""
+    return f" after line {cursor}" if cursor else ""
 
 
 def _ambiguous(
@@ -387,7 +390,7 @@ def _ambiguous(
         file.lines,
         starts,
         size,
-        what=f"{who.name}: {what}",
+        what=f"{who.name}: {what}" if what else who.name,
         rung=rung,
         why=why,
         tip=tip,
@@ -480,7 +483,7 @@ def _tolerant(
             file.lines,
             start,
             stop,
-            what=f"{who.name}: its lines",
+            what=who.name,
             rung=hit.rung,
             reason=str(exc),
             search=LF.join(old),
