@@ -490,7 +490,7 @@ def _ambiguous(
         len(chunk.old_lines),
         what=f"chunk {index + 1} of {total}",
         rung=rung,
-        why=f" in {symbol}" + ("; nothing was changed" if rung == "exact" else ", none as sent"),
+        why=f" in {symbol}" + ("" if rung == "exact" else ", none as sent"),
         tip=_TELL_APART[0].lower() + _TELL_APART[1:],
         first_line=first_line,
         before=len(chunk.context_before) + 1,
