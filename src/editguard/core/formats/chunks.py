@@ -466,12 +466,6 @@ def _loose(
     return at, new_lines, (used(own, found), explain(own, found, "the chunk"))
 
 
-_TELL_APART = (
-    "Copy the chunk's lines exactly from the place you mean, and add to context_before or "
-    "context_after a line that only it has, or set at_end: true if it is the symbol's end."
-)
-
-
 def _ambiguous(
     lines: list[str],
     chunk: Chunk,
@@ -491,13 +485,14 @@ def _ambiguous(
         what=f"chunk {index + 1} of {total}",
         rung=rung,
         why=f" in {symbol}" + ("" if rung == "exact" else ", none as sent"),
-        tip=_TELL_APART[0].lower() + _TELL_APART[1:],
+        tip="copy the chunk's lines exactly from the place you mean, and add to "
+        "context_before or context_after a line that only it has, or set at_end: true if it is "
+        "the symbol's end.",
         first_line=first_line,
         before=len(chunk.context_before) + 1,
         after=len(chunk.context_after) + 1,
         edit_index=index,
         total_edits=total,
-        suggestions=[_TELL_APART],
     )
 
 

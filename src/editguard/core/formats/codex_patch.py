@@ -309,7 +309,6 @@ def _refuse_loose_before(
         tip="copy the lines exactly from the place you mean, with an '@@ line' or context "
         "that only it has.",
         data={"exact_line": at + 1},
-        suggestions=[],
     )
 
 

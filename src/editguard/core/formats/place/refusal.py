@@ -53,7 +53,8 @@ def ambiguous(
     (0-based indexes into ``lines``, whose first is line ``first_line``) on ``rung``: each
     place shown with ``before`` and ``after`` lines around it. ``why``: what was tried to tell
     them apart (", none of them at its stated line 12"); ``tip``: how to tell them apart;
-    ``more``: the places listed are only the first ones found."""
+    ``more``: the places listed are only the first ones found; ``suggestions``: the tip, by
+    default."""
     where = [first_line + s for s in starts]
     loosely = "" if rung == "exact" else f" with tolerance for {tolerance_names(rung)}"
     named = ", ".join(map(str, where[:LISTED]))
@@ -71,7 +72,7 @@ def ambiguous(
         edit_index=edit_index,
         total_edits=total_edits,
         data={**(data or {}), "lines": where, "match": rung},
-        suggestions=list(suggestions),
+        suggestions=list(suggestions) or [tip[:1].upper() + tip[1:]],
     )
 
 
