@@ -34,7 +34,7 @@ from editguard.core.diagnosis import (
 )
 from editguard.core.document import LF, Document, line_numbers, normalize_newlines
 from editguard.core.formats import AppliedEdit, Compiled
-from editguard.core.formats.tolerance import Place, Refusal, tolerant_places
+from editguard.core.formats.place.text import Place, Refusal, tolerant_places
 from editguard.core.landed import (
     copy_around,
     judge,
