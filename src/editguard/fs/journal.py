@@ -75,7 +75,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, Literal
 
-from editguard.errors import EditError, PermissionDenied, StaleVersion, WriteFailed
+from editguard.errors import EditError, PermissionDenied, StaleVersion, WriteFailed, error_context
 from editguard.fs import atomic
 from editguard.fs.location import Location, is_link
 from editguard.fs.lock import FileLocks
@@ -842,14 +842,13 @@ def _plan(step: Step) -> _Planned:
 def _named(step: Step, action: str) -> Iterator[None]:
     """Name the file (and what was being done) in an OSError that escapes."""
     try:
-        yield
+        with error_context(path=step.display):
+            yield
     except OSError as exc:
         err = os_error(exc, step.display, "write" if action != "check" else "read")
         err.data["step"] = action
         raise err from None
     except EditError as exc:
-        if exc.path is None:
-            exc.path = step.display
         exc.data.setdefault("step", action)
         raise
 

@@ -73,6 +73,7 @@ from editguard.core.seek import (
 from editguard.core.similar import find_similar
 from editguard.errors import (
     AmbiguousMatch,
+    Frame,
     InvalidPatch,
     NoMatch,
     OverlappingEdits,
@@ -498,6 +499,11 @@ class _Chunk:
     def data(self, **extra: Any) -> dict[str, Any]:
         return {"chunk": self.index + 1, "patch_line": self.patch_line, **extra}
 
+    @property
+    def where(self) -> tuple[Frame]:
+        """The chunk's frame; its messages start with :attr:`name`, which says it already."""
+        return (Frame("chunk", self.index, self.total, said=True),)
+
 
 def compile_update(doc: Document, op: UpdateFile, *, exact: bool = False) -> Compiled:
     """The plan that applies an ``*** Update File`` hunk's chunks to ``doc``.
@@ -581,8 +587,7 @@ def _seek_context(
             f"after line {cursor} ({_numbers(where)}); copy it exactly from the line you mean:\n"
             + places(file.lines, [h.line for h in hits], 1),
             path=who.path,
-            edit_index=who.index,
-            total_edits=who.total,
+            where=who.where,
             data=who.data(lines=where, match=hits[0].rung),
         )
     error = _not_found(file, [context], cursor, who, what=f"the @@ line {excerpt(context, 200)!r}")
@@ -654,8 +659,7 @@ def _seek_chunk(
                     "with an '@@ line' or context that only the place you mean has:\n"
                     + places(file.lines, [h.line for h in hits], len(old)),
                     path=who.path,
-                    edit_index=who.index,
-                    total_edits=who.total,
+                    where=who.where,
                     data=who.data(lines=where, match=hits[0].rung),
                     suggestions=[_TELL_APART],
                 )
@@ -708,8 +712,7 @@ def _refuse_loose_before(
         "the lines exactly from the place you mean, with an '@@ line' or context that only it "
         "has. The places:\n" + places(file.lines, [h.line for h in hits] + [at], len(pattern)),
         path=who.path,
-        edit_index=who.index,
-        total_edits=who.total,
+        where=who.where,
         data=who.data(lines=[*where, at + 1], match=rung, exact_line=at + 1),
     )
 
@@ -762,8 +765,7 @@ def _refuse_other_places(
         "'*** End of File' if it belongs at the end of the file. The places:\n"
         + places(file.lines, where, len(old)),
         path=who.path,
-        edit_index=who.index,
-        total_edits=who.total,
+        where=who.where,
         data=who.data(lines=lines, match=rung),
         suggestions=[_TELL_APART],
     )
@@ -900,8 +902,7 @@ def _tolerant(
             f"{start + 1}-{stop} with tolerance for {tolerance_names(hit.rung)}, but {exc}. "
             f"The lines:\n{_numbered(file.lines, start, stop)}",
             path=who.path,
-            edit_index=who.index,
-            total_edits=who.total,
+            where=who.where,
             data=who.data(match=hit.rung, lines=[start + 1, stop]),
             suggestions=["Copy the chunk's lines exactly from the numbered lines above."],
         ) from None
@@ -964,8 +965,7 @@ def _not_found(
     return NoMatch(
         "\n".join(parts),
         path=who.path,
-        edit_index=who.index,
-        total_edits=who.total,
+        where=who.where,
         data=who.data(
             search_text=excerpt(searched),
             similar_content=[region_dict(r) for r in similar],
@@ -1006,7 +1006,7 @@ def _compiled(file: _File, placed: list[_Placed], total: int) -> Compiled:
                 body = LF + body
             # Only the first run at the end: after it the text ends with a break.
             unterminated = False
-        with error_context(edit_index=index, total_edits=total):
+        with error_context(Frame("chunk", index, total)):
             doc.check_writable(body, f"chunks[{index}]")
         replacement = Replacement(a, b, body, bytes([usual]) * body.count(LF))
         if replacements and replacements[-1].end > replacement.start:
@@ -1015,8 +1015,7 @@ def _compiled(file: _File, placed: list[_Placed], total: int) -> Compiled:
                 f"chunks {first + 1} and {second + 1} change the same lines (line {start + 1}); "
                 "a chunk without '-' or context lines adds at the end of the file, or right "
                 "after its '@@ line'",
-                edit_index=second,
-                total_edits=total,
+                where=(Frame("chunk", second, total),),
                 data={"edits": [first, second]},
             )
         replacements.append(replacement)
@@ -1040,8 +1039,7 @@ def _refuse_append_inside(placed: list[_Placed], total: int) -> None:
                 f"final empty line (line {end + 1}), which is inside the lines of chunk "
                 f"{place.index + 1}; add those lines in chunk {place.index + 1} itself, or "
                 "after an '@@ line' that names the line they follow",
-                edit_index=second,
-                total_edits=total,
+                where=(Frame("chunk", second, total),),
                 data={"edits": [first, second]},
             )
 

@@ -65,6 +65,7 @@ from editguard.core.seek import (
 )
 from editguard.errors import (
     AmbiguousMatch,
+    Frame,
     InvalidPatch,
     NoMatch,
     OverlappingEdits,
@@ -872,7 +873,7 @@ class _Placer:
         offset = 0  # where the previous hunk was found minus where it said it was
         low = 0  # the first line the next hunk may start at
         for index, hunk in enumerate(self.diff.hunks):
-            with error_context(path=self.path, edit_index=index, total_edits=self.total):
+            with error_context(Frame("hunk", index, self.total), path=self.path):
                 expected = None
                 if hunk.old_start is not None:
                     stated = hunk.old_start - 1 if hunk.old else hunk.old_start
@@ -1301,6 +1302,11 @@ class _Placer:
             f"{hunk.line})"
         )
 
+    def _where(self, index: int) -> tuple[Frame]:
+        """A hunk's frame; the messages that carry :meth:`_data` start with :meth:`_name`,
+        which says it already."""
+        return (Frame("hunk", index, self.total, said=True),)
+
     def _data(self, index: int, hunk: Hunk, expected: int | None) -> dict[str, Any]:
         return {
             "hunk": index + 1,
@@ -1325,8 +1331,7 @@ class _Placer:
             "add context lines that only the place you mean has, or give the line numbers of "
             "the place you mean. The places:\n" + list_places(self.lines, places, len(hunk.old)),
             path=self.path,
-            edit_index=index,
-            total_edits=self.total,
+            where=self._where(index),
             data={**self._data(index, hunk, expected), "lines": where, "match": rung},
             suggestions=[
                 "Give the hunk the line numbers of the place you mean (its old lines must be "
@@ -1348,8 +1353,7 @@ class _Placer:
             f"{other.at + len(self.diff.hunks[other.index].old)}); hunks must be in file order "
             "and must not share lines: merge them into one hunk",
             path=self.path,
-            edit_index=index,
-            total_edits=self.total,
+            where=self._where(index),
             data={
                 **self._data(index, hunk, None),
                 "edits": [other.index, index],
@@ -1408,8 +1412,7 @@ class _Placer:
         return NoMatch(
             LF.join(parts) + (LF + detail if detail else ""),
             path=self.path,
-            edit_index=index,
-            total_edits=self.total,
+            where=self._where(index),
             data=data,
             suggestions=[
                 "Copy the context and removed lines exactly from the numbered lines above "
