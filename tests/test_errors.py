@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 
 from editguard import Workspace
-from editguard.errors import EditError, EncodingError, Frame, NoMatch, error_context
+from editguard.core.images import image_type
+from editguard.errors import EditError, EncodingError, FileTooLarge, Frame, NoMatch, error_context
 from editguard.mcp_server import unsaid
+from editguard.tools import read_file
 
 CHUNK_MISS = (
     "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+uno\n@@\n-zzz\n+y\n*** End Patch\n"
@@ -189,3 +191,18 @@ def test_a_chunk_that_cannot_be_written_is_named_a_chunk(tmp_path: Path) -> None
         1,
         2,
     )
+
+
+def test_an_image_that_grew_after_its_check_is_refused_naming_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The size seen when the file was opened passes (the sniff lets it through); the bytes read
+    # are over the cap, as when the image grew in between.
+    monkeypatch.setattr(read_file, "_sniff", lambda limit: lambda head, size: image_type(head))
+    (tmp_path / "big.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * read_file.IMAGE_BYTES)
+    ws = Workspace([tmp_path], prewarm=False, history=False, journal=tmp_path.parent / "j")
+    with pytest.raises(FileTooLarge) as info:
+        ws.read_file("big.png")
+    assert info.value.path == "big.png"
+    assert info.value.where == (Frame("file", name="big.png"),)
+    assert info.value.text().startswith("the image (image/png) is ")
