@@ -148,3 +148,15 @@ def test_every_client_configuration_is_valid_and_serves_editguard() -> None:
     for line in claude_code.splitlines():
         if " uvx " in line:
             assert " uvx --offline --with-editable " in line
+
+
+def test_every_property_test_states_its_count_through_examples() -> None:
+    """The README's command runs a fifth of each property test's examples and .ci/run all of
+    them (tests/conftest.py): a count written as a bare number would run in full in both."""
+    bare = [
+        f"{path.name}:{number}"
+        for path in sorted((REPO / "tests").glob("test_*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if re.search(r"max_examples=\d", line)
+    ]
+    assert bare == []
