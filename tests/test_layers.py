@@ -29,7 +29,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("editguard.validate",),
     ("editguard.prewarm",),
     ("editguard.history",),
-    ("editguard.pipeline",),
     ("editguard.transaction",),
     ("editguard.tools",),
     ("editguard.compat",),  # other servers' tool sets, over the tools
@@ -191,7 +190,7 @@ def test_a_low_layer_loads_nothing_from_above_it(module: str, allowed: tuple[str
     assert module in loaded
     ours = [m for m in _under(loaded, TOP) if m != TOP]
     assert ours == _under(ours, *allowed)
-    assert not _under(ours, "editguard.validate", "editguard.symbols", "editguard.pipeline")
+    assert not _under(ours, "editguard.validate", "editguard.symbols", "editguard.transaction")
     # No model layer, no MCP SDK, no parser: tree-sitter loads on the first parse.
     assert not _under(loaded, "pydantic", "mcp", "tree_sitter")
 

@@ -1,10 +1,8 @@
-"""What the tools that change several files at once share: the transaction they run in, and
-the per-file result they return."""
+"""What the tools that change several files at once share: their arguments and the per-file
+result they return."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -14,23 +12,12 @@ from editguard.core.document import Document
 from editguard.core.formats import AppliedEdit
 from editguard.core.plan import Plan, Replacement
 from editguard.errors import EditError
-from editguard.pipeline import DIFF_LINES, Context, Mode, check_version
 from editguard.tools._common import DRY_RUN_HELP, EXACT_HELP, MODE_HELP, Args, Validation
 from editguard.transaction import Transaction
+from editguard.transaction.build import DIFF_LINES, Mode
+from editguard.transaction.read import check_version
 
 Action = Literal["added", "updated", "deleted", "moved"]
-
-
-@contextmanager
-def transaction(ctx: Context, dry_run: bool) -> Iterator[tuple[Transaction, bool]]:
-    """The transaction to stage changes in: the caller's (inside ``batch``), or a new one that
-    the caller commits (the flag says which)."""
-    if ctx.transaction is not None:
-        assert isinstance(ctx.transaction, Transaction)  # the only staging there is
-        yield ctx.transaction, False
-        return
-    with Transaction(ctx, dry_run=dry_run) as txn:
-        yield txn, True
 
 
 EXPECTED_VERSIONS_HELP = "{path: version read_file returned}; a file changed since: STALE_VERSION."

@@ -16,7 +16,6 @@ from editguard.errors import (
 )
 from editguard.fs.nearest import with_nearest
 from editguard.fs.sandbox import Resolved
-from editguard.pipeline import Change, Context
 from editguard.tools._common import Validation
 from editguard.tools._files import (
     FileChange,
@@ -26,11 +25,11 @@ from editguard.tools._files import (
     check_expected,
     locate_error,
     moved,
-    transaction,
     whole_diff,
 )
 from editguard.tools._tool import Tool
 from editguard.transaction import Transaction
+from editguard.transaction.build import Change
 
 
 class ApplyDiffArgs(PatchArgs):
@@ -41,7 +40,7 @@ class ApplyDiffArgs(PatchArgs):
 
 def paths(args: ApplyDiffArgs) -> list[str]:
     """Every path the diff names (to lock them all before anything is read)."""
-    return _paths(parse_diff(args.diff))
+    return [*_paths(parse_diff(args.diff)), *(args.expected_versions or {})]
 
 
 def _paths(diffs: tuple[FileDiff, ...]) -> list[str]:
@@ -51,7 +50,7 @@ def _paths(diffs: tuple[FileDiff, ...]) -> list[str]:
     return out
 
 
-def run(ctx: Context, args: ApplyDiffArgs) -> PatchResult:
+def run(txn: Transaction, args: ApplyDiffArgs) -> PatchResult:
     """Apply every file of the diff as one transaction.
 
     Raises:
@@ -67,24 +66,19 @@ def run(ctx: Context, args: ApplyDiffArgs) -> PatchResult:
             "'@@' hunks",
             data={"line": 1},
         )
-    checks_only = args.dry_run or args.mode == "verify_only"
-    with transaction(ctx, checks_only) as (txn, owned):
-        if owned:
-            txn.lock([*_paths(diffs), *(args.expected_versions or {})])
-        check_expected(txn, args.expected_versions)
-        stage = owned or not checks_only
-        files: list[FileChange] = []
-        moves: list[tuple[Resolved, Resolved]] = []
-        for fd in diffs:
-            change, move = _apply(txn, fd, args, stage)
-            files.append(change)
-            if move is not None:
-                moves.append(move)
-        if stage and moves:
-            # All renames together, as git applies them: two files may swap names, but a
-            # rename onto a file that stays is refused.
-            txn.move_all(moves, replace=False)
-        written = txn.commit() if owned else stage
+    check_expected(txn, args.expected_versions)
+    files: list[FileChange] = []
+    moves: list[tuple[Resolved, Resolved]] = []
+    for fd in diffs:
+        change, move = _apply(txn, fd, args)
+        files.append(change)
+        if move is not None:
+            moves.append(move)
+    if moves:
+        # All renames together, as git applies them: two files may swap names, but a
+        # rename onto a file that stays is refused.
+        txn.move_all(moves, replace=False)
+    written = txn.writes and txn.will_write()
     already = sum(hunk.already_applied for change in files for hunk in change.hunks)
     return PatchResult(
         files=files,
@@ -96,7 +90,7 @@ def run(ctx: Context, args: ApplyDiffArgs) -> PatchResult:
 
 
 def _apply(
-    txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool
+    txn: Transaction, fd: FileDiff, args: ApplyDiffArgs
 ) -> tuple[FileChange, tuple[Resolved, Resolved] | None]:
     """Stage one file's section; a git rename is returned (source, destination) for later."""
     if fd.old_path is None and fd.new_path is None:
@@ -123,8 +117,8 @@ def _apply(
                     suggestions=["Leave symbolic links and submodules out of the diff."],
                 )
             if fd.old_path is None:
-                return _create(txn, fd, args, stage, where), None
-            return _update(txn, fd, args, stage, where)
+                return _create(txn, fd, args, where), None
+            return _update(txn, fd, args, where)
     except EditError as exc:
         locate_error(exc, "diff_line", fd.line)
         raise
@@ -153,9 +147,7 @@ def _target(txn: Transaction, fd: FileDiff) -> Resolved:
     )
 
 
-def _create(
-    txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool, where: Resolved
-) -> FileChange:
+def _create(txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, where: Resolved) -> FileChange:
     staged = txn.file(where)
     if staged.exists:
         raise StaleVersion(
@@ -171,10 +163,9 @@ def _create(
         where,
         lambda doc: Change.of(compile_whole_text(doc, text)),
         mode=args.mode,
-        dry_run=not stage,
         create=True,
     )
-    if stage and fd.new_mode is not None:
+    if fd.new_mode is not None:
         txn.set_executable(staged, bool(fd.new_mode & 0o111))
     return FileChange(
         path=where.display,
@@ -187,17 +178,16 @@ def _create(
 
 
 def _update(
-    txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, stage: bool, where: Resolved
+    txn: Transaction, fd: FileDiff, args: ApplyDiffArgs, where: Resolved
 ) -> tuple[FileChange, tuple[Resolved, Resolved] | None]:
     ctx = txn.ctx
     if not fd.hunks:  # a rename, a mode change or an empty file's deletion: the bytes stay
-        return _unchanged_text(txn, fd, stage, where)
+        return _unchanged_text(txn, fd, where)
     exact = args.exact or ctx.exact
     out = txn.run_edit(
         where,
         lambda doc: Change.of(compile_hunks(doc, fd, exact=exact)),
         mode=args.mode,
-        dry_run=not stage,
     )
     hunks = [HunkResult.of(e) for e in out.change.applied]
     staged = txn.file(where)
@@ -213,8 +203,7 @@ def _update(
                 suggestions=["Re-read the file and make the diff against what it holds."],
             )
         previous = out.previous_version
-        if stage:
-            txn.delete(where)
+        txn.delete(where)
         deleted = FileChange(
             path=where.display,
             action="deleted",
@@ -224,7 +213,7 @@ def _update(
             hunks=hunks,
         )
         return deleted, None
-    if stage and fd.new_mode is not None and fd.new_mode != fd.old_mode:
+    if fd.new_mode is not None and fd.new_mode != fd.old_mode:
         txn.set_executable(staged, bool(fd.new_mode & 0o111))
     change = FileChange(
         path=where.display,
@@ -252,7 +241,7 @@ def _as_move(
 
 
 def _unchanged_text(
-    txn: Transaction, fd: FileDiff, stage: bool, where: Resolved
+    txn: Transaction, fd: FileDiff, where: Resolved
 ) -> tuple[FileChange, tuple[Resolved, Resolved] | None]:
     """A section without hunks: the file's bytes stay (any file, text or not)."""
     staged = txn.file(where)
@@ -262,20 +251,19 @@ def _unchanged_text(
         )
     previous = staged.version
     if fd.new_path is None:
-        if staged.document is None or staged.document.text:
+        if staged.document is None or staged.text():
             raise NoMatch(
                 f"the diff deletes {where.display} without a hunk, but the file is not empty; "
                 "nothing was written",
                 path=where.display,
                 suggestions=["Make the diff with the file's lines as '-' lines."],
             )
-        if stage:
-            txn.delete(where)
+        txn.delete(where)
         gone = FileChange(
             path=where.display, action="deleted", diff="", version=None, previous_version=previous
         )
         return gone, None
-    if stage and fd.new_mode is not None and fd.new_mode != fd.old_mode:
+    if fd.new_mode is not None and fd.new_mode != fd.old_mode:
         txn.set_executable(staged, bool(fd.new_mode & 0o111))
     kept = FileChange(
         path=where.display, action="updated", diff="", version=previous, previous_version=previous

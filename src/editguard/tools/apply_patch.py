@@ -14,10 +14,8 @@ from editguard.core.formats.codex_patch import (
     parse_patch,
 )
 from editguard.core.formats.whole_text import compile_whole_text
-from editguard.errors import EditError, FileNotFound, InvalidPatch, error_context
-from editguard.fs.nearest import with_nearest
+from editguard.errors import EditError, InvalidPatch, error_context
 from editguard.fs.sandbox import Resolved
-from editguard.pipeline import Change, Context
 from editguard.tools._common import Validation
 from editguard.tools._files import (
     FileChange,
@@ -27,12 +25,11 @@ from editguard.tools._files import (
     check_expected,
     locate_error,
     moved,
-    text_of,
-    transaction,
     whole_diff,
 )
 from editguard.tools._tool import Tool
 from editguard.transaction import Transaction
+from editguard.transaction.build import Change
 
 
 class ApplyPatchArgs(PatchArgs):
@@ -43,7 +40,7 @@ class ApplyPatchArgs(PatchArgs):
 
 def paths(args: ApplyPatchArgs) -> list[str]:
     """Every path the patch names (to lock them all before anything is read)."""
-    return _paths(parse_patch(args.patch))
+    return [*_paths(parse_patch(args.patch)), *(args.expected_versions or {})]
 
 
 def _paths(ops: tuple[PatchOp, ...]) -> list[str]:
@@ -55,7 +52,7 @@ def _paths(ops: tuple[PatchOp, ...]) -> list[str]:
     return out
 
 
-def run(ctx: Context, args: ApplyPatchArgs) -> PatchResult:
+def run(txn: Transaction, args: ApplyPatchArgs) -> PatchResult:
     """Apply every file operation of the patch, in order, as one transaction.
 
     Raises:
@@ -64,17 +61,10 @@ def run(ctx: Context, args: ApplyPatchArgs) -> PatchResult:
             VALIDATION_FAILED, STALE_VERSION and the file errors; nothing was written.
     """
     ops = parse_patch(args.patch)
-    checks_only = args.dry_run or args.mode == "verify_only"
-    with transaction(ctx, checks_only) as (txn, owned):
-        if owned:
-            txn.lock([*_paths(ops), *(args.expected_versions or {})])
-        check_expected(txn, args.expected_versions)
-        # Inside a batch, a call that only checks stages nothing; on its own, the transaction
-        # stages everything (later operations see earlier ones) and commits nothing.
-        stage = owned or not checks_only
-        _one_move_per_destination(txn, ops)
-        files = [_apply(txn, op, args, stage) for op in ops]
-        written = txn.commit() if owned else stage
+    check_expected(txn, args.expected_versions)
+    _one_move_per_destination(txn, ops)
+    files = [_apply(txn, op, args) for op in ops]
+    written = txn.writes and txn.will_write()
     # A chunk whose lines were there already, or a file added again with the text it has (a
     # patch sent twice): nothing of it is redone.
     already = sum(hunk.already_applied for change in files for hunk in change.hunks) + sum(
@@ -111,30 +101,22 @@ def _one_move_per_destination(txn: Transaction, ops: tuple[PatchOp, ...]) -> Non
             seen[real] = op.line
 
 
-def _apply(txn: Transaction, op: PatchOp, args: ApplyPatchArgs, stage: bool) -> FileChange:
+def _apply(txn: Transaction, op: PatchOp, args: ApplyPatchArgs) -> FileChange:
     where = txn.ctx.sandbox.resolve(op.path)
     try:
         with error_context(path=where.display):
-            return _operation(txn, op, args, where, stage)
+            return _operation(txn, op, args, where)
     except EditError as exc:
         locate_error(exc, "patch_line", op.line)
         raise
 
 
-def _operation(
-    txn: Transaction, op: PatchOp, args: ApplyPatchArgs, where: Resolved, stage: bool
-) -> FileChange:
+def _operation(txn: Transaction, op: PatchOp, args: ApplyPatchArgs, where: Resolved) -> FileChange:
     ctx, display = txn.ctx, where.display
     if isinstance(op, DeleteFile):
         staged = txn.file(where)
-        old, previous, binary = text_of(staged.document), staged.version, staged.binary
-        if stage:
-            txn.delete(where)
-        elif not staged.exists:
-            raise with_nearest(
-                FileNotFound(f"{display} does not exist, so it cannot be deleted", path=display),
-                where,
-            )
+        old, previous, binary = staged.text(), staged.version, staged.binary
+        txn.delete(where)
         diff = f"Binary file {display} deleted\n" if binary else whole_diff(old, "", display)
         return FileChange(
             path=display, action="deleted", diff=diff, version=None, previous_version=previous
@@ -145,7 +127,6 @@ def _operation(
             where,
             lambda doc: Change.of(compile_whole_text(doc, text)),
             mode=args.mode,
-            dry_run=not stage,
             create=True,
         )
         return FileChange(
@@ -161,7 +142,6 @@ def _operation(
         where,
         lambda doc: Change.of(compile_update(doc, op, exact=exact)),
         mode=args.mode,
-        dry_run=not stage,
     )
     change = FileChange(
         path=display,
@@ -175,8 +155,7 @@ def _operation(
     if op.move_to:
         destination = ctx.sandbox.resolve(op.move_to)
         if destination.real != where.real:
-            if stage:
-                txn.move(where, destination)
+            txn.move(where, destination)
             moved(change, display, destination.display)
     return change
 

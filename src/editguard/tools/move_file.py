@@ -9,9 +9,7 @@ from pydantic import BaseModel, Field
 from editguard.errors import FileNotFound, InvalidRequest, NotAFile, StaleVersion, error_context
 from editguard.fs.nearest import with_nearest
 from editguard.fs.sandbox import Resolved
-from editguard.pipeline import Context
 from editguard.tools._common import DRY_RUN_HELP, PATH_HELP, Args
-from editguard.tools._files import transaction
 from editguard.tools._tool import Tool
 from editguard.transaction import Transaction, folder_state
 
@@ -43,7 +41,7 @@ def paths(args: MoveFileArgs) -> list[str]:
     return [args.source, args.destination]
 
 
-def run(ctx: Context, args: MoveFileArgs) -> MoveFileResult:
+def run(txn: Transaction, args: MoveFileArgs) -> MoveFileResult:
     """Move ``source`` to ``destination`` in one transaction (the journal writes the new path
     and removes the old one together); the bytes and permission bits move with it.
 
@@ -61,48 +59,44 @@ def run(ctx: Context, args: MoveFileArgs) -> MoveFileResult:
             data={"field": "destination"},
             suggestions=[f"Send {args.destination.rstrip('/' + os.sep)}/NAME as destination."],
         )
-    source = ctx.sandbox.resolve(args.source)
-    destination = ctx.sandbox.resolve(args.destination)
+    source = txn.ctx.sandbox.resolve(args.source)
+    destination = txn.ctx.sandbox.resolve(args.destination)
     if source.real == destination.real:
         raise InvalidRequest(
             f"{args.source} and {args.destination} are the same file",
             path=source.display,
             data={"field": "destination"},
         )
-    with transaction(ctx, args.dry_run) as (txn, owned):
-        if owned:
-            txn.lock_resolved([source, destination])
-        _refuse_folders(txn, source, destination)
-        if not txn.file(source).exists:
-            raise with_nearest(
-                FileNotFound(
-                    f"{source.display} does not exist; nothing was moved", path=source.display
-                ),
-                source,
-            )
-        dst = txn.file(destination)
-        replaced = dst.version
-        if replaced is not None and not args.overwrite:
-            raise StaleVersion(
-                f"{destination.display} exists already; nothing was moved",
-                path=destination.display,
-                data={"reason": "destination_exists", "actual_version": replaced},
-                suggestions=["Choose another destination, or pass overwrite: true to replace it."],
-            )
-        made = _new_folders(txn, destination, len(dst.location.missing))
-        with error_context(path=source.display):
-            txn.move_all([(source, destination)], replace=args.overwrite)
-        version = dst.version
-        assert version is not None  # the move staged the content there
-        written = txn.commit() if owned else not args.dry_run
+    _refuse_folders(txn, source, destination)
+    if not txn.file(source).exists:
+        raise with_nearest(
+            FileNotFound(
+                f"{source.display} does not exist; nothing was moved", path=source.display
+            ),
+            source,
+        )
+    dst = txn.file(destination)
+    replaced = dst.version
+    if replaced is not None and not args.overwrite:
+        raise StaleVersion(
+            f"{destination.display} exists already; nothing was moved",
+            path=destination.display,
+            data={"reason": "destination_exists", "actual_version": replaced},
+            suggestions=["Choose another destination, or pass overwrite: true to replace it."],
+        )
+    made = _new_folders(txn, destination, len(dst.location.missing))
+    with error_context(path=source.display):
+        txn.move_all([(source, destination)], replace=args.overwrite)
+    version = dst.version
+    assert version is not None  # the move staged the content there
     return MoveFileResult(
         source=source.display,
         destination=destination.display,
         created_folders=[w.display for w in made],
         replaced_version=replaced,
         version=version,
-        change_id=txn.change_id if owned else None,
-        written=written,
+        change_id=None,  # the commit's (see Tool.call)
+        written=txn.writes,
         dry_run=args.dry_run,
     )
 

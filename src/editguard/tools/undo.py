@@ -36,9 +36,7 @@ from editguard.errors import (
 )
 from editguard.fs.sandbox import Resolved, names_a_link
 from editguard.history import Entry, FileRecord, History, records
-from editguard.pipeline import Context
 from editguard.tools._common import DRY_RUN_HELP, Args
-from editguard.tools._files import transaction
 from editguard.tools._tool import Tool
 from editguard.tools.history import history_of, not_found
 from editguard.transaction import StagedFile, Transaction, bytes_of, folder_state, settle
@@ -107,7 +105,7 @@ class _Target:
         self.oldest_entry = self.newest_entry = entry
 
 
-def run(ctx: Context, args: UndoArgs) -> UndoResult:
+def run(txn: Transaction, args: UndoArgs) -> UndoResult:
     """Undo the chosen changes.
 
     Raises:
@@ -117,24 +115,25 @@ def run(ctx: Context, args: UndoArgs) -> UndoResult:
     """
     if args.change_id is not None and args.steps != 1:
         raise InvalidRequest("give either change_id or steps, not both", data={"field": "steps"})
+    ctx = txn.ctx
     history = history_of(ctx)
     settle(ctx)
     real = ctx.sandbox.resolve(args.path).real if args.path is not None else None
     wanted: set[str] = set()
     for _ in range(LOCK_ROUNDS):
-        with transaction(ctx, args.dry_run) as (txn, _):
-            chosen = _choose(history, args, real)
+        chosen = _choose(history, args, real)
+        wanted |= _paths(chosen, real)
+        txn.lock(sorted(wanted))
+        # Again, now that no editguard writer can act on these files: a change made in
+        # between may name others, which are locked in order on the next round (never one
+        # by one, which could wait on another undo in a cycle).
+        chosen = _choose(history, args, real)
+        if not _paths(chosen, real) <= wanted:
             wanted |= _paths(chosen, real)
-            txn.lock(sorted(wanted))
-            # Again, now that no editguard writer can act on these files: a change made in
-            # between may name others, which are locked in order on the next round (never one
-            # by one, which could wait on another undo in a cycle).
-            chosen = _choose(history, args, real)
-            if not _paths(chosen, real) <= wanted:
-                wanted |= _paths(chosen, real)
-                continue
-            files, written = _undo(txn, history, chosen, real, args)
-            break
+            txn.release()
+            continue
+        files = _undo(txn, history, chosen, real, args)
+        break
     else:
         raise FileBusy(
             "the changes to undo kept changing while their files were locked; nothing was written",
@@ -143,17 +142,18 @@ def run(ctx: Context, args: UndoArgs) -> UndoResult:
         )
     return UndoResult(
         undone=txn.undoes,
-        change_id=txn.change_id,
+        change_id=None,  # the commit's (see Tool.call)
         files=files,
-        written=written,
+        written=txn.will_write(),
         dry_run=args.dry_run,
     )
 
 
 def _undo(
     txn: Transaction, history: History, chosen: list[Entry], real: str | None, args: UndoArgs
-) -> tuple[list[RestoredFile], bool]:
-    """Check, rebuild and stage every file of ``chosen``, then commit."""
+) -> list[RestoredFile]:
+    """Check, rebuild and stage every file of ``chosen`` (the commit records the undo even
+    where every file is already as before)."""
     targets = _targets(chosen, real)
     rebuild = _Rebuild(txn, history)
     folders = {r: t for r, t in targets.items() if _of_folder(t)}
@@ -190,15 +190,7 @@ def _undo(
     files.extend(restored)
     txn.undoes = sorted(e.id for e in chosen)
     txn.kept = set(targets)
-    written = txn.commit()
-    if not written and not args.dry_run:
-        # Nothing to write (every file was already as before: put back outside editguard, or
-        # by an undo whose process died after its commit point but before its record); the
-        # entry still takes the changes back, or every later undo would pick them again.
-        txn.change_id = history.record(
-            txn.ctx.tool or "undo", txn.records(), txn.undoes, client=txn.ctx.client
-        )
-    return files, written
+    return files
 
 
 def _of_folder(target: _Target) -> bool:
@@ -649,4 +641,5 @@ TOOL = Tool(
     arguments=UndoArgs,
     result=UndoResult,
     run=run,
+    paths=lambda _: [],  # run locks the files of the changes it undoes, all at once
 )
