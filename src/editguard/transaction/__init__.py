@@ -41,9 +41,9 @@ import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 
-from editguard.core.delta import Layer, between
+from editguard.core.delta import between
 from editguard.core.document import Document, content_version, decode, from_view
-from editguard.core.plan import Changed, Plan, render
+from editguard.core.plan import Changed, render
 from editguard.errors import (
     BinaryFile,
     EditError,
@@ -323,7 +323,7 @@ class Transaction:
                 report,
             )
             if modifies and self.stages:
-                self._stage_plan(staged, before, change.plan, new_version, out.memo)
+                staged.stage_plan(before, change.plan, new_version, out.memo)
         return out
 
     def _as_text(self, staged: StagedFile) -> Document:
@@ -344,68 +344,6 @@ class Transaction:
         staged.document = text
         return text
 
-    def _stage_plan(
-        self,
-        staged: StagedFile,
-        before: Document,
-        plan: Plan,
-        version: str,
-        memo: dict[str, str],
-    ) -> None:
-        """Stage ``plan`` on ``before`` (the staged text), to be rendered at commit."""
-        self._track(staged, None, plan, pending=True)
-        staged.document, staged.plan, staged.content = before, plan, None
-        staged.version = version
-        staged.binary = False
-        staged.diff_memo = memo if staged.original is before else None
-        if staged.mode is None:
-            staged.mode = staged.read_mode
-
-    def stage(
-        self,
-        staged: StagedFile,
-        document: Document | None,
-        content: bytes | None = None,
-        layer: Layer | None = None,
-        plan: Plan | None = None,
-    ) -> None:
-        """Stage a new state: ``document`` (with its bytes, if known, and the delta from the
-        staged bytes before and the plan that made it, if known), or ``None`` to delete."""
-        staged.plan = None
-        if document is None:
-            staged.document, staged.version, staged.content = None, None, None
-            staged.binary = False
-            # What was read is gone: the history keeps it whole.
-            staged.layers, staged.changed, staged.origin = None, None, None
-            # A file made again at this path is a new file: it gets a new file's mode, not
-            # the deleted one's (which may have been setuid).
-            staged.mode = 0o666 & ~UMASK if staged.read_version is not None else None
-            return
-        if content is None:
-            content = b"".join(capped(self.ctx, staged.where, render(document, Plan())))
-        self._track(staged, layer, plan)
-        staged.document, staged.content = document, content
-        staged.version = content_version([content])
-        staged.binary = False
-        if staged.mode is None:
-            staged.mode = staged.read_mode
-
-    def _track(
-        self, staged: StagedFile, layer: Layer | None, plan: Plan | None, *, pending: bool = False
-    ) -> None:
-        """Follow a new staged state of an existing file for the history: its delta (what takes
-        it back; for a ``pending`` plan, kept when it is rendered) and its plan (what its diff
-        shows); either is lost once one is not known."""
-        known = staged.exists
-        if staged.layers is not None and known and layer is not None:
-            staged.layers.append(layer)
-        elif not (pending and known):
-            staged.layers = None
-        if staged.changed is not None and known and plan is not None:
-            staged.changed.then(plan)
-        else:
-            staged.changed = None
-
     def delete(self, where: Resolved) -> StagedFile:
         """Stage the deletion of an existing file.
 
@@ -423,7 +361,7 @@ class Transaction:
                 where,
             )
         if self.stages:
-            self.stage(staged, None)
+            staged.stage_gone()
         return staged
 
     def _not_a_link(self, where: Resolved, what: str) -> None:
@@ -504,16 +442,15 @@ class Transaction:
             for *_, src in taken
         ]
         for source, _ in pairs:
-            self.stage(self.file(source), None)
+            self.file(source).stage_gone()
         for (document, content, mode, _), (_, destination), (origin, layers, changed) in zip(
             taken, pairs, lineage, strict=True
         ):
             dst = self.file(destination)
             if document is None:  # not text: its bytes as read
-                dst.document, dst.content, dst.binary, dst.plan = None, content, True, None
-                dst.version = content_version([content])
+                dst.stage_bytes(content)
             else:
-                self.stage(dst, dataclasses.replace(document, name=destination.display), content)
+                dst.stage_text(dataclasses.replace(document, name=destination.display), content)
             dst.layers, dst.changed = layers, changed
             # Content moved back where it started is an update of that path, not a move.
             dst.origin = None if origin is dst else origin
@@ -545,12 +482,9 @@ class Transaction:
         except BinaryFile:
             document = None
         if document is not None:
-            self.stage(staged, document, content, layer)
+            staged.stage_text(document, content, layer)
         else:
-            self._track(staged, layer, None)
-            staged.document, staged.content, staged.binary = None, content, True
-            staged.plan = None
-            staged.version = content_version([content])
+            staged.stage_bytes(content, layer)
         if mode is not None and mode != staged.read_mode:
             staged.mode = mode & 0o777
         elif staged.mode is None:

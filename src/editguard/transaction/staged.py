@@ -12,9 +12,10 @@ from __future__ import annotations
 import dataclasses
 
 from editguard.core.delta import Layer, Splice
-from editguard.core.document import Document
+from editguard.core.document import Document, content_version
 from editguard.core.plan import Changed, Plan, applied, render_tracked
 from editguard.errors import BinaryFile, FileNotFound, TooManyEdits
+from editguard.fs.atomic import UMASK
 from editguard.fs.location import Location
 from editguard.fs.sandbox import Resolved
 from editguard.transaction.build import capped
@@ -66,6 +67,58 @@ class StagedFile:
     def exists(self) -> bool:
         """Whether the file exists in the staged state."""
         return self.version is not None
+
+    def stage_plan(self, before: Document, plan: Plan, version: str, memo: dict[str, str]) -> None:
+        """Stage ``plan`` on ``before`` (the staged text), to be rendered at commit; ``version``
+        is what it renders to, ``memo`` where its diff is kept once shown."""
+        self.track(None, plan, pending=True)
+        self.document, self.plan, self.content = before, plan, None
+        self.version = version
+        self.binary = False
+        self.diff_memo = memo if self.original is before else None
+        if self.mode is None:
+            self.mode = self.read_mode
+
+    def stage_text(self, document: Document, content: bytes, layer: Layer | None = None) -> None:
+        """Stage ``document`` whose bytes are ``content`` (and ``layer``, if known, the delta
+        that takes them back to the bytes staged before)."""
+        self.track(layer, None)
+        self.document, self.plan, self.content = document, None, content
+        self.version = content_version([content])
+        self.binary = False
+        if self.mode is None:
+            self.mode = self.read_mode
+
+    def stage_bytes(self, content: bytes, layer: Layer | None = None) -> None:
+        """Stage ``content``, not a text, as the file's bytes (see :meth:`stage_text`)."""
+        self.track(layer, None)
+        self.document, self.plan, self.content = None, None, content
+        self.version = content_version([content])
+        self.binary = True
+
+    def stage_gone(self) -> None:
+        """Stage the file's deletion."""
+        self.document, self.plan, self.version, self.content = None, None, None, None
+        self.binary = False
+        # What was read is gone: the history keeps it whole.
+        self.layers, self.changed, self.origin = None, None, None
+        # A file made again at this path is a new file: it gets a new file's mode, not the
+        # deleted one's (which may have been setuid).
+        self.mode = 0o666 & ~UMASK if self.read_version is not None else None
+
+    def track(self, layer: Layer | None, plan: Plan | None, *, pending: bool = False) -> None:
+        """Follow a new staged state of an existing file for the history: its delta (what takes
+        it back; for a ``pending`` plan, kept when it is rendered) and its plan (what its diff
+        shows); either is lost once one is not known."""
+        known = self.exists
+        if self.layers is not None and known and layer is not None:
+            self.layers.append(layer)
+        elif not (pending and known):
+            self.layers = None
+        if self.changed is not None and known and plan is not None:
+            self.changed.then(plan)
+        else:
+            self.changed = None
 
     def flush(self, ctx: Context) -> None:
         """Render a pending plan: the staged Document and its bytes become known (and the
