@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 
 from editguard.core.delta import WHOLE, pack_layers
+from editguard.core.document import encode_document
 from editguard.core.plan import render
 from editguard.history import FileRecord, records
 from editguard.history.store import Action
@@ -75,7 +76,7 @@ def _record(
         final = holder if holder is not None and holder.exists else None
         restore = records.restore(
             staged.read_size,
-            lambda: bytes_of(ctx, staged),
+            lambda: _read_bytes(ctx, staged),
             layers,
             None if final is None else lambda: _final_bytes(ctx, final),
         )
@@ -91,6 +92,14 @@ def _record(
         base=base if restore is not None and restore[:1] != WHOLE else None,
         moved=moved,
     )
+
+
+def _read_bytes(ctx: Context, staged: StagedFile) -> bytes:
+    """The bytes the file held when it was read: a text's are its Document encoded (decoding
+    keeps every byte, so this is exact, and costs no second read); others are read again."""
+    if staged.original is not None:
+        return encode_document(staged.original)
+    return bytes_of(ctx, staged)
 
 
 def _final_bytes(ctx: Context, staged: StagedFile) -> bytes:
