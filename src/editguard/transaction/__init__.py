@@ -29,9 +29,11 @@ paths, so two transactions over the same files cannot deadlock; a file met only 
 that only a call inside a batch names) is locked when it is first touched, and a lock that cannot
 be had within the timeout is FILE_BUSY, never a deadlock.
 
-The modules, each one step, importing only downwards: ``context`` (configuration) <- ``build``
-(the change and its checks) <- ``read`` <- ``folders``, ``staged`` <- ``record`` <- ``commit``,
-``settle`` <- this module <- ``files`` (the file operations of the patch tools).
+The modules, each one step, importing only downwards (tests/test_layers.py checks the order):
+``context`` (configuration) <- ``build`` (the change and its checks) <- ``read`` <- ``folders``,
+``staged`` (a file's staged state) <- ``record`` (the history's records) <- ``settle`` (after a
+crash), ``commit`` (the one place that writes) <- this module <- ``files`` (the file operations
+of apply_patch and apply_diff), ``move`` (move_file's).
 """
 
 from __future__ import annotations
