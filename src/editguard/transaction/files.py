@@ -5,15 +5,14 @@ The two formats share the operations and differ in what they ask of them: a Code
 over an existing file (an update) and moves one file at a time, replacing what is at the new
 path; a unified diff refuses to create a file that exists, deletes a file only when its hunks
 leave nothing, and renames all its files together, as git does (two files may swap names, a
-rename onto a file that stays is refused). An error of one operation names the patch line it
-comes from (``patch_line`` or ``diff_line`` in data).
+rename onto a file that stays is refused). An error of one operation names its file and the
+patch line it comes from (a file frame, with ``patch_line`` or ``diff_line`` in data).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from editguard.core.document import Document
@@ -30,8 +29,8 @@ from editguard.core.formats.unified_diff import FileDiff, compile_hunks, new_fil
 from editguard.core.formats.whole_text import compile_whole_text
 from editguard.core.plan import Plan, Replacement
 from editguard.errors import (
-    EditError,
     FileNotFound,
+    Frame,
     InvalidPatch,
     NoMatch,
     StaleVersion,
@@ -86,23 +85,6 @@ def check_expected(txn: Transaction, expected: dict[str, str] | None) -> None:
         where = txn.ctx.sandbox.resolve(path)
         staged = txn.file(where)
         check_version(where.display, version, staged.read_version, staged.version)
-
-
-@contextmanager
-def patch_line(key: str, line: int) -> Iterator[None]:
-    """Name the patch line an error of one file's operation comes from (``key``: patch_line or
-    diff_line). A chunk's or hunk's own message already says "chunk k of n", so the generic
-    "edit k of n" prefix is dropped from the text (``edit_index`` stays, the count goes to
-    ``total`` in data)."""
-    try:
-        yield
-    except EditError as exc:
-        exc.data.setdefault(key, line)
-        named = "chunk" in exc.data or "hunk" in exc.data
-        if named and exc.edit_index is not None and exc.total_edits is not None:
-            exc.data.setdefault("total", exc.total_edits)
-            exc.total_edits = None
-        raise
 
 
 # -- the operations, shared -----------------------------------------------------------------
@@ -186,7 +168,7 @@ def apply_patch_ops(
     out = []
     for op in ops:
         where = txn.ctx.sandbox.resolve(op.path)
-        with patch_line("patch_line", op.line), error_context(path=where.display):
+        with error_context(Frame("file", name=where.display, data={"patch_line": op.line})):
             out.append(_patch_op(txn, op, where, mode, exact))
     return out
 
@@ -268,7 +250,7 @@ def _file_diff(
             data={"line": fd.line},
         )
     where = _target(txn, fd)
-    with patch_line("diff_line", fd.line), error_context(path=where.display):
+    with error_context(Frame("file", name=where.display, data={"diff_line": fd.line})):
         _refuse_what_is_not_text(fd, where)
         if fd.old_path is None:
             return _create(txn, fd, mode, where), None
