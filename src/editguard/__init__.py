@@ -53,7 +53,6 @@ if TYPE_CHECKING:
     from editguard.fs.journal import Journal
     from editguard.fs.lock import FileLocks
     from editguard.history import History
-    from editguard.pipeline import Mode
     from editguard.tools._common import FindingModel, Validation
     from editguard.tools._files import FileChange, HunkResult, PatchResult
     from editguard.tools.batch import BatchCall, BatchResult
@@ -79,6 +78,7 @@ if TYPE_CHECKING:
     from editguard.tools.safe_edit import LineEdit, SafeEditResult, SearchReplaceOp
     from editguard.tools.undo import RestoredFile, UndoResult
     from editguard.tools.write_file import WriteFileResult
+    from editguard.transaction.build import Mode
     from editguard.validate import Linter
     from editguard.workspace import Workspace
 
@@ -127,7 +127,7 @@ _WHERE = {
     "Linter": "editguard.validate",
     "ListDirectoryResult": "editguard.tools.list_directory",
     "ListSymbolsResult": "editguard.tools.list_symbols",
-    "Mode": "editguard.pipeline",
+    "Mode": "editguard.transaction.build",
     "MoveFileResult": "editguard.tools.move_file",
     "NoMatch": "editguard.errors",
     "NotADirectory": "editguard.errors",

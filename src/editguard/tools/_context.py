@@ -1,5 +1,5 @@
-"""The :class:`~editguard.pipeline.Context` every tool runs in, made from a configuration: the
-sandbox, the limits, the journal (recovered here) and the history.
+"""The :class:`~editguard.transaction.context.Context` every tool runs in, made from a
+configuration: the sandbox, the limits, the journal (recovered here) and the history.
 
 The Python API's :class:`~editguard.Workspace` holds one; the command line and the MCP server
 make theirs here, so that they import only the tools they run.
@@ -18,8 +18,8 @@ from editguard.fs.sandbox import Sandbox
 from editguard.history import History
 from editguard.history.store import DEFAULT_BYTES, DEFAULT_ENTRIES
 from editguard.history.store import default_folder as default_history_folder
-from editguard.pipeline import Context
-from editguard.transaction import settle
+from editguard.transaction.context import Context
+from editguard.transaction.settle import settle
 
 if TYPE_CHECKING:
     from editguard.validate import Linter

@@ -21,8 +21,8 @@ from editguard.tools import NAMES, tool_named
 
 STORED = Path(__file__).with_name("listing.json")
 # The listing is made from the tool modules (descriptions, argument models) and the Literal
-# types they take from the pipeline.
-_SOURCES = (Path(__file__).parent, Path(__file__).parent.parent / "pipeline.py")
+# types they take from the transaction (Mode, in build.py).
+_SOURCES = (Path(__file__).parent, Path(__file__).parent.parent / "transaction" / "build.py")
 
 
 def fingerprint() -> str:
