@@ -5,6 +5,7 @@ editguard."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib
 import inspect
 import types
@@ -118,3 +119,18 @@ def test_each_public_name_is_what_the_type_checkers_see() -> None:
     assert set(editguard.__all__) <= set(dir(editguard))
     with pytest.raises(AttributeError):
         editguard.NoSuchName  # noqa: B018
+
+
+def test_workspace_takes_exactly_the_configuration() -> None:
+    """Workspace's keywords are Config's fields, in order, with the same defaults and types: the
+    signature is written out for type checkers, the settings are said once, in Config."""
+    params = list(inspect.signature(Workspace).parameters.values())
+    fields = dataclasses.fields(editguard.Config)
+    assert [p.name for p in params] == [f.name for f in fields]
+    for param, field in zip(params, fields, strict=True):
+        assert param.default == field.default, field.name
+        assert param.annotation == field.type, field.name  # as written (postponed annotations)
+    # The history's own limits, for a History made without a Workspace.
+    history = inspect.signature(editguard.History).parameters
+    assert history["max_entries"].default == editguard.Config.history_entries
+    assert history["max_bytes"].default == editguard.Config.history_bytes

@@ -22,6 +22,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from editguard.config import Config
     from editguard.core.formats.lines import LineOp
     from editguard.core.formats.search_replace import SearchReplace
     from editguard.errors import (
@@ -93,6 +94,7 @@ if TYPE_CHECKING:
 # say it is.
 _MODULES = (
     "editguard.errors",
+    "editguard.config",
     "editguard.fs.lock",
     "editguard.fs.journal",
     "editguard.history",
@@ -149,6 +151,7 @@ __all__ = [
     "ChangedFile",
     "ChunkMismatch",
     "ChunkModel",
+    "Config",
     "CreateDirectoryResult",
     "DirectoryTreeResult",
     "EditError",
