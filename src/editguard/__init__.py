@@ -88,10 +88,10 @@ if TYPE_CHECKING:
     from editguard.workspace import Workspace
 
 # Where __getattr__ looks for a public name, in this order (each tool's module from the
-# registry between the first and the second part). The first module that defines the name wins:
-# a module that only imports it, or defines a namesake lower down (core's LineEdit is not
-# safe_edit's), is passed over. tests/test_api.py checks that each name is what the imports above
-# say it is.
+# registry between the first and the second part). The first module that defines the name (or
+# exports it as its package) wins: one that only imports it is passed over, and a namesake lower
+# down is never reached (core's LineEdit is not safe_edit's). tests/test_api.py checks that each
+# name is what the imports above say it is.
 _MODULES = (
     "editguard.errors",
     "editguard.config",
@@ -118,19 +118,17 @@ def _modules() -> tuple[str, ...]:
 
 
 def __getattr__(name: str) -> Any:
-    if name not in __all__:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    held: list[Any] = []  # an alias (Mode) has no module of its own: the first module holding it
-    for module in _modules():
-        value = getattr(importlib.import_module(module), name, held)
-        if getattr(value, "__module__", None) == module:
-            break
-        if value is not held:
-            held.append(value)
-    else:
-        value = held[0]
-    globals()[name] = value  # the next access is a plain lookup
-    return value
+    for module in _modules() if name in __all__ else ():
+        namespace = vars(importlib.import_module(module))
+        home = getattr(namespace.get(name), "__module__", None) or ""
+        # The module that defines the name, or the package that exports it; an alias (Mode)
+        # records no editguard module as its own, so the first module that holds it.
+        if name in namespace and (
+            home == module or home.startswith(f"{module}.") or not home.startswith("editguard")
+        ):
+            globals()[name] = namespace[name]  # the next access is a plain lookup
+            return namespace[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

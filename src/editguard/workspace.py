@@ -95,8 +95,9 @@ class Workspace:
     ) -> None:
         # The signature is written out for type checkers and readers; it is Config's own
         # (tests/test_api.py), so the arguments pass to it by name.
-        given = {name: value for name, value in locals().items() if name != "self"}
-        self.context = open_context(Config(**given))
+        settings = dict(locals())
+        del settings["self"]
+        self.context = open_context(Config(**settings))
 
     @property
     def roots(self) -> tuple[str, ...]:
