@@ -26,10 +26,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from editguard.history import History, store
+from editguard.history import History, database
 
 LIMIT = 1_000_000
-SLACK = store.FREE_RESERVE * 4096 + store.WAL_LIMIT + 64 * 1024
+SLACK = database.FREE_RESERVE * 4096 + database.WAL_LIMIT + 64 * 1024
 
 OPEN = """
 import sys, time

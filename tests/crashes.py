@@ -19,6 +19,7 @@ from typing import Any
 
 from editguard import Workspace
 from editguard.fs import journal
+from editguard.fs.journal import steps
 from editguard.tools import tool_named
 from editguard.transaction import Transaction
 
@@ -218,7 +219,7 @@ class Faults:
     def install(self, setattr_: Callable[[object, str, object], None]) -> Faults:
         """Put the wrappers in place with ``setattr_`` (a monkeypatch's ``setattr``)."""
         for name in CALLS:
-            setattr_(journal.SYSTEM, name, self._wrap(name, getattr(journal._System, name)))
+            setattr_(journal.SYSTEM, name, self._wrap(name, getattr(steps.System, name)))
         return self
 
     def fail(self, name: str, at: int, code: int, *, persist: bool = False) -> None:
@@ -258,7 +259,7 @@ def kill_self_at(call: int) -> None:
         return wrapped
 
     for name in CALLS:
-        setattr(journal.SYSTEM, name, wrap(getattr(journal._System, name)))
+        setattr(journal.SYSTEM, name, wrap(getattr(steps.System, name)))
 
 
 def in_child(action: Callable[[], Any], *, kill_at: int = 0) -> bool:

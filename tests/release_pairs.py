@@ -131,3 +131,35 @@ def build_edits(old: str, new: str, order: Order) -> tuple[list[Edit], str]:
         if order == "top_down":
             shift += (j2 - j1) - (i2 - i1)
     return edits, "".join(state)
+
+
+CONFIGOBJ = CORPUS / "configobj-5.0.8-5.0.9/src/configobj/__init__.py.old"
+# A commit on configobj's real source, as ``git diff -U1`` writes it: five one-line changes.
+# Hunk 3 changes Section.__repr__'s _getval (line 746), whose lines ConfigObj.__repr__ repeats
+# at line 1364; hunk 4 drops a blank line after "return out" (line 925), whose lines are again
+# at line 2336; hunk 5 (line 1135) is between the two _getval copies, and only there.
+CONFIGOBJ_EDITS: dict[int, list[str]] = {
+    204: ["    # literal_eval reads only literals, so this is safe"],
+    573: ["        Dictionary values become Section instances."],
+    746: ["            except (MissingInterpolationOption, KeyError):"],
+    925: [],
+    1135: ["            (?:[^'\",\\#]?.*?)    # unquoted"],
+}
+
+
+def configobj_commit() -> tuple[str, str, str]:
+    """The file before and after the commit, and the commit's diff: each change a hunk with
+    one line of context on each side."""
+    before = CONFIGOBJ.read_text(encoding="utf-8")
+    lines = before.split("\n")
+    after = list(lines)
+    parts = ["--- a/configobj.py\n+++ b/configobj.py\n"]
+    shift = 0
+    for n, new in sorted(CONFIGOBJ_EDITS.items()):
+        old = lines[n - 2 : n + 1]
+        body = [f" {old[0]}", f"-{old[1]}", *(f"+{x}" for x in new), f" {old[2]}"]
+        parts.append(f"@@ -{n - 1},3 +{n - 1 + shift},{len(new) + 2} @@\n")
+        parts.append("".join(x + "\n" for x in body))
+        after[n - 1 + shift : n + shift] = new
+        shift += len(new) - 1
+    return before, "\n".join(after), "".join(parts)

@@ -4,6 +4,7 @@ pure level, and a property: a patch made from two line lists turns the one into 
 
 from __future__ import annotations
 
+import re
 from difflib import SequenceMatcher
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from editguard.core.listing import listing
 from editguard.core.plan import render
 from editguard.errors import EditError, InvalidPatch
 from tests.conformance import conformance
+from tests.release_pairs import configobj_commit
 
 SCENARIOS = conformance("codex-apply-patch") or Path("/nonexistent")
 
@@ -758,6 +760,21 @@ def test_a_chunk_that_fits_twice_where_only_the_first_leaves_room_for_the_next_l
 ):
     # "x" fits at lines 1 and 3, but the next chunk's "a" is only at line 2.
     assert applied_bytes(b"x\na\nx\n", "@@\n-x\n+X\n@@\n-a\n+A\n") == b"X\nA\nx\n"
+
+
+def test_a_chunk_at_two_places_lands_at_the_one_that_leaves_room_for_the_later_chunks() -> None:
+    # A real commit on configobj (tests/release_pairs.py) as apply_patch chunks: chunk 3 fits at
+    # lines 745 and 1363, chunk 4 at 924 and 2335, chunk 5 only at 1134. Only chunk 3's first
+    # place leaves room for chunks 4 and 5 after it, and then only chunk 4's first.
+    before, after, diff = configobj_commit()
+    body = re.sub(r"(?m)^@@ .*$", "@@", diff.split("\n", 2)[2])
+    assert body.count("@@\n") == 5
+    assert applied_bytes(before.encode(), body).decode() == after
+    # Without chunk 5, both places of chunks 3 and 4 leave room: chunk 3 is refused.
+    three = "@@" + "@@".join(body.split("@@")[1:5])
+    with pytest.raises(EditError) as err:
+        applied_bytes(before.encode(), three)
+    assert (err.value.code, err.value.data["lines"]) == ("AMBIGUOUS_MATCH", [745, 1363])
 
 
 def test_a_chunk_that_fits_twice_is_refused_in_exact_mode_too() -> None:

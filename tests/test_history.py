@@ -25,7 +25,7 @@ from editguard.core.delta import (
 )
 from editguard.core.document import decode
 from editguard.core.plan import Plan, Replacement, render, render_tracked
-from editguard.history import FileRecord, store
+from editguard.history import FileRecord, database
 from tests.conftest import Snapshot
 
 
@@ -281,12 +281,12 @@ def test_what_retention_frees_goes_back_to_the_disk_also_in_an_older_database(
         history.record("write_file", [entry(60_000)])
     history.record("write_file", [entry(10)])  # retention drops every big one
     history.close()
-    assert os.path.getsize(history.path) < 200_000 + store.FREE_RESERVE * 4096 + 64 * 1024
+    assert os.path.getsize(history.path) < 200_000 + database.FREE_RESERVE * 4096 + 64 * 1024
     assert not os.path.exists(history.path + "-wal")  # closed: no log left behind
     raw = sqlite3.connect(history.path)
     try:
         assert raw.execute("PRAGMA auto_vacuum").fetchone() == (2,)  # converted: incremental
-        assert raw.execute("PRAGMA freelist_count").fetchone()[0] <= store.FREE_RESERVE
+        assert raw.execute("PRAGMA freelist_count").fetchone()[0] <= database.FREE_RESERVE
     finally:
         raw.close()
 

@@ -40,7 +40,8 @@ from mcp_types import CallToolResult, Implementation, TextContent
 
 from editguard import Workspace
 from editguard.core.document import content_version
-from editguard.history import History, store
+from editguard.history import History
+from editguard.history.database import FREE_RESERVE, WAL_LIMIT
 
 from .conftest import Snapshot, set_old_mtime
 from .crashes import (
@@ -1360,7 +1361,7 @@ CLI = (sys.executable, "-m", "editguard")
 
 # What the history may take past its limit, whatever the number of calls: the free pages kept
 # for the next entries, a write-ahead log a server keeps open, its index, and a page or two.
-DISK_SLACK = store.FREE_RESERVE * 4096 + store.WAL_LIMIT + 64 * 1024
+DISK_SLACK = FREE_RESERVE * 4096 + WAL_LIMIT + 64 * 1024
 
 
 async def many_cli_calls(root: Path, history_dir: Path, calls: int, *, beside_server: bool) -> None:
@@ -1402,7 +1403,7 @@ async def many_cli_calls(root: Path, history_dir: Path, calls: int, *, beside_se
             worst = max(worst, used)
             assert used <= limit + DISK_SLACK, (n, used, sorted(os.listdir(history_dir)))
             wal = history_dir / (database(history_dir).name + "-wal")
-            assert not wal.exists() or wal.stat().st_size <= store.WAL_LIMIT, n
+            assert not wal.exists() or wal.stat().st_size <= WAL_LIMIT, n
     finally:
         if server is not None:
             server.stop()

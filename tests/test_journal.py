@@ -25,7 +25,7 @@ import pytest
 
 from editguard import EditError, FileLocks, Workspace
 from editguard.fs import journal
-from editguard.fs.journal import Journal
+from editguard.fs.journal import Journal, seal, steps
 
 from .crashes import (
     BATCH,
@@ -570,7 +570,7 @@ def test_every_folder_a_commit_creates_is_durable_before_its_commit_point(
     root.mkdir()
     ws = workspace(root, journals)
     synced: list[int] = []
-    real = journal._System.fsync
+    real = steps.System.fsync
 
     def fsync(fd: int) -> None:
         synced.append(os.fstat(fd).st_ino)
@@ -609,14 +609,14 @@ def sealed_journal(
     journals.mkdir(mode=0o700, exist_ok=True)
     folder = os.open(journals, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        key = journal._key(folder, create=True)
+        key = seal.read_key(folder, create=True)
     finally:
         os.close(folder)
     assert key is not None
     path = journals / name
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        sealed = journal._Sealed(fd, key, name)
+        sealed = seal.Sealed(fd, key, name)
         for record in records:
             if isinstance(record, bytes):
                 mac = sealed.mac(record)
@@ -789,7 +789,7 @@ def test_an_edit_that_waited_for_a_dying_commits_lock_reads_the_recovered_file(
             return call
 
         for name in CALLS:
-            setattr(journal.SYSTEM, name, dying(getattr(journal._System, name)))
+            setattr(journal.SYSTEM, name, dying(getattr(steps.System, name)))
         try:
             BATCH.commit(workspace(root, journals))
         finally:

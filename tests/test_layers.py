@@ -35,7 +35,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("editguard.tools",),
     ("editguard.compat",),  # other servers' tool sets, over the tools
     ("editguard.workspace",),
-    (TOP, "editguard.cli", "editguard.mcp_server", "editguard.__main__"),
+    (
+        TOP,
+        "editguard.cli",
+        "editguard.mcp_server",
+        "editguard._http",
+        "editguard.terminal",
+        "editguard.__main__",
+    ),
 )
 
 # Upward imports that exist today, as (importer's entry, imported entry): reason. Like

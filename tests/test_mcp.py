@@ -23,9 +23,10 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types import CallToolResult, ListRootsResult, Root, TextContent
 
 from editguard import Workspace
+from editguard._http import is_loopback, parse_address
 from editguard.errors import EditError
 from editguard.fs.lock import FileLocks
-from editguard.mcp_server import EditguardServer, is_loopback, narrow, parse_address
+from editguard.mcp_server import EditguardServer, narrow
 from editguard.tools import TOOLS, read_file, tool_named
 
 from .conftest import Snapshot, set_old_mtime

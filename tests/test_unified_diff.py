@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from editguard.core.document import Document, decode
-from editguard.core.formats import Compiled
+from editguard.core.formats import Compiled, diff_parse
 from editguard.core.formats import unified_diff as ud
+from editguard.core.formats.place.lines import MAX_LISTED, FileLines, lines_of
 from editguard.core.formats.unified_diff import (
     FileDiff,
     Hunk,
@@ -27,7 +28,7 @@ from editguard.core.plan import render
 from editguard.core.seek import LADDER, indent_unit, seek
 from editguard.errors import EditError
 
-from .release_pairs import PAIRS, Pair
+from .release_pairs import PAIRS, Pair, configobj_commit
 
 NO_EOL = "\\ No newline at end of file"
 
@@ -402,12 +403,12 @@ def test_malformed_diffs_are_invalid_patch_at_their_line(diff: str, line: int) -
 
 
 def test_absurd_sizes_are_refused_before_any_work(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ud, "MAX_DIFF_CHARS", 100)
+    monkeypatch.setattr(diff_parse, "MAX_DIFF_CHARS", 100)
     with pytest.raises(EditError) as info:
         parse_diff("--- a/f\n+++ b/f\n" + "@@ -1 +1 @@\n-a\n+b\n" * 10)
     assert info.value.code == "INVALID_PATCH"
-    monkeypatch.setattr(ud, "MAX_DIFF_CHARS", 1 << 20)
-    monkeypatch.setattr(ud, "MAX_HUNKS", 3)
+    monkeypatch.setattr(diff_parse, "MAX_DIFF_CHARS", 1 << 20)
+    monkeypatch.setattr(diff_parse, "MAX_HUNKS", 3)
     with pytest.raises(EditError) as info:
         parse_diff("--- a/f\n+++ b/f\n" + "@@ -1 +1 @@\n-a\n+b\n" * 4)
     assert info.value.code == "INVALID_PATCH"
@@ -942,7 +943,7 @@ def test_a_long_hunk_of_a_common_line_is_found_in_linear_time() -> None:
 
 
 def _places_by_brute_force(lines: list[str], old: list[str], low: int, high: int) -> list[int]:
-    return [p for p in range(low, high + 1) if lines[p : p + len(old)] == old][: ud.MAX_LISTED]
+    return [p for p in range(low, high + 1) if lines[p : p + len(old)] == old][:MAX_LISTED]
 
 
 @settings(max_examples=500, deadline=None)
@@ -958,12 +959,10 @@ def test_exact_places_are_every_place_that_fits(
 ) -> None:
     high = min(high, len(lines) - len(old))
     text = "".join(x + "\n" for x in lines)
-    placer = ud._Placer(
-        Document(text), FileDiff("f", "f", None, None, (), False, False, 1), exact=True
-    )
+    file = FileLines(lines_of(text), text)
     if common:  # as a hunk of common lines is searched: in the joined text
-        placer.compare_limit = 0
-    got = placer._exact_places(old, low, high, False)
+        file.compare_limit = 0
+    got = file.exact_places(old, low, high, False)
     assert got == _places_by_brute_force(lines, old, low, high)
 
 
@@ -995,8 +994,7 @@ def test_the_ladder_finds_what_one_seek_of_the_file_finds(
     lines: list[str], old: list[str], low: int
 ) -> None:
     text = "".join(x + "\n" for x in lines)
-    diff = FileDiff("f", "f", None, None, (), False, False, 1)
-    got = ud._Placer(Document(text), diff, exact=False)._seek(old, low)
+    got = FileLines(lines_of(text), text).loose(old, low)
     want = seek(lines, old, start=low, ladder=LADDER[1:], indent_unit=indent_unit(lines))
     assert sorted(got, key=lambda h: h.line) == sorted(want, key=lambda h: h.line)
 
@@ -1247,3 +1245,73 @@ def test_hunks_not_at_their_stated_lines_cost_only_the_places_of_their_rarest_li
     far = "\n".join([*THOUSAND[:100], "a", *THOUSAND[100:]]) + "\n"
     out, compiled = apply(far, "--- a/f\n+++ b/f\n@@ -60 +60 @@\n-a\n+b\n")
     assert compiled.applied[0].offset == 41
+
+
+# -- the order of the hunks decides between two places (issue 23) ---------------------------
+
+
+def _numbers_from(diff: str, hunk: int, by: int) -> str:
+    """``diff`` with the line numbers of its hunks from the ``hunk``-th (1-based) on moved by
+    ``by``: what a model writes that numbers a hunk by another place its lines are at."""
+    seen = 0
+
+    def moved(m: re.Match[str]) -> str:
+        nonlocal seen
+        seen += 1
+        if seen < hunk:
+            return m.group(0)
+        o, oc, n, nc = m.groups()
+        return f"@@ -{int(o) + by}{oc or ''} +{int(n) + by}{nc or ''} @@"
+
+    return re.sub(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", moved, diff, flags=re.MULTILINE)
+
+
+def test_a_hunk_at_two_places_lands_at_the_one_that_leaves_room_for_the_later_hunks() -> None:
+    before, after, diff = configobj_commit()
+    lines = before.split("\n")
+    hunks = parse_diff(diff)[0].hunks
+    assert len(hunks) == 5
+    places = {
+        k: [s + 1 for s in range(len(lines)) if lines[s : s + len(h.old)] == list(h.old)]
+        for k, h in enumerate(hunks, 1)
+    }
+    # The premises, on the real file: hunks 3 and 4 fit twice each, hunk 5 once, in between.
+    assert places[3] == [745, 1363]
+    assert places[4] == [924, 2335]
+    assert places[5] == [1134]
+    # Hunk 3 numbered at the other copy of its lines (618 lines on), the rest numbered on from
+    # there: at its stated line, hunk 3 would leave hunk 5 no room after it (hunk 4 then fits
+    # only at line 2335, past hunk 5), so the order of the hunks says it is the first copy.
+    moved = _numbers_from(diff, 3, 1363 - 745)
+    out, compiled = apply(before, moved)
+    assert out.decode() == after
+    # Hunk 3 is 618 lines before its numbers; the hunks after it are where that says.
+    assert [e.offset for e in compiled.applied] == [0, 0, -618, 0, 0]
+    # As committed, the diff lands the same.
+    assert apply(before, diff)[0].decode() == after
+
+
+def test_a_hunk_that_still_fits_two_places_after_the_order_is_refused() -> None:
+    before, _, diff = configobj_commit()
+    # Hunks 3 and 4 only: both copies of each leave room for what follows, and hunk 3's
+    # numbers are at neither copy, so nothing tells them apart.
+    head, *hunks = re.split(r"(?m)^(?=@@)", diff)
+    two = head + hunks[2] + hunks[3]
+    error = fails(before, _numbers_from(two, 1, 300))
+    assert (error.code, error.data["lines"], error.data["hunk"]) == (
+        "AMBIGUOUS_MATCH",
+        [745, 1363],
+        1,
+    )
+    lines = before.split("\n")
+    assert listing(lines[744:747], 745) in error.message
+    assert listing(lines[1362:1365], 1363) in error.message
+
+
+def test_of_two_hunks_the_first_leaves_its_stated_place_when_only_the_other_leaves_room() -> None:
+    text = "dup\nold\nmid\n" + "y\n" * 5 + "dup\nold\n"
+    # Hunk 1 is stated at the second copy (line 9), but hunk 2's "mid" is only at line 3.
+    diff = "--- a/f\n+++ b/f\n@@ -9,2 +9,2 @@\n dup\n-old\n+new\n@@ -11 +11 @@\n-mid\n+MID\n"
+    out, compiled = apply(text, diff)
+    assert out.decode() == "dup\nnew\nMID\n" + "y\n" * 5 + "dup\nold\n"
+    assert [e.offset for e in compiled.applied] == [-8, 0]

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from editguard import __version__
 from editguard.config import Config
+from editguard.terminal import format_history, print_error, print_human
 
 EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -279,13 +280,12 @@ def _serve(args: argparse.Namespace) -> int:
     )
     # Each call names its client from the initialize request; "mcp" where it gave none.
     context = dataclasses.replace(_context(args, prewarm=True), client="mcp")
-    from editguard.mcp_server import (  # noqa: PLC0415 - the SDK loads only to serve
+    from editguard._http import (  # noqa: PLC0415 - the SDK loads only to serve
         TOKEN_ENV,
-        EditguardServer,
         parse_address,
         serve_http,
-        serve_stdio,
     )
+    from editguard.mcp_server import EditguardServer, serve_stdio  # noqa: PLC0415
 
     _started(serving=True)
     address = None
@@ -349,7 +349,7 @@ def _history(args: argparse.Namespace, out: TextIO) -> int:
     human = out.isatty() and not args.json
     answer = tool_named("history").run_safely(context, arguments)
     if isinstance(answer, EditError):
-        _print_error(out, answer.to_dict(), human)
+        print_error(out, answer.to_dict(), human)
         return EXIT_TOOL_ERROR
     result = answer.model_dump(mode="json")
     if not human:
@@ -358,55 +358,6 @@ def _history(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_OK
     out.write(format_history(result["changes"], colour=True))
     return EXIT_OK
-
-
-_ACTIONS = {"created": "A", "updated": "M", "deleted": "D", "moved": "R"}
-
-
-def format_history(changes: list[dict[str, Any]], *, colour: bool) -> str:
-    """A readable log of ``history`` results: one header line per change, one line per file,
-    and each diff when the change is shown in full."""
-
-    def paint(code: str, text: str) -> str:
-        return f"\x1b[{code}m{text}\x1b[0m" if colour else text
-
-    if not changes:
-        return "no changes recorded\n"
-    lines: list[str] = []
-    for change in changes:
-        ident = paint("33", f"change {change['id']}")
-        head = f"{ident}  {change['time']}  {change['tool']}"
-        if change.get("client"):
-            head += f"  by {change['client']}"
-        if change.get("undoes"):
-            head += f"  (undoes {', '.join(map(str, change['undoes']))})"
-        if change.get("undone_by"):
-            head += "  " + paint("2", f"[undone by {change['undone_by']}]")
-        lines.append(head)
-        for f in change["files"]:
-            name = f["path"] if not f.get("moved_from") else f"{f['moved_from']} -> {f['path']}"
-            counts = paint("32", f"+{f['added']}") + " " + paint("31", f"-{f['removed']}")
-            lines.append(f"    {_ACTIONS.get(f['action'], '?')} {name}  {counts}")
-        diffs = [f["diff"] for f in change["files"] if f.get("diff")]
-        text = "".join(diffs)
-        if text:
-            lines.append((colour_diff(text) if colour else text).rstrip("\n"))
-    return "\n".join(lines) + "\n"
-
-
-def format_symbols(symbols: list[dict[str, Any]], *, colour: bool) -> str:
-    """A table of ``list_symbols`` results: each definition's lines, kind and name path (what
-    edit_symbol takes), indented by depth, in file order."""
-    if not symbols:
-        return "no symbols\n"
-    spans = [f"{s['start_line']}-{s['end_line']}" for s in symbols]
-    width = max(len("lines"), *map(len, spans))
-    kinds = max(len("kind"), *(len(s["kind"]) for s in symbols))
-    head = f"{'lines':>{width}}  {'kind':<{kinds}}  name path"
-    rows = [f"\x1b[1m{head}\x1b[0m" if colour else head]
-    for span, s in zip(spans, symbols, strict=True):
-        rows.append(f"{span:>{width}}  {s['kind']:<{kinds}}  {'  ' * s['depth']}{s['name_path']}")
-    return "\n".join(rows) + "\n"
 
 
 def _limit(value: int, flag: str) -> int:
@@ -511,95 +462,19 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
     try:
         arguments = _read_arguments(args)
     except EditError as exc:
-        _print_error(out, exc.to_dict(), human)
+        print_error(out, exc.to_dict(), human)
         return EXIT_TOOL_ERROR
     # One call, then the process ends: nothing to parse ahead for.
     context = dataclasses.replace(_context(args, prewarm=False), client="cli")
     _started()
     answer = tool.run_safely(context, arguments)
     if isinstance(answer, EditError):
-        _print_error(out, answer.to_dict(), human)
+        print_error(out, answer.to_dict(), human)
         return EXIT_TOOL_ERROR
     result = answer.model_dump(mode="json")
     if human:
-        _print_human(out, result)
+        print_human(out, result)
     else:
         json.dump(result, out, indent=2, ensure_ascii=False)
         out.write("\n")
     return EXIT_OK
-
-
-def _print_error(out: TextIO, error: dict[str, Any], human: bool) -> None:
-    if human:
-        out.write(f"\x1b[1;31m{error['code']}\x1b[0m: {error['message']}\n")
-        return
-    json.dump({"error": error}, out, indent=2, ensure_ascii=False)
-    out.write("\n")
-
-
-def _is_read(result: Any) -> bool:
-    """Whether ``result`` is read_file's answer for one file: its lines, an image, or (one
-    file of several) its error."""
-    return isinstance(result, dict) and (
-        "total_lines" in result or "mime_type" in result or isinstance(result.get("error"), dict)
-    )
-
-
-def _print_read(out: TextIO, read: dict[str, Any]) -> None:
-    if "total_lines" in read:
-        out.write(read["content"] + ("\n" if read["content"] else ""))
-        out.write(
-            f"\x1b[2m-- {read['path']}: lines {read['start_line']}-{read['end_line']}"
-            f" of {read['total_lines']}, version {read['version']}\x1b[0m\n"
-        )
-    elif "mime_type" in read:  # the bytes are no use on a terminal (--json prints them)
-        out.write(
-            f"\x1b[2m-- {read['path']}: {read['mime_type']} image, {read['size']:,} bytes, "
-            f"version {read['version']}\x1b[0m\n"
-        )
-    else:
-        error = read["error"]
-        out.write(f"\x1b[1;31m{error['code']}\x1b[0m: {read['path']}: {error['message']}\n")
-
-
-_COLOURS = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
-
-
-def colour_diff(diff: str) -> str:
-    """The diff with ANSI colours: additions green, deletions red, hunk headers cyan."""
-    lines = []
-    for line in diff.splitlines():
-        if line.startswith(("+++", "---")):
-            lines.append(f"\x1b[1m{line}\x1b[0m")
-        elif line[:1] in _COLOURS:
-            lines.append(f"{_COLOURS[line[:1]]}{line}\x1b[0m")
-        else:
-            lines.append(line)
-    return "\n".join(lines) + ("\n" if lines else "")
-
-
-def _print_human(out: TextIO, result: dict[str, Any]) -> None:
-    files = result.get("files")
-    if _is_read(result) or (
-        isinstance(files, list) and files and all(_is_read(f) for f in files)
-    ):  # read_file: one file, or several
-        for read in files if isinstance(files, list) else [result]:
-            _print_read(out, read)
-        return
-    if isinstance(result.get("changes"), list):  # history
-        out.write(format_history(result["changes"], colour=True))
-        return
-    listed = [result[k] for k in ("entries", "tree", "files") if isinstance(result.get(k), str)]
-    if listed:  # list_directory, directory_tree, find_files: their text as it reads
-        out.write(listed[0] + ("\n" if listed[0] else ""))
-        counts = {k: v for k, v in result.items() if not isinstance(v, str)}
-        out.write(f"\x1b[2m-- {result['path']}: {json.dumps(counts)}\x1b[0m\n")
-        return
-    if isinstance(result.get("symbols"), list):  # list_symbols
-        out.write(format_symbols(result["symbols"], colour=True))
-        out.write(f"\x1b[2m-- {result['path']}, version {result['version']}\x1b[0m\n")
-        return
-    diffs = [f.get("diff") or "" for f in result.get("files", []) if isinstance(f, dict)]
-    out.write(colour_diff(result.get("diff") or "".join(diffs)))
-    summary = {k: v for k, v in result.items() if k not in ("diff", "edits_applied")}
-    out.write(f"\x1b[2m-- {json.dumps(summary, ensure_ascii=False)}\x1b[0m\n")

@@ -336,43 +336,6 @@ def _place(text: str, start: int, length: int, line: int) -> tuple[int, int, lis
     return line, line - (1 if bol else 0), text[first:stop].split(LF)
 
 
-def uncorrectable_error(
-    text: str,
-    old: str,
-    lines: tuple[int, int],
-    rung: str,
-    reason: str,
-    path: str,
-    index: int | None,
-    total: int | None,
-    what: str = "old_text",
-) -> NoMatch:
-    """NO_MATCH for an old text found only with a tolerance whose correction cannot be
-    carried over to the new text: the lines it matched and why."""
-    first, last = lines
-    shown = text.split(LF, last)[first - 1 : last]
-    message = (
-        f"{what} is not in {path} exactly; it matches lines {first}-{last} with tolerance "
-        f"for {tolerance_names(rung)}, but {reason}. The lines:\n"
-        + listing([excerpt(x) for x in shown], first)
-    )
-    return NoMatch(
-        message,
-        path=path,
-        edit_index=index,
-        total_edits=total,
-        data={
-            "search_text": excerpt(old),
-            "match": rung,
-            "match_locations": [{"line_number": first, "end_line": last}],
-        },
-        suggestions=[
-            f"Send {what} and {'replace' if what == 'search' else 'new_text'} exactly as the "
-            "file has these lines."
-        ],
-    )
-
-
 def landed_note(lines: list[int], note: str | None = None, what: str = "new_text") -> str:
     """The note of an edit found already applied (:mod:`editguard.core.landed`): where its new
     text stands, and that nothing was changed for it."""

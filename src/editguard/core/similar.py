@@ -25,19 +25,37 @@ time while that brings them closer (a line dropped or added). A voted place is n
 by places that are merely similar: the needle may be the intended lines plus a stray line. Only
 a bounded number of windows is compared in full, so the cost grows with the file plus the
 needle, never with their product.
+
+Each region found says what differs from the needle (:func:`describe`, in
+:mod:`editguard.core.differences`; importable from here too).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 
 from rapidfuzz import fuzz, process
-from rapidfuzz.distance import Indel, Levenshtein
+from rapidfuzz.distance import Levenshtein
 
+from editguard.core.differences import (
+    LINE_NUMBER,
+    Difference,
+    comparable,
+    describe,
+    unnumbered,
+)
 from editguard.core.document import LF
+
+__all__ = [
+    "MAX_SIMILARITY_UNEQUAL",
+    "SHORT_LINE",
+    "Difference",
+    "SimilarRegion",
+    "describe",
+    "find_similar",
+    "look_alike",
+]
 
 _BLOCK = 100_000  # lines stripped at a time: bounds the memory of the stripped copies
 _ANCHOR_HITS = 8  # best lines kept per fuzzy lookup and block
@@ -55,23 +73,6 @@ _SURE_VOTES = 2.0  # votes for a place that make a fuzzy lookup needless
 _VOTED_PLACE = 0.5  # votes of a place that a less similar one may not crowd out
 _WHOLE_LINE_CLOSE = 90  # a whole line this close (of 100): no need to look inside longer lines
 MAX_SIMILARITY_UNEQUAL = 0.99  # text that differs is never shown as 100% similar
-
-
-@dataclass(frozen=True, slots=True)
-class Difference:
-    """One way in which the request's text differs from the file's.
-
-    ``kind`` is one of ``escaping``, ``line_endings``, ``line_numbers``,
-    ``trailing_whitespace``, ``tabs_vs_spaces``, ``indentation``, ``whitespace``, ``case``,
-    ``quotes``, ``punctuation``, ``missing_line``, ``extra_line``, ``content``.
-    ``expected`` is the request's line as sent and ``found`` the file's line as it is, at the
-    first place where the difference shows (``""`` for the side that lacks a line).
-    """
-
-    kind: str
-    detail: str
-    expected: str
-    found: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,8 +168,8 @@ def _widened(lines: list[str], chosen: list[_Candidate], wanted: list[str]) -> l
             out.append(c)
             continue
         found = LF.join(lines[start:stop])
-        target = LF.join(_norm(w) for w in wanted)
-        value = _likeness(target, LF.join(_norm(line) for line in lines[start:stop]))
+        target = LF.join(comparable(w) for w in wanted)
+        value = _likeness(target, LF.join(comparable(line) for line in lines[start:stop]))
         raw = fuzz.ratio(LF.join(wanted), found)
         out.append(_Candidate(value, c.alike, raw, start, stop, found, found, c.votes))
     return out
@@ -181,7 +182,7 @@ def look_alike(text: str, region: SimilarRegion, limit: int = 1000) -> list[int]
     where the intended one may not be among the few regions shown). Costs one pass over the
     lines."""
     shown = region.lines.split(LF)
-    keys = [_norm(line) for line in shown]
+    keys = [comparable(line) for line in shown]
     if not any(keys) or any(len(line.strip()) > SHORT_LINE for line in shown):
         return []
     lines = text.split(LF)
@@ -189,12 +190,12 @@ def look_alike(text: str, region: SimilarRegion, limit: int = 1000) -> list[int]
     probe = keys[anchor]
     out: list[int] = []
     for idx, line in enumerate(lines):
-        if probe not in line or _norm(line) != probe:
+        if probe not in line or comparable(line) != probe:
             continue
         start = idx - anchor
         if start < 0 or start + len(keys) > len(lines) or start + 1 == region.start_line:
             continue
-        if all(_norm(lines[start + j]) == key for j, key in enumerate(keys)):
+        if all(comparable(lines[start + j]) == key for j, key in enumerate(keys)):
             out.append(start + 1)
             if len(out) == limit:
                 break
@@ -225,8 +226,8 @@ def _variants(needle: str) -> list[tuple[list[str], int | None]]:
         if len(unescaped) > 1:
             out.append((unescaped, None))
     for lines, _ in list(out):
-        options = _unnumbered(lines)
-        number = _NUMBER.match(lines[0])
+        options = unnumbered(lines)
+        number = LINE_NUMBER.match(lines[0])
         if options and number:
             # Several lines numbered one after the other are surely prefixes; one line might
             # really start with "12:" (YAML), so it is searched both ways.
@@ -240,30 +241,6 @@ def _lines_of(text: str) -> list[str]:
     if len(lines) > 1 and lines[-1] == "":
         lines.pop()
     return lines
-
-
-# A line-number prefix as tools print them: "  12│", "12|", "12 |", "12:", "L12:", "    12\t",
-# "12→". The separator is required: a line that merely starts with digits is not numbered.
-_NUMBER = re.compile(r"[ \t]*(?:L(?=\d))?(\d{1,9})(?:\t| ?[\u2502|:\u2192])")
-
-
-def _unnumbered(lines: Sequence[str]) -> list[list[str]]:
-    """``lines`` without line-number prefixes, when every line has one (numbered one after the
-    other, for several lines): first as cut right after the separator, then, when every
-    non-empty rest starts with a space, also without that space (``12: text``). ``[]`` when the
-    lines are not numbered."""
-    matches = [_NUMBER.match(line) for line in lines]
-    found = [m for m in matches if m is not None]
-    if len(found) != len(lines):
-        return []
-    first = int(found[0].group(1))
-    if any(int(m.group(1)) != first + i for i, m in enumerate(found)):
-        return []
-    rests = [line[m.end() :] for line, m in zip(lines, found, strict=True)]
-    out = [rests]
-    if all(r.startswith(" ") for r in rests if r) and any(rests):
-        out.append([r[1:] for r in rests])
-    return out
 
 
 # -- where to look ---------------------------------------------------------------------------
@@ -338,7 +315,7 @@ def _fragments(
     }
     parts = [(w, q) for w, q in zip(wanted, queries, strict=True) if _is_part(w)]
     if parts and not any(
-        _likeness(_norm(w), _norm(lines[idx])) >= _WHOLE_LINE_CLOSE for idx, w in found
+        _likeness(comparable(w), comparable(lines[idx])) >= _WHOLE_LINE_CLOSE for idx, w in found
     ):
         shortest = min(len(q) for _, q in parts)
         scan = _scan(lines, set(), [q for _, q in parts], fuzz.partial_ratio, shortest)
@@ -359,8 +336,8 @@ def _fragment(line: str, idx: int, wanted: str, needle: str, votes: float) -> _C
     """The line, or the part of it closest to ``wanted`` when that part is closer. For a
     ``wanted`` that may be part of a line, the line's own indentation and trailing whitespace
     are no difference: the text is taken without them."""
-    target = _norm(wanted)
-    text, score = line, _likeness(target, _norm(line))
+    target = comparable(wanted)
+    text, score = line, _likeness(target, comparable(line))
     query = _key(wanted)
     if _is_part(wanted) and line.strip():
         text = line.strip()
@@ -368,10 +345,10 @@ def _fragment(line: str, idx: int, wanted: str, needle: str, votes: float) -> _C
         align = fuzz.partial_ratio_alignment(query, line)
         if align is not None:
             part = line[align.dest_start : align.dest_end].strip()
-            part_score = _likeness(target, _norm(part))
+            part_score = _likeness(target, comparable(part))
             if part and part_score > score:
                 text, score = part, part_score
-    alike = fuzz.ratio(target, _norm(text))
+    alike = fuzz.ratio(target, comparable(text))
     return _Candidate(score, alike, fuzz.ratio(needle, text), idx, idx + 1, text, line, votes)
 
 
@@ -442,13 +419,13 @@ def _ranked_windows(
     """Windows at the ``starts`` (each with its voting lines), of the needle's length give or
     take a line, compared with it; the best ones then moved a line at a time while that helps.
     A window's votes are those that the best place near its start has inside it."""
-    target = LF.join(_norm(w) for w in wanted)
+    target = LF.join(comparable(w) for w in wanted)
     normalized: dict[int, str] = {}
 
     def score(start: int, stop: int) -> float:
         for i in range(start, stop):
             if i not in normalized:
-                normalized[i] = _norm(lines[i])
+                normalized[i] = comparable(lines[i])
         return _likeness(target, LF.join(normalized[i] for i in range(start, stop)))
 
     size, count = len(wanted), len(lines)
@@ -554,258 +531,3 @@ def _best_distinct(candidates: list[_Candidate], limit: int) -> list[_Candidate]
             out[-1] = place
         out.sort(key=lambda c: (-c.score, -c.raw, c.start, c.stop))
     return out
-
-
-# -- what differs --------------------------------------------------------------------------
-
-# Every quote character a model may write for another, mapped to one (translate is one pass).
-_QUOTES = str.maketrans(
-    dict.fromkeys('\u2018\u2019\u201a\u201c\u201d\u201e\u00ab\u00bb\u2032\u2033`"', "'")
-)
-_PUNCT = re.compile(r"[^\w\s]")
-_SPACES = re.compile(r"[ \t]+")
-
-
-def _norm(line: str) -> str:
-    """A line as the ranking compares it: no indentation or trailing whitespace, runs of spaces
-    and tabs as one space, every quote character alike."""
-    return _SPACES.sub(" ", line.strip()).translate(_QUOTES)
-
-
-_TEXT_TRANSFORMS: tuple[tuple[str, Callable[[str], str]], ...] = (
-    ("escaping", lambda s: s.replace("\\n", LF).replace("\\t", "\t") if LF not in s else s),
-    ("line_endings", lambda s: s.strip(LF)),
-)
-
-_LINE_TRANSFORMS: tuple[tuple[str, Callable[[str], str]], ...] = (
-    ("trailing_whitespace", str.rstrip),
-    ("tabs_vs_spaces", lambda line: line.expandtabs(4)),
-    ("indentation", str.lstrip),
-    ("whitespace", lambda line: _SPACES.sub(" ", line).strip()),
-    ("case", str.casefold),
-    ("quotes", lambda line: line.translate(_QUOTES)),
-    ("punctuation", lambda line: _PUNCT.sub("", line)),
-)
-
-_ORDER = (
-    "escaping",
-    "line_endings",
-    "line_numbers",
-    *(kind for kind, _ in _LINE_TRANSFORMS),
-    "missing_line",
-    "extra_line",
-    "content",
-)
-
-
-def describe(expected: str, found: str) -> tuple[Difference, ...]:
-    """What differs between the request's ``expected`` text and the file's ``found`` text.
-
-    First for the whole text (backslash escapes for line breaks, line breaks at either end,
-    line-number prefixes on every line), then line by line, with the lines of both paired in
-    order: a normalization (trailing whitespace, tabs, indentation, inner whitespace, case,
-    quotes, punctuation) is named when it brings a pair closer by edit distance, so a missing
-    letter is never called punctuation; an unpaired line is a missing or an extra line; whatever
-    remains is ``content``. One difference per kind, at the first line it shows, with the real
-    lines of both sides.
-    """
-    notes: dict[str, Difference] = {}
-    a, b = expected, found
-    for kind, fn in _TEXT_TRANSFORMS:
-        if a == b:
-            break
-        ta, tb = fn(a), fn(b)
-        if (ta, tb) != (a, b) and Indel.distance(ta, tb) < Indel.distance(a, b):
-            notes[kind] = _text_difference(kind, a, b)
-            a, b = ta, tb
-    sent, have = a.split(LF), b.split(LF)
-    # The lines shown: the real ones; where escapes were read as line breaks, the one real line.
-    escaped = "escaping" in notes
-    real_sent = [expected] * len(sent) if escaped and LF not in expected else sent
-    real_have = [found] * len(have) if escaped and LF not in found else have
-    compared = sent
-    if a != b:
-        options = _unnumbered(sent)
-        if options:
-            best = min(options, key=lambda o: Indel.distance(LF.join(o), b))
-            if Indel.distance(LF.join(best), b) < Indel.distance(a, b):
-                prefix = sent[0][: len(sent[0]) - len(best[0])]
-                notes["line_numbers"] = Difference(
-                    "line_numbers",
-                    f"the request's lines start with line-number prefixes ({prefix!r}) copied "
-                    "from read_file; send the lines without them",
-                    real_sent[0],
-                    real_have[0],
-                )
-                compared = best
-    for i, j in _paired(compared, have):
-        if i is not None and j is not None:
-            _classify(notes, (real_sent[i], real_have[j]), compared[i], have[j])
-        elif j is not None:
-            before = real_have[j - 1] if j else None
-            _note_unpaired(notes, "missing_line", real_have[j], before, sent=False)
-        elif i is not None:
-            before = real_sent[i - 1] if i else None
-            _note_unpaired(notes, "extra_line", real_sent[i], before, sent=True)
-    return tuple(notes[kind] for kind in _ORDER if kind in notes)
-
-
-def _classify(
-    notes: dict[str, Difference], real: tuple[str, str], compared: str, theirs: str
-) -> None:
-    """Note what differs between a pair of lines: ``compared`` the request's (without a
-    line-number prefix), ``theirs`` the file's; ``real`` the two as they are, to show."""
-    x, y = compared, theirs
-    blank = not x.strip() and not y.strip()  # a blank line's whitespace is its indentation
-    for kind, fn in _LINE_TRANSFORMS:
-        if x == y:
-            return
-        if blank and kind == "trailing_whitespace":
-            continue
-        tx, ty = fn(x), fn(y)
-        if (tx, ty) != (x, y) and Indel.distance(tx, ty) < Indel.distance(x, y):
-            _note(notes, kind, real, compared, theirs)
-            x, y = tx, ty
-    if x != y:
-        _note(notes, "content", real, compared, theirs)
-
-
-_Pair = tuple[int | None, int | None]  # a line of each side; None where one side has none
-_ALIGNED_CELLS = 10_000  # line pairs weighed one by one; longer texts are paired by runs
-_ALIKE = 2.0  # worth of a pair of lines equal once normalized (similar ones: 0..1)
-_EQUAL = 0.05  # more for lines equal as they are: breaks ties, never worth a line unpaired
-_UNPAIRED = 1.0  # cost of a line left without a partner
-
-
-def _paired(xs: list[str], ys: list[str]) -> list[_Pair]:
-    """The lines of ``xs`` and ``ys`` paired in order, a line without a partner paired with
-    None: the pairing worth the most, where a pair of lines equal once normalized is worth
-    ``_ALIKE``, a bit more when equal as they are (of two lines alike once normalized, the
-    equal one gets the partner), less when merely similar, and an unpaired line costs
-    ``_UNPAIRED`` (so that a block shifted a level is not paired one line off, where the
-    closing braces happen to be equal)."""
-    n, m = len(xs), len(ys)
-    if n * m > _ALIGNED_CELLS:
-        return _paired_by_runs(xs, ys)
-    kx, ky = [_pairing_key(x) for x in xs], [_pairing_key(y) for y in ys]
-    worth = [
-        [
-            _ALIKE + _EQUAL if x == y else _ALIKE if a == b else fuzz.ratio(a, b) / 100
-            for y, b in zip(ys, ky, strict=True)
-        ]
-        for x, a in zip(xs, kx, strict=True)
-    ]
-    # best[i][j]: the most worth of pairing xs[i:] with ys[j:].
-    best = [[-_UNPAIRED * (n - i + m - j) for j in range(m + 1)] for i in range(n + 1)]
-    for i in range(n - 1, -1, -1):
-        for j in range(m - 1, -1, -1):
-            best[i][j] = max(
-                best[i + 1][j] - _UNPAIRED,
-                best[i][j + 1] - _UNPAIRED,
-                best[i + 1][j + 1] + worth[i][j],
-            )
-    out: list[_Pair] = []
-    i = j = 0
-    while i < n and j < m:
-        if best[i][j] == best[i + 1][j + 1] + worth[i][j]:
-            out.append((i, j))
-            i, j = i + 1, j + 1
-        elif best[i][j] == best[i + 1][j] - _UNPAIRED:
-            out.append((i, None))
-            i += 1
-        else:
-            out.append((None, j))
-            j += 1
-    return out + [(k, None) for k in range(i, n)] + [(None, k) for k in range(j, m)]
-
-
-def _paired_by_runs(xs: list[str], ys: list[str]) -> list[_Pair]:
-    """:func:`_paired` for long texts: runs of lines alike once normalized, and in order
-    between them."""
-    kx, ky = [_pairing_key(x) for x in xs], [_pairing_key(y) for y in ys]
-    out: list[_Pair] = []
-    for _, i1, i2, j1, j2 in SequenceMatcher(None, kx, ky, autojunk=False).get_opcodes():
-        pairs = list(zip(range(i1, i2), range(j1, j2), strict=False))
-        out += pairs
-        out += [(i, None) for i in range(i1 + len(pairs), i2)]
-        out += [(None, j) for j in range(j1 + len(pairs), j2)]
-    return out
-
-
-def _pairing_key(line: str) -> str:
-    return _norm(line).casefold() if line.strip() else f"\0{line}"
-
-
-def _note(
-    notes: dict[str, Difference], kind: str, real: tuple[str, str], compared: str, theirs: str
-) -> None:
-    """Note ``kind`` for a pair of lines, unless already noted: ``real`` the request's and the
-    file's lines as they are, ``compared`` and ``theirs`` as compared (their indentation is
-    what an indentation difference tells)."""
-    if kind in notes:
-        return
-    if kind in ("tabs_vs_spaces", "indentation"):
-        what = "tabs vs spaces" if kind == "tabs_vs_spaces" else "indentation"
-        detail = (
-            f"{what} differs: the file has {_describe_indent(_indent(theirs))} where the "
-            f"request has {_describe_indent(_indent(compared))}"
-        )
-    else:
-        detail = _DETAILS[kind]
-    notes[kind] = Difference(kind, detail, *real)
-
-
-def _note_unpaired(
-    notes: dict[str, Difference], kind: str, line: str, before: str | None, *, sent: bool
-) -> None:
-    """Note a line that only the request (``sent``) or only the file has, unless a line of
-    that kind is already noted; ``before`` is the line before it on the same side."""
-    if kind in notes:
-        return
-    what = "a blank line" if not line.strip() else "a line"
-    where = "at the start" if before is None else f"after {before.strip()!r}"
-    if sent:
-        notes[kind] = Difference(
-            kind, f"the request has {what} that the file lacks, {where}", line, ""
-        )
-    else:
-        notes[kind] = Difference(
-            kind, f"the file has {what} that the request lacks, {where}", "", line
-        )
-
-
-_DETAILS = {
-    "escaping": "the request holds literal backslash escapes (\\n, \\t) where the file "
-    "has real line breaks or tabs",
-    "line_endings": "line breaks at the start or end differ (the last line of a file "
-    "may have no final line break)",
-    "trailing_whitespace": "trailing whitespace at the end of lines differs",
-    "whitespace": "spaces or tabs inside the lines differ",
-    "case": "upper/lower case differs",
-    "quotes": "quote characters differ (straight, curly, single, double or backtick)",
-    "punctuation": "punctuation differs",
-    "content": "the text itself differs",
-}
-
-
-def _text_difference(kind: str, a: str, b: str) -> Difference:
-    """A whole-text difference, shown with the first lines where it shows."""
-    la, lb = a.split(LF), b.split(LF)
-    if kind == "line_endings" and a.startswith(LF) == b.startswith(LF):
-        return Difference(kind, _DETAILS[kind], la[-1], lb[-1])
-    return Difference(kind, _DETAILS[kind], la[0], lb[0])
-
-
-def _indent(line: str) -> str:
-    return line[: len(line) - len(line.lstrip())]
-
-
-def _describe_indent(indent: str) -> str:
-    if not indent:
-        return "no indentation"
-    tabs, spaces = indent.count("\t"), indent.count(" ")
-    parts = [
-        f"{tabs} tab{'s' * (tabs != 1)}" if tabs else "",
-        f"{spaces} space{'s' * (spaces != 1)}" if spaces else "",
-    ]
-    return " and ".join(p for p in parts if p)

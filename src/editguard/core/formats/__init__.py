@@ -16,7 +16,15 @@ function, which a tool calls before it hands the compile step to the pipeline.
 - :mod:`.whole_text`: the whole new content (``write_file``, ``safe_edit`` content);
 - :mod:`.symbol_edit`: context chunks, a new body or lines around one symbol (``edit_symbol``),
   with :mod:`.chunks` as its matcher;
-- :mod:`.unified_diff`: unified and git diffs, one file's hunks at a time (``apply_diff``).
+- :mod:`.unified_diff`: unified and git diffs, one file's hunks at a time (``apply_diff``), read
+  by :mod:`.diff_parse` (with :mod:`.diff_sections`);
+- :mod:`.codex_patch`: an apply_patch update of one file (``apply_patch``), read by
+  :mod:`.codex_parse`, its plan made by :mod:`.codex_plan`.
+
+Every format that puts a block of lines into a file places it with :mod:`.place`: the match
+ladder's rungs, the order of blocks that must follow each other, ties refused, and one refusal
+per cause. A format keeps only its window (where to look) and its tie-break (a stated line, a
+cursor).
 """
 
 from __future__ import annotations

@@ -33,24 +33,22 @@ from typing import Any
 
 from editguard.core.diagnosis import landed_note
 from editguard.core.document import CR, CRLF, LF
+from editguard.core.formats.place.lines import FileLines
+from editguard.core.formats.place.refusal import ambiguous, overlapping, uncorrectable
 from editguard.core.landed import adds_a_line, telling
-from editguard.core.listing import PLACES_SHOWN, excerpt, listing, show_places
+from editguard.core.listing import excerpt, listing
 from editguard.core.seek import (
     LADDER,
     TRAILING,
     TRAILING_WHITESPACE,
     OnlyIgnored,
     Uncorrectable,
-    correct,
     explain,
-    file_uses_tabs,
-    indent_unit,
     lines_match,
     seek,
-    tolerance_names,
     used,
 )
-from editguard.errors import AmbiguousMatch, ChunkMismatch, InvalidRequest, OverlappingEdits
+from editguard.errors import AmbiguousMatch, ChunkMismatch, InvalidRequest
 
 # Chunk lines are compared without trailing whitespace, and only so (no exact rung first):
 # a context line that differs only there is the same line.
@@ -263,7 +261,7 @@ def apply_chunks_with_endings(
     news = [list(chunk.new_lines) for chunk in chunks]
     matched: list[Matched] = [("exact", None)] * len(chunks)
     landed: set[int] = set()  # chunks the symbol already reads as done (core.landed)
-    unit = indent_unit(lines)
+    file = FileLines(lines, first_line=first_line)  # the symbol's lines, for the ladder
     for index, chunk in enumerate(chunks):
         # A candidate is the line just before old_lines (-1: the symbol's start).
         candidates = _candidates(lines, chunk.context_before)
@@ -275,13 +273,13 @@ def apply_chunks_with_endings(
                 fitting.append(p)
             else:
                 failures.append((p, failed))
-        done = _landed(lines, chunk, fitting, index, len(chunks), first_line, symbol, unit, exact)
+        done = _landed(file, chunk, fitting, index, len(chunks), first_line, symbol, exact)
         if done is not None:
             matched[index] = ("exact", landed_note([done], what="new_lines"))
             landed.add(index)
             continue
         if not fitting and not exact:
-            loose = _loose(lines, chunk, index, len(chunks), first_line, symbol, unit)
+            loose = _loose(file, chunk, index, len(chunks), first_line, symbol)
             if loose is not None:
                 start, new_lines, matched[index] = loose
                 news[index] = new_lines
@@ -292,7 +290,8 @@ def apply_chunks_with_endings(
         if not candidates or not (fitting or failures):
             raise _not_found(lines, chunk, index, len(chunks), first_line, symbol)
         if len(fitting) > 1:
-            raise _ambiguous(lines, chunk, fitting, index, len(chunks), first_line, symbol)
+            starts = [p + 1 for p in fitting]
+            raise _ambiguous(lines, chunk, starts, index, len(chunks), first_line, symbol)
         if not fitting:
             raise _mismatch(lines, chunk, failures, index, len(chunks), first_line, symbol)
         placed.append((fitting[0] + 1, fitting[0] + 1 + len(chunk.old_lines), index))
@@ -300,10 +299,13 @@ def apply_chunks_with_endings(
     for (s1, e1, i1), (s2, _e2, i2) in itertools.pairwise(ordered):
         if e1 > s2 or (s1 == s2 and e1 > s1):
             a, b = sorted((i1, i2))
-            raise OverlappingEdits(
-                f"chunks {a + 1} and {b + 1} change the same lines of {symbol} (from line "
-                f"{first_line + s2}); merge them into one chunk",
-                data={"edits": [a, b]},
+            raise overlapping(
+                a,
+                b,
+                first_line + s2,
+                what=f"chunks {a + 1} and {b + 1} change the same lines of {symbol} (from line "
+                f"{first_line + s2})",
+                tip="merge them into one chunk",
                 total_edits=len(chunks),
             )
     working = list(lines)
@@ -329,14 +331,13 @@ def apply_chunks_with_endings(
 
 
 def _landed(
-    lines: list[str],
+    file: FileLines,
     chunk: Chunk,
     fitting: list[int],
     index: int,
     total: int,
     first_line: int,
     symbol: str,
-    unit: int,
     exact: bool,
 ) -> int | None:
     """The line (in the file) where the chunk's new lines stand when the symbol already reads
@@ -350,6 +351,7 @@ def _landed(
         AmbiguousMatch: it fits nowhere exactly, fits with a tolerance, and its new block is in
             the symbol exactly: a retry would land a second time at a look-alike place.
     """
+    lines = file.lines
     before, after = chunk.context_before, chunk.context_after
     old = [*before, *chunk.old_lines, *after]
     new = [*before, *chunk.new_lines, *after]
@@ -373,7 +375,7 @@ def _landed(
         if len(copies) != 1:
             return None
         at = copies[0]
-        if not exact and _loose(lines, chunk, index, total, first_line, symbol, unit):
+        if not exact and _loose(file, chunk, index, total, first_line, symbol):
             where = first_line + at + len(before)
             raise AmbiguousMatch(
                 f"chunk {index + 1} of {total} is not in {symbol} as sent and fits with a "
@@ -400,13 +402,12 @@ def _copy_around(lines: list[str], start: int, size: int, new: list[str]) -> int
 
 
 def _loose(
-    lines: list[str],
+    file: FileLines,
     chunk: Chunk,
     index: int,
     total: int,
     first_line: int,
     symbol: str,
-    unit: int,
 ) -> tuple[int, list[str], Matched] | None:
     """Where a chunk that fits nowhere on its own rung fits on the first looser rung that finds
     it as one block, and its corrected new lines; ``None`` when no rung finds it (the caller
@@ -423,26 +424,14 @@ def _loose(
     block = [*before, *old, *after]
     if not chunk.new_lines or not any(line.strip() for line in block):
         return None
+    lines = file.lines
     start = max(len(lines) - len(block), 0) if chunk.at_end else 0  # check 6
-    hits = seek(lines, block, start=start, ladder=_LOOSE, first_line=first_line, indent_unit=unit)
+    hits = file.seek(block, start, ladder=_LOOSE)
     if not hits:
         return None
     if len(hits) > 1:
-        where = [first_line + h.line + len(before) for h in hits]
-        shown = []
-        for h, at in zip(hits[:PLACES_SHOWN], where, strict=False):
-            lo, hi = max(0, h.line - 1), min(len(lines), h.line + len(block) + 1)
-            shown.append((at, first_line + lo, lines[lo:hi]))
-        raise AmbiguousMatch(
-            f"chunk {index + 1} of {total} is not in {symbol} as sent, and fits with tolerance "
-            f"for {tolerance_names(hits[0].rung)} at {len(hits)} places (old_lines would start at "
-            f"lines {', '.join(map(str, where))}); copy its lines exactly, with context that "
-            "only the place you mean has:\n"
-            + show_places(shown, len(hits), also=where[PLACES_SHOWN:]),
-            edit_index=index,
-            total_edits=total,
-            data={"lines": where, "match": hits[0].rung},
-        )
+        starts = [h.line + len(before) for h in hits]
+        raise _ambiguous(lines, chunk, starts, index, total, first_line, symbol, hits[0].rung)
     hit = hits[0]
     at = hit.line + len(before)
     found = lines[at : at + len(old)]
@@ -454,19 +443,25 @@ def _loose(
         number=hit.number + len(before) if hit.number else 0,
     )
     try:
-        new_lines = correct(own, found, chunk.new_lines, file_uses_tabs=file_uses_tabs(lines))
+        new_lines = file.correct(own, chunk.new_lines)
     except OnlyIgnored:
         return None
     except Uncorrectable as exc:
-        first = first_line + hit.line
-        raise ChunkMismatch(
-            f"chunk {index + 1} of {total} is not in {symbol} as sent; it matches lines "
-            f"{first}-{first + len(block) - 1} with tolerance for {tolerance_names(hit.rung)}, but "
-            f"{exc}:\n" + _numbered(lines, first_line, hit.line, hit.line + len(block)),
+        raise uncorrectable(
+            lines,
+            hit.line,
+            hit.line + len(block),
+            what=f"chunk {index + 1} of {total}",
+            rung=hit.rung,
+            reason=str(exc),
+            search=LF.join(block),
+            first_line=first_line,
+            error=ChunkMismatch,
+            data={"check": 2},
             edit_index=index,
             total_edits=total,
-            data={"check": 2, "match": hit.rung, "lines": [first, first + len(block) - 1]},
-            suggestions=["Copy the chunk's lines exactly from the numbered lines above."],
+            within=symbol,
+            fix="Copy the chunk's lines exactly from the numbered lines above.",
         ) from None
     return at, new_lines, (used(own, found), explain(own, found, "the chunk"))
 
@@ -474,30 +469,30 @@ def _loose(
 def _ambiguous(
     lines: list[str],
     chunk: Chunk,
-    fitting: list[int],
+    starts: list[int],
     index: int,
     total: int,
     first_line: int,
     symbol: str,
+    rung: str = "exact",
 ) -> AmbiguousMatch:
-    where = [first_line + p + 1 for p in fitting]
-    size = len(chunk.old_lines)
-    found = []
-    for p in fitting[:PLACES_SHOWN]:
-        lo = max(0, p - len(chunk.context_before))
-        hi = min(len(lines), p + 2 + size + len(chunk.context_after))
-        found.append((first_line + p + 1, first_line + lo, lines[lo:hi]))
-    shown = show_places(found, len(fitting), also=where[PLACES_SHOWN:])
-    return AmbiguousMatch(
-        f"chunk {index + 1} of {total} fits at {len(fitting)} places in {symbol} (old_lines "
-        f"would start at lines {', '.join(map(str, where))}); nothing was changed:\n{shown}",
+    """The chunk fits where its old lines would start at ``starts`` (on its own rule, or as
+    one block on a looser ``rung``)."""
+    return ambiguous(
+        lines,
+        starts,
+        len(chunk.old_lines),
+        what=f"chunk {index + 1} of {total}",
+        rung=rung,
+        why=f" in {symbol}" + ("" if rung == "exact" else ", none as sent"),
+        tip="copy the chunk's lines exactly from the place you mean, and add to "
+        "context_before or context_after a line that only it has, or set at_end: true if it is "
+        "the symbol's end.",
+        first_line=first_line,
+        before=len(chunk.context_before) + 1,
+        after=len(chunk.context_after) + 1,
         edit_index=index,
         total_edits=total,
-        data={"lines": where},
-        suggestions=[
-            "Add to context_before or context_after a line (shown above) that only the place "
-            "you mean has, or set at_end: true if it is the symbol's end."
-        ],
     )
 
 

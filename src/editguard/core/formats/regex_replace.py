@@ -23,7 +23,7 @@ from editguard.core.diagnosis import (
 )
 from editguard.core.document import Document, line_numbers, normalize_newlines
 from editguard.core.formats import AppliedEdit, Compiled
-from editguard.core.formats.tolerance import Refusal, tolerant_places
+from editguard.core.formats.place.text import Refusal, tolerant_places
 from editguard.core.landed import judge, new_in_place, reader_of, telling
 from editguard.core.listing import excerpt
 from editguard.core.match import find_separate

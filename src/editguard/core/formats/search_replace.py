@@ -5,8 +5,9 @@ occurrences of its ``old_text`` there, and replaces all of them when the count e
 ``occurrences``; otherwise nothing at all is written.
 
 How it stays fast: the text is never rebuilt between edits. The state after each edit is an
-*overlay* on the original text: sorted, disjoint regions ``[a, b)`` of the original, each
-replaced by its current string. Occurrences of a needle are then of two kinds:
+*overlay* on the original text (:mod:`editguard.core.overlay`): sorted, disjoint regions
+``[a, b)`` of the original, each replaced by its current string. Occurrences of a needle are
+then of two kinds:
 
 * *clean* ones, wholly inside original text that no region covers. All needles are found in the
   original in one pass up front (:class:`~editguard.core.match.NeedleSet`); an occurrence stays
@@ -21,9 +22,8 @@ So an independent batch costs one pass over the file plus work around each repla
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from editguard.core.diagnosis import (
     CountMismatch,
@@ -32,11 +32,10 @@ from editguard.core.diagnosis import (
     mismatch_error,
     partly_applied,
 )
-from editguard.core.document import LF, Document, code_of, line_numbers, normalize_newlines
+from editguard.core.document import LF, Document, line_numbers, normalize_newlines
 from editguard.core.formats import AppliedEdit, Compiled
-from editguard.core.formats.tolerance import Place, Refusal, tolerant_places
+from editguard.core.formats.place.text import Place, Refusal, tolerant_places
 from editguard.core.landed import (
-    Reader,
     copy_around,
     judge,
     new_in_place,
@@ -44,6 +43,7 @@ from editguard.core.landed import (
     telling,
 )
 from editguard.core.match import NeedleSet, find_all, find_separate
+from editguard.core.overlay import Hit, Key, Overlay, Region
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import indent_unit
 from editguard.errors import EncodingError, InvalidRequest, TooManyEdits, error_context
@@ -60,44 +60,6 @@ class SearchReplace:
     old_text: str
     new_text: str
     occurrences: int = 1
-
-
-@dataclass(eq=False, slots=True)
-class _Region:
-    a: int
-    b: int
-    s: str
-    codes: bytes | None  # line-ending codes of s (files with mixed endings only)
-    marks: list[list[int]] = field(default_factory=list)  # [edit index, offset in s]
-    merged_into: _Region | None = None
-
-    def root(self) -> _Region:
-        region = self
-        while region.merged_into is not None:
-            region = region.merged_into
-        return region
-
-
-# A character's place in the current text: (original offset, 0) for untouched text, and
-# (region start, offset in its string) for text an edit wrote. Both sort in text order.
-_Key = tuple[int, int]
-
-
-@dataclass(frozen=True, slots=True)
-class _Segment:
-    """A piece of a window: untouched text from ``pos``, or a region's text from ``offset``."""
-
-    text: str
-    region: _Region | None
-    base: int  # original offset (untouched) or offset in region.s
-
-
-@dataclass(frozen=True, slots=True)
-class _Hit:
-    start: _Key
-    end: _Key  # the place just after the last character
-    first: tuple[_Region | None, int]  # where the first character is
-    last: tuple[_Region | None, int]  # where the last character is
 
 
 def validate_edits(edits: Sequence[SearchReplace], max_edits: int) -> None:
@@ -173,7 +135,7 @@ def compile_search_replace(
                 if exact:
                     raise
                 deferred = index if deferred is None else deferred
-    compiled, mismatch = _Overlay(doc, edits, exact=exact).run()
+    compiled, mismatch = _Compiler(doc, edits, exact=exact).run()
     if deferred is not None and mismatch is None:
         with error_context(edit_index=deferred, total_edits=len(edits)):
             doc.check_encodable("".join(r.text for r in compiled.plan.replacements))
@@ -189,15 +151,16 @@ def compile_search_replace(
     return compiled
 
 
-class _Overlay:
+class _Compiler(Overlay):
+    """The edits of one call compiled on the overlay of the file's text."""
+
     def __init__(
         self, doc: Document, edits: Sequence[SearchReplace], *, exact: bool = False
     ) -> None:
-        self.doc = doc
+        super().__init__(doc)
         self.exact = exact
         self.raw_olds = [e.old_text for e in edits]
         self.matches: dict[int, tuple[str, str]] = {}  # edit index: rung, note
-        self.text = doc.text
         self.olds = [normalize_newlines(e.old_text) for e in edits]
         self.news = [normalize_newlines(e.new_text) for e in edits]
         self.expected = [e.occurrences for e in edits]
@@ -211,10 +174,7 @@ class _Overlay:
         self.longest_after = [0] * (len(edits) + 1)
         for k in range(len(edits) - 1, -1, -1):
             self.longest_after[k] = max(self.longest_after[k + 1], len(self.olds[k]))
-        self.regions: list[_Region] = []
-        self.starts: list[int] = []
-        self.suspects: list[list[_Region]] = [[] for _ in edits]
-        self._breaks: list[int] | None = None  # offsets of line breaks (mixed files only)
+        self.suspects: list[list[Region]] = [[] for _ in edits]
         self.already: set[int] = set()  # edits found already applied (core.landed)
         self.landed_at: list[tuple[int, int]] = []  # (original offset, edit) of their copies
 
@@ -248,7 +208,7 @@ class _Overlay:
                     counts.append(0)
                     continue
                 for place in reversed(places):
-                    self._replace(k, self._hit_at(place.start, place.end), place.new)
+                    self._replace(k, self.hit_at(place.start, place.end), place.new)
                 counts.append(len(places))
                 continue
             for hit in reversed(hits):
@@ -257,85 +217,37 @@ class _Overlay:
         plan = Plan(tuple(Replacement(r.a, r.b, r.s, r.codes) for r in self.regions))
         return Compiled(plan, self._applied(counts)), None
 
-    def _occurrences(self, k: int, old: str, original_starts: list[int]) -> list[_Hit]:
+    def _occurrences(self, k: int, old: str, original_starts: list[int]) -> list[Hit]:
         length = len(old)
-        hits: dict[_Key, _Hit] = {}
+        hits: dict[Key, Hit] = {}
         for p in original_starts:
-            if not self._intersects(p, p + length):
-                hits[(p, 0)] = _Hit((p, 0), (p + length, 0), (None, p), (None, p + length - 1))
+            if not self.intersects(p, p + length):
+                hits[(p, 0)] = Hit((p, 0), (p + length, 0), (None, p), (None, p + length - 1))
         if self.suspects[k]:
             for region in {r.root(): None for r in self.suspects[k]}:
-                for hit in self._window_hits(region, old):
+                for hit in self.window_hits(region, old):
                     hits.setdefault(hit.start, hit)
         ordered = sorted(hits.values(), key=lambda h: h.start)
-        chosen: list[_Hit] = []
+        chosen: list[Hit] = []
         for hit in ordered:
             if not chosen or hit.start >= chosen[-1].end:
                 chosen.append(hit)
         return chosen
 
-    def _intersects(self, start: int, end: int) -> bool:
-        i = bisect_right(self.starts, start) - 1
-        if i >= 0 and self.regions[i].b > start:
-            return True
-        return i + 1 < len(self.starts) and self.starts[i + 1] < end
-
     # -- replacing one occurrence --------------------------------------------------------
 
-    def _replace(self, k: int, hit: _Hit, new: str | None = None) -> None:
+    def _replace(self, k: int, hit: Hit, new: str | None = None) -> None:
         new = self.news[k] if new is None else new
-        first_region, first_off = hit.first
-        last_region, last_off = hit.last
-        if first_region is None:
-            a, prefix, prefix_codes = first_off, "", b""
-        else:
-            first_region = first_region.root()
-            a = first_region.a
-            prefix = first_region.s[:first_off]
-            prefix_codes = self._codes_of(first_region, 0, first_off)
-        if last_region is None:
-            b, suffix, suffix_codes = last_off + 1, "", b""
-        else:
-            last_region = last_region.root()
-            b = last_region.b
-            suffix = last_region.s[last_off + 1 :]
-            suffix_codes = self._codes_of(last_region, last_off + 1, len(last_region.s))
-        i0 = bisect_left(self.starts, a)
-        i1 = bisect_left(self.starts, b)
-        absorbed = self.regions[i0:i1]
-        region = _Region(a, b, prefix + new + suffix, None)
-        if self.doc.line_endings is not None:
-            matched = self._matched_codes(
-                (first_region, first_off), (last_region, last_off), absorbed
-            )
-            new_codes = bytes(
-                matched[i] if i < len(matched) else self._default_code()
-                for i in range(new.count(LF))
-            )
-            region.codes = prefix_codes + new_codes + suffix_codes
-        new_end = len(prefix) + len(new)
-        for old in absorbed:
-            for mark in old.marks:
-                if old is first_region and mark[1] < first_off:
-                    pass
-                elif old is last_region and mark[1] > last_off:
-                    mark[1] = new_end + mark[1] - last_off - 1
-                else:
-                    mark[1] = len(prefix)  # overwritten: it now lives where the new text starts
-                region.marks.append(mark)
-            old.merged_into = region
-        region.marks.append([k, len(prefix)])
-        self.regions[i0:i1] = [region]
-        self.starts[i0:i1] = [a]
-        self._look_ahead(k, region, len(prefix), new_end, i0)
+        region, start, end, index = self.splice(k, hit, new)
+        self._look_ahead(k, region, start, end, index)
 
-    def _look_ahead(self, k: int, region: _Region, core_start: int, core_end: int, at: int) -> None:
+    def _look_ahead(self, k: int, region: Region, core_start: int, core_end: int, at: int) -> None:
         """Scan around the text just written for the needles of later edits."""
         context = self.longest_after[k + 1] - 1
         if context < 0:
             return
-        before = self._text_before(at, core_start, context)
-        after = self._text_after(at, core_end, context)
+        before = self.text_before(at, core_start, context)
+        after = self.text_after(at, core_end, context)
         left = "".join(seg.text for seg in before)
         window = left + region.s[core_start:core_end] + "".join(seg.text for seg in after)
         cs, ce = len(left), len(left) + core_end - core_start
@@ -349,10 +261,6 @@ class _Overlay:
 
     # -- the tolerance ladder ------------------------------------------------------------
 
-    def _current(self) -> str:
-        plan = Plan(tuple(Replacement(r.a, r.b, r.s) for r in self.regions))
-        return plan.apply_to_text(self.text)
-
     def _tolerant(self, k: int) -> list[Place] | None:
         """Edit ``k``'s places on the first rung of the ladder that finds any, each with its
         corrected new text; ``None`` when no rung finds it.
@@ -364,9 +272,9 @@ class _Overlay:
         old, new = self.olds[k], self.news[k]
         if not old.strip():
             return None
-        text = self._current()
+        text = self.current()
         found = tolerant_places(
-            text, old, new, self.expected[k], self._indent_unit(text), self._numbering()
+            text, old, new, self.expected[k], self._indent_unit(text), self.numbering()
         )
         if found is None:
             return None
@@ -411,200 +319,12 @@ class _Overlay:
                 )
         return list(found.places)
 
-    def _numbering(self) -> Callable[[int], int | None]:
-        """The line number each line of the current text had in the file as read (what a
-        pasted line number refers to); ``None`` for a line an earlier edit wrote or touched."""
-        touched: list[tuple[int, int, int]] = []  # current lines first..last, shift after
-        shift = 0  # current line index minus original line index, past the regions so far
-        original = 0  # original line index of the place reached
-        position = 0
-        for region in self.regions:
-            original += self.text.count(LF, position, region.a)
-            first = original + shift
-            last = first + region.s.count(LF)
-            removed = self.text.count(LF, region.a, region.b)
-            shift += region.s.count(LF) - removed
-            touched.append((first, last, shift))
-            original += removed
-            position = region.b
-        firsts = [t[0] for t in touched]
-
-        def number(index: int) -> int | None:
-            at = bisect_right(firsts, index) - 1
-            if at < 0:
-                return index + 1
-            _first, last, after = touched[at]
-            return None if index <= last else index - after + 1
-
-        return number
-
     def _indent_unit(self, text: str) -> int:
         return indent_unit(text.split(LF, 5000)[:5000])
 
-    def _hit_at(self, start: int, end: int) -> _Hit:
-        """The hit for ``current[start:end]`` (a non-empty span of the current text)."""
-        first = self._locate(start)
-        last = self._locate(end - 1)
-        return _Hit(self._key(first), self._key_after(last), first, last)
-
-    def _locate(self, offset: int) -> tuple[_Region | None, int]:
-        """Where a character of the current text is: in original text or in a region."""
-        shift = 0
-        for region in self.regions:
-            begin = region.a + shift
-            if offset < begin:
-                return None, offset - shift
-            if offset < begin + len(region.s):
-                return region, offset - begin
-            shift += len(region.s) - (region.b - region.a)
-        return None, offset - shift
-
-    # -- windows of the current text -----------------------------------------------------
-
-    def _text_before(self, index: int, offset: int, count: int) -> list[_Segment]:
-        """Up to ``count`` characters of current text before ``offset`` in region ``index``."""
-        out: list[_Segment] = []
-        region = self.regions[index]
-        take = min(offset, count)
-        if take:
-            out.append(_Segment(region.s[offset - take : offset], region, offset - take))
-            count -= take
-        pos = region.a
-        i = index - 1
-        while count > 0 and pos > 0:
-            floor = self.regions[i].b if i >= 0 else 0
-            take = min(pos - floor, count)
-            if take:
-                out.append(_Segment(self.text[pos - take : pos], None, pos - take))
-                count -= take
-            if count <= 0 or i < 0:
-                break
-            prev = self.regions[i]
-            take = min(len(prev.s), count)
-            # An empty region still matters: it is a junction a needle may span.
-            out.append(_Segment(prev.s[len(prev.s) - take :], prev, len(prev.s) - take))
-            count -= take
-            pos = prev.a
-            i -= 1
-        out.reverse()
-        return out
-
-    def _text_after(self, index: int, offset: int, count: int) -> list[_Segment]:
-        """Up to ``count`` characters of current text after ``offset`` in region ``index``."""
-        out: list[_Segment] = []
-        region = self.regions[index]
-        take = min(len(region.s) - offset, count)
-        if take:
-            out.append(_Segment(region.s[offset : offset + take], region, offset))
-            count -= take
-        pos = region.b
-        i = index + 1
-        size = len(self.text)
-        while count > 0 and pos < size:
-            ceiling = self.regions[i].a if i < len(self.regions) else size
-            take = min(ceiling - pos, count)
-            if take:
-                out.append(_Segment(self.text[pos : pos + take], None, pos))
-                count -= take
-            if count <= 0 or i >= len(self.regions):
-                break
-            nxt = self.regions[i]
-            take = min(len(nxt.s), count)
-            out.append(_Segment(nxt.s[:take], nxt, 0))
-            count -= take
-            pos = nxt.b
-            i += 1
-        return out
-
-    def _window_hits(self, region: _Region, old: str) -> list[_Hit]:
-        """Occurrences of ``old`` around ``region`` that touch text an edit wrote."""
-        index = bisect_left(self.starts, region.a)
-        context = len(old) - 1
-        segments = [
-            *self._text_before(index, 0, context),
-            _Segment(region.s, region, 0),
-            *self._text_after(index, len(region.s), context),
-        ]
-        offsets: list[int] = []
-        total = 0
-        for seg in segments:
-            offsets.append(total)
-            total += len(seg.text)
-        window = "".join(seg.text for seg in segments)
-        hits: list[_Hit] = []
-        for w in find_all(window, old):
-            end = w + len(old) - 1
-            si = bisect_right(offsets, w) - 1
-            while not segments[si].text:  # a first character never sits in an empty segment
-                si += 1
-            ei = bisect_right(offsets, end) - 1
-            while not segments[ei].text:
-                ei -= 1
-            first, last = segments[si], segments[ei]
-            if si == ei and first.region is None:
-                continue  # wholly untouched text: counted among the clean occurrences
-            f = (first.region, first.base + w - offsets[si])
-            last_at = (last.region, last.base + end - offsets[ei])
-            hits.append(_Hit(self._key(f), self._key_after(last_at), f, last_at))
-        return hits
-
-    @staticmethod
-    def _key(place: tuple[_Region | None, int]) -> _Key:
-        region, off = place
-        return (off, 0) if region is None else (region.a, off)
-
-    @staticmethod
-    def _key_after(place: tuple[_Region | None, int]) -> _Key:
-        region, off = place
-        if region is None:
-            return (off + 1, 0)
-        if off + 1 == len(region.s):
-            return (region.b, 0)
-        return (region.a, off + 1)
-
-    # -- line endings of files that mix them ---------------------------------------------
-
-    def _default_code(self) -> int:
-        return code_of(self.doc.newline)
-
-    def _codes_of(self, region: _Region, start: int, end: int) -> bytes:
-        if region.codes is None:
-            return b""
-        first = region.s.count(LF, 0, start)
-        return region.codes[first : first + region.s.count(LF, start, end)]
-
-    def _original_codes(self, start: int, end: int) -> bytes:
-        assert self.doc.line_endings is not None
-        if self._breaks is None:
-            self._breaks = find_all(self.text, LF)
-        first = bisect_left(self._breaks, start)
-        return self.doc.line_endings[first : bisect_left(self._breaks, end)]
-
-    def _matched_codes(
-        self,
-        first: tuple[_Region | None, int],
-        last: tuple[_Region | None, int],
-        absorbed: list[_Region],
-    ) -> bytes:
-        """The endings of the line breaks that the matched text held, in order."""
-        out = bytearray()
-        start_region, start_off = first
-        end_region, end_off = last
-        pos = start_off if start_region is None else None
-        for region in absorbed:
-            if pos is not None:
-                out += self._original_codes(pos, region.a)
-            lo = start_off if region is start_region else 0
-            hi = end_off + 1 if region is end_region else len(region.s)
-            out += self._codes_of(region, lo, hi)
-            pos = region.b
-        if end_region is None:
-            out += self._original_codes(pos if pos is not None else start_off, end_off + 1)
-        return bytes(out)
-
     # -- edits already applied (core.landed) --------------------------------------------
 
-    def _landed_around(self, k: int, hits: list[_Hit]) -> bool:
+    def _landed_around(self, k: int, hits: list[Hit]) -> bool:
         """Whether edit ``k``, whose ``old_text`` occurs in its ``new_text``, is already applied
         at the ``hits`` of its old text (every one inside a copy of the new text, as many
         copies as expected, each standing alone); nothing to look at when old_text is not in
@@ -620,15 +340,15 @@ class _Overlay:
             return False  # more places than copies could hold: not applied, count is off
         if not self._maybe_inside(hits, old, new):
             return False
-        read, size = self._reader()
-        starts = [self._position(h.first) for h in hits]
+        read, size = self.reader()
+        starts = [self.position(h.first) for h in hits]
         judged = judge(read, size, [(at, old, new) for at in starts], self.expected[k])
         if judged.copies:
             self._note_landed(k, list(judged.copies))
             return True
         if judged.landed and len(hits) == self.expected[k]:
             raise partly_applied(
-                self._current(),
+                self.current(),
                 old,
                 list(judged.landed),
                 list(judged.pending),
@@ -638,7 +358,7 @@ class _Overlay:
             )
         return False
 
-    def _maybe_inside(self, hits: list[_Hit], old: str, new: str) -> bool:
+    def _maybe_inside(self, hits: list[Hit], old: str, new: str) -> bool:
         """Whether a hit may lie inside a copy of ``new``: the cheap look first, on the text
         as read, for hits whose surroundings no edit has touched (a first attempt's usual
         case); the others are looked at in the current text."""
@@ -646,7 +366,7 @@ class _Overlay:
         read = reader_of(self.text)
         for hit in hits:
             region, at = hit.first
-            if region is not None or self._intersects(max(at - reach, 0), at + reach):
+            if region is not None or self.intersects(max(at - reach, 0), at + reach):
                 return True
             if copy_around(read, len(self.text), at, old, new) is not None:
                 return True
@@ -655,7 +375,7 @@ class _Overlay:
     def _landed_elsewhere(self, k: int) -> bool:
         """Whether edit ``k``, whose old text is nowhere (not on the ladder either), is already
         applied: its new text at the expected number of places, each standing alone."""
-        text = self._current()
+        text = self.current()
         copies = new_in_place(text, self.olds[k], self.news[k], self.expected[k])
         if copies is None:
             return False
@@ -667,56 +387,12 @@ class _Overlay:
         """Keep where edit ``k``'s new text already stands (offsets in the current text), to
         name its lines in the new text in the result."""
         for at in copies:
-            region, off = self._locate(at)
+            region, off = self.locate(at)
             if region is None:
                 self.landed_at.append((off, k))
             else:
                 region.marks.append([k, off])
         self.already.add(k)
-
-    def _reader(self) -> tuple[Reader, int]:
-        """Reads the current text (as the edits so far left it), and its length."""
-        if not self.regions:
-            return reader_of(self.text), len(self.text)
-        size = len(self.text) + sum(len(r.s) - (r.b - r.a) for r in self.regions)
-        return self._read, size
-
-    def _read(self, start: int, end: int) -> str:
-        """``current[start:end]``, without building the current text."""
-        start = max(start, 0)
-        out: list[str] = []
-        cur = orig = 0
-
-        def take(source: str, at: int, length: int) -> None:
-            lo, hi = max(start, cur), min(end, cur + length)
-            if lo < hi:
-                out.append(source[at + lo - cur : at + hi - cur])
-
-        for region in self.regions:
-            if cur >= end:
-                break
-            take(self.text, orig, region.a - orig)
-            cur += region.a - orig
-            take(region.s, 0, len(region.s))
-            cur += len(region.s)
-            orig = region.b
-        if cur < end:
-            take(self.text, orig, len(self.text) - orig)
-        return "".join(out)
-
-    def _position(self, place: tuple[_Region | None, int]) -> int:
-        """The offset in the current text of a character's place."""
-        region, off = place
-        if region is not None:
-            region = region.root()
-        shift = 0
-        for r in self.regions:
-            if r is region:
-                return r.a + shift + off
-            if region is None and r.b > off:
-                break
-            shift += len(r.s) - (r.b - r.a)
-        return off + shift
 
     # -- results -------------------------------------------------------------------------
 
@@ -753,7 +429,7 @@ class _Overlay:
 
     def _mismatch(self, k: int) -> CountMismatch:
         # The error path may be slow: rebuild the text this edit saw and search it plainly.
-        current = self._current()
+        current = self.current()
         starts = find_separate(current, self.olds[k], limit=MAX_OCCURRENCES)
         return CountMismatch(
             k, self.expected[k], len(starts), current, tuple(starts), bool(self.regions)

@@ -1,5 +1,5 @@
-"""The tolerance ladder for formats that search a text: where an old text is found when it is
-not found exactly, and the new text to write there.
+"""A search text placed on the match ladder (edit_file, safe_edit): where an old text is found
+when it is not found exactly, and the new text to write there.
 
 :func:`tolerant_places` splits the text an edit sees into lines and asks
 :func:`editguard.core.seek.seek` for the old text's lines on the ladder after the exact rung
@@ -17,8 +17,9 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from editguard.core.diagnosis import CountMismatch, mismatch_error, uncorrectable_error
+from editguard.core.diagnosis import CountMismatch, mismatch_error
 from editguard.core.document import LF, line_offsets
+from editguard.core.formats.place.refusal import uncorrectable
 from editguard.core.match import find_separate
 from editguard.core.seek import (
     INDENT,
@@ -85,8 +86,20 @@ class Refusal:
         """The WRONG_COUNT or NO_MATCH error for this refusal, ``old`` being the search text."""
         what = "search" if index is None else "old_text"
         if self.reason:
-            return uncorrectable_error(
-                text, old, self.lines, self.rung, self.reason, path, index, total, what
+            first, last = self.lines
+            new = "replace" if what == "search" else "new_text"
+            return uncorrectable(
+                text.split(LF, last),
+                first - 1,
+                last,
+                what=what,
+                rung=self.rung,
+                reason=self.reason,
+                search=old,
+                path=path,
+                edit_index=index,
+                total_edits=total,
+                fix=f"Send {what} and {new} exactly as the file has these lines.",
             )
         mismatch = CountMismatch(
             index or 0, self.expected, len(self.starts), text, self.starts, changed, self.rung
