@@ -921,6 +921,22 @@ def test_a_diff_of_a_to_b_applied_to_a_gives_b(
     assert out.decode() == after
 
 
+def test_lines_a_hunk_adds_before_its_old_ones_are_looked_for_only_there() -> None:
+    # Found by hypothesis: a fourth "a" added above three was taken as sent already, found
+    # below them (where the hunk never puts it) in the file's four "a"; nothing was written.
+    before, after = "a\na\na\na", "a\na\na\na\na"
+    out, compiled = apply(before, unified(before, after))
+    assert out.decode() == after
+    assert not compiled.applied[0].already_applied
+    # Where the hunk puts them, its added lines read as a retry: the file is left as it is.
+    line = "value = compute(x)"
+    before = f"{line}\n{line}\n"
+    diff = "--- a/f.txt\n+++ b/f.txt\n@@ -1,1 +1,2 @@\n " + line + "\n+" + line + "\n"
+    out, compiled = apply(before, diff)
+    assert out.decode() == before
+    assert compiled.applied[0].already_applied
+
+
 # -- search cost ---------------------------------------------------------------------------
 
 

@@ -226,14 +226,14 @@ def _seek_chunk(
             at = len(file.lines) - len(old)
             hits = file.seek(old, at) if old and at >= cursor else []
             if hits:
-                return _tolerant(file, hits[0], old, new, _structure(chunk, old, new), who, cursor)
+                return _tolerant(file, hits[0], old, new, chunk, who, cursor)
     for old, new in tries:
         at = file.find(old, cursor)
         if at is not None:
             if not exact:
                 _refuse_loose_before(file, old, cursor, at, who, what="", ladder=_LOOK_ALIKE)
             _refuse_other_places(file, old, cursor, at, who, chunks, exact=exact)
-            done = file.done_around(at, old, new, cursor)
+            done = file.done_around(at, old, new, cursor, chunk.kinds)
             if done is not None:
                 return _already(who.index, done, done + len(new), file)
             return PlacedChunk(
@@ -259,7 +259,7 @@ def _seek_chunk(
                 )
             if hits:
                 hit = next(h for h in hits if h.line == got)
-                return _tolerant(file, hit, old, new, _structure(chunk, old, new), who, cursor)
+                return _tolerant(file, hit, old, new, chunk, who, cursor)
     for old, new in tries:
         if new == old or len(LF.join(new).strip()) < ALREADY_CHARS:
             continue
@@ -455,11 +455,12 @@ def _tolerant(
     hit: SeekHit,
     old: Sequence[str],
     new: Sequence[str],
-    structure: tuple[Opcode, ...] | None,
+    chunk: UpdateChunk,
     who: _Chunk,
     cursor: int,
 ) -> PlacedChunk:
     """The chunk placed where the ladder found it, its new lines corrected the same way."""
+    structure = _structure(chunk, old, new)
     start, stop = hit.line, hit.line + len(old)
     found = file.lines[start:stop]
     rung = used(hit, found)
@@ -492,7 +493,7 @@ def _tolerant(
             total_edits=who.total,
             fix="Copy the chunk's lines exactly from the numbered lines above.",
         ) from None
-    done = file.done_around(start, found, written, cursor)
+    done = file.done_around(start, found, written, cursor, chunk.kinds)
     if done is not None:
         return _already(who.index, done, done + len(written), file)
     note = explain(hit, found, "the chunk")

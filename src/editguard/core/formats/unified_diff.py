@@ -175,14 +175,14 @@ class _Placer:
             and self.file.exact_at(expected, old, low, at_eof=at_eof)
             and self._allowed(index, expected)
         ):
-            return self._done_around(index, expected, old, hunk.new, low, expected) or _Placed(
+            return self._done_around(index, expected, old, hunk, low, expected) or _Placed(
                 index, expected, hunk.new, "exact", None, 0
             )
         try:
             places = self.file.exact_places(old, low, n - len(old), at_eof)
             if places:
                 at = self._choose(index, hunk, places, expected, "exact")
-                return self._done_around(index, at, old, hunk.new, low, expected) or _Placed(
+                return self._done_around(index, at, old, hunk, low, expected) or _Placed(
                     index, at, hunk.new, "exact", None, self._offset(at, expected)
                 )
             before = self.file.exact_places(old, 0, min(low - 1, n - len(old)), at_eof)
@@ -237,13 +237,17 @@ class _Placer:
         index: int,
         at: int,
         old: Sequence[str],
-        new: Sequence[str],
+        hunk: Hunk,
         low: int,
         expected: int | None,
+        new: Sequence[str] | None = None,
     ) -> _Placed | None:
-        """The hunk as already applied when the file reads as its new lines around its old
-        ones, found at ``at`` (:meth:`FileLines.done_around`)."""
-        start = self.file.done_around(at, old, new, low)
+        """The hunk as already applied when the file reads as its new lines (``new``, the
+        hunk's own unless corrected) around its old ones, found at ``at``
+        (:meth:`FileLines.done_around`, told where the hunk adds its lines)."""
+        new = hunk.new if new is None else new
+        kinds = tuple(kind for kind, _ in hunk.lines)
+        start = self.file.done_around(at, old, new, low, kinds)
         return None if start is None else self._already(index, start, expected, new)
 
     def _new_lines_there(
@@ -337,7 +341,7 @@ class _Placer:
                 total_edits=self.total,
                 fix="Send the hunk's context and removed lines exactly as the file has them.",
             ) from None
-        done = self._done_around(index, at, found, new, low, expected)
+        done = self._done_around(index, at, found, hunk, low, expected, new)
         if done is not None:
             return done
         return _Placed(

@@ -165,13 +165,30 @@ class FileLines:
             place = _first_place(text, starts, needle, place + 1, high)
         return found
 
-    def done_around(self, at: int, old: Sequence[str], new: Sequence[str], low: int) -> int | None:
+    def done_around(
+        self,
+        at: int,
+        old: Sequence[str],
+        new: Sequence[str],
+        low: int,
+        kinds: Sequence[str] = (),
+    ) -> int | None:
         """Where ``new`` starts when the file already reads as it around ``old``, found at
         ``at`` (not before ``low``): new lines that hold the old ones (lines added before or
-        after them) and are there in full. A block sent again would add its lines twice."""
+        after them) and are there in full. A block sent again would add its lines twice.
+
+        ``kinds``, the block's line kinds (``" "``, ``"-"``, ``"+"``) when known, say where its
+        added lines go: only there are they looked for (:func:`added_before`). Lines that
+        merely repeat (a fourth ``a`` added above three) are otherwise found beside the old
+        ones at a place the block never put them, and a first attempt taken for a retry."""
         if len(new) <= len(old):
             return None
-        for d in range(len(new) - len(old) + 1):
+        if kinds:
+            before = added_before(kinds)
+            offsets = range(0) if before is None else range(before, before + 1)
+        else:
+            offsets = range(len(new) - len(old) + 1)
+        for d in offsets:
             start = at - d
             if start < low or tuple(new[d : d + len(old)]) != tuple(old):
                 continue
@@ -288,3 +305,16 @@ class FileLines:
 
 
 __all__ = ["ALREADY_CHARS", "MAX_LISTED", "FileLines", "Spent", "lines_of"]
+
+
+def added_before(kinds: Sequence[str]) -> int | None:
+    """How many lines a block of these line kinds adds before its old lines, when it only adds
+    lines at its edges (before its first old line, after its last); ``None`` otherwise: then a
+    copy of its new lines never holds its old ones together."""
+    if "-" in kinds:
+        return None
+    first = next((i for i, kind in enumerate(kinds) if kind != "+"), len(kinds))
+    last = len(kinds) - next((i for i, kind in enumerate(reversed(kinds)) if kind != "+"), 0)
+    if "+" in kinds[first:last]:
+        return None
+    return first
