@@ -110,9 +110,10 @@ def unsaid(error: EditError, text: str) -> dict[str, Any]:
     data = error.to_dict()
     for key in ("code", "message", "suggestions"):
         data.pop(key, None)
-    if error.edit_index is not None and error.total_edits is not None:
+    item = error.frame("edit", "chunk", "hunk")
+    if item is not None and item.label() is not None:  # the text says "edit k of n"
         data.pop("edit_index", None)
-        data.pop("total_edits", None)
+        data.pop("total_edits" if item.kind == "edit" else "total", None)
     return {k: v for k, v in data.items() if not _said(v, text, top=True)}
 
 

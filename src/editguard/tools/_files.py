@@ -13,7 +13,6 @@ from editguard.core.diff import render_diff
 from editguard.core.document import Document
 from editguard.core.formats import AppliedEdit
 from editguard.core.plan import Plan, Replacement
-from editguard.errors import EditError
 from editguard.pipeline import DIFF_LINES, Context, Mode, check_version
 from editguard.tools._common import DRY_RUN_HELP, EXACT_HELP, MODE_HELP, Args, Validation
 from editguard.transaction import Transaction
@@ -55,18 +54,6 @@ def check_expected(txn: Transaction, expected: dict[str, str] | None) -> None:
         where = txn.ctx.sandbox.resolve(path)
         staged = txn.file(where)
         check_version(where.display, version, staged.read_version, staged.version)
-
-
-def locate_error(exc: EditError, key: str, line: int) -> None:
-    """Name the patch line an error of one file's operation comes from (``key``: patch_line or
-    diff_line). A chunk's or hunk's own message already says "chunk k of n", so the generic
-    "edit k of n" prefix is dropped from the text (``edit_index`` stays, the count goes to
-    ``total`` in data)."""
-    exc.data.setdefault(key, line)
-    named = "chunk" in exc.data or "hunk" in exc.data
-    if named and exc.edit_index is not None and exc.total_edits is not None:
-        exc.data.setdefault("total", exc.total_edits)
-        exc.total_edits = None
 
 
 class HunkResult(BaseModel):

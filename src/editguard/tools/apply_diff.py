@@ -7,8 +7,8 @@ from pydantic import Field
 from editguard.core.formats.unified_diff import FileDiff, compile_hunks, new_file_text, parse_diff
 from editguard.core.formats.whole_text import compile_whole_text
 from editguard.errors import (
-    EditError,
     FileNotFound,
+    Frame,
     InvalidPatch,
     NoMatch,
     StaleVersion,
@@ -24,7 +24,6 @@ from editguard.tools._files import (
     PatchArgs,
     PatchResult,
     check_expected,
-    locate_error,
     moved,
     transaction,
     whole_diff,
@@ -105,29 +104,25 @@ def _apply(
             data={"line": fd.line},
         )
     where = _target(txn, fd)
-    try:
-        with error_context(path=where.display):
-            if fd.binary:
-                raise InvalidPatch(
-                    f"the diff changes {where.display} with a binary patch, which apply_diff "
-                    "does not apply",
-                    data={"line": fd.line},
-                    suggestions=["Leave binary files out of the diff."],
-                )
-            kinds = {m & 0o170000 for m in (fd.old_mode, fd.new_mode) if m is not None}
-            if kinds - {0, 0o100000}:
-                raise InvalidPatch(
-                    f"the diff makes {where.display} a symbolic link or a submodule (mode "
-                    f"{max(kinds):o}), which apply_diff does not apply; only regular files",
-                    data={"line": fd.line},
-                    suggestions=["Leave symbolic links and submodules out of the diff."],
-                )
-            if fd.old_path is None:
-                return _create(txn, fd, args, stage, where), None
-            return _update(txn, fd, args, stage, where)
-    except EditError as exc:
-        locate_error(exc, "diff_line", fd.line)
-        raise
+    with error_context(Frame("file", name=where.display, data={"diff_line": fd.line})):
+        if fd.binary:
+            raise InvalidPatch(
+                f"the diff changes {where.display} with a binary patch, which apply_diff "
+                "does not apply",
+                data={"line": fd.line},
+                suggestions=["Leave binary files out of the diff."],
+            )
+        kinds = {m & 0o170000 for m in (fd.old_mode, fd.new_mode) if m is not None}
+        if kinds - {0, 0o100000}:
+            raise InvalidPatch(
+                f"the diff makes {where.display} a symbolic link or a submodule (mode "
+                f"{max(kinds):o}), which apply_diff does not apply; only regular files",
+                data={"line": fd.line},
+                suggestions=["Leave symbolic links and submodules out of the diff."],
+            )
+        if fd.old_path is None:
+            return _create(txn, fd, args, stage, where), None
+        return _update(txn, fd, args, stage, where)
 
 
 def _target(txn: Transaction, fd: FileDiff) -> Resolved:

@@ -14,7 +14,7 @@ from editguard.core.formats.codex_patch import (
     parse_patch,
 )
 from editguard.core.formats.whole_text import compile_whole_text
-from editguard.errors import EditError, FileNotFound, InvalidPatch, error_context
+from editguard.errors import FileNotFound, Frame, InvalidPatch, error_context
 from editguard.fs.nearest import with_nearest
 from editguard.fs.sandbox import Resolved
 from editguard.pipeline import Change, Context
@@ -25,7 +25,6 @@ from editguard.tools._files import (
     PatchArgs,
     PatchResult,
     check_expected,
-    locate_error,
     moved,
     text_of,
     transaction,
@@ -113,12 +112,8 @@ def _one_move_per_destination(txn: Transaction, ops: tuple[PatchOp, ...]) -> Non
 
 def _apply(txn: Transaction, op: PatchOp, args: ApplyPatchArgs, stage: bool) -> FileChange:
     where = txn.ctx.sandbox.resolve(op.path)
-    try:
-        with error_context(path=where.display):
-            return _operation(txn, op, args, where, stage)
-    except EditError as exc:
-        locate_error(exc, "patch_line", op.line)
-        raise
+    with error_context(Frame("file", name=where.display, data={"patch_line": op.line})):
+        return _operation(txn, op, args, where, stage)
 
 
 def _operation(

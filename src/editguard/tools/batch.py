@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from editguard.errors import EditError, InvalidRequest, TooManyEdits
+from editguard.errors import Frame, InvalidRequest, TooManyEdits, error_context
 from editguard.fs.sandbox import Resolved
 from editguard.pipeline import Context
 from editguard.tools._common import DRY_RUN_HELP, Args
@@ -95,22 +94,10 @@ def run(ctx: Context, args: BatchArgs) -> BatchResult:
     return BatchResult(results=results, written=written, dry_run=args.dry_run)
 
 
-@contextmanager
-def _call(index: int, total: int, tool: str) -> Iterator[None]:
-    """Name the call in an error raised inside: "call k of n (tool)" and ``call`` in data."""
-    try:
-        yield
-    except EditError as exc:
-        if "call" not in exc.data:
-            exc.data["call"] = index
-            exc.data["tool"] = tool
-            inner = ""
-            if exc.edit_index is not None and exc.total_edits is not None:
-                # The call comes first in the text; the edit within it after.
-                inner = f"edit {exc.edit_index + 1} of {exc.total_edits}: "
-                exc.data["total_edits"], exc.total_edits = exc.total_edits, None
-            exc.message = f"call {index + 1} of {total} ({tool}): {inner}{exc.message}"
-        raise
+def _call(index: int, total: int, tool: str) -> AbstractContextManager[None]:
+    """Name the call in an error raised inside: "call k of n (tool)" before the rest of its
+    text, ``call`` and ``tool`` in data."""
+    return error_context(Frame("call", index, total, tool))
 
 
 TOOL = Tool(

@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from editguard.errors import ChangeNotFound
 from editguard.history import Entry, FileRecord, History
+from editguard.history.undo import not_found
 from editguard.pipeline import Context
 from editguard.tools._common import Args
 from editguard.tools._tool import Tool
@@ -108,18 +109,6 @@ def _rejected(ctx: Context) -> str | None:
     return (
         f"{len(rejected)} journal(s) in {ctx.journal.folder} were not acted on ({named}); "
         "a person should look at them"
-    )
-
-
-def not_found(history: History, change: int) -> ChangeNotFound:
-    """CHANGE_NOT_FOUND for an id the history does not hold (never recorded, or gone)."""
-    latest = history.entries(limit=1)
-    newest = latest[0].id if latest else None
-    return ChangeNotFound(
-        f"no change {change} in the history"
-        + (f" (the newest is {newest})" if newest is not None else " (it is empty)"),
-        data={"change_id": change, "newest": newest},
-        suggestions=["Call history to see the recorded changes and their ids."],
     )
 
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from editguard.core.document import Document
 from editguard.core.images import image_type
 from editguard.core.listing import LF, listing
-from editguard.errors import EditError, FileTooLarge, InvalidRequest
+from editguard.errors import EditError, FileTooLarge, InvalidRequest, error_context
 from editguard.fs.sandbox import Resolved
 from editguard.pipeline import Context, Raw, read_text_or_raw
 from editguard.tools._common import PATH_HELP, Args, LineEnding
@@ -205,9 +205,8 @@ def _image_too_large(mime: str, size: int, limit: int) -> FileTooLarge:
 def _image(where: Resolved, raw: Raw, version: str, budget: _Budget) -> ImageResult:
     size = len(raw.data)
     if size > budget.image_bytes:  # it grew after its size was checked
-        exc = _image_too_large(raw.kind, size, budget.image_bytes)
-        exc.path = where.display
-        raise exc
+        with error_context(path=where.display):
+            raise _image_too_large(raw.kind, size, budget.image_bytes)
     budget.image_bytes -= size
     return ImageResult(
         path=where.real,

@@ -73,6 +73,7 @@ from editguard.core.seek import (
 from editguard.core.similar import find_similar
 from editguard.errors import (
     AmbiguousMatch,
+    Frame,
     NoMatch,
 )
 
@@ -97,6 +98,11 @@ class _Chunk:
 
     def data(self, **extra: Any) -> dict[str, Any]:
         return {"chunk": self.index + 1, "patch_line": self.patch_line, **extra}
+
+    @property
+    def where(self) -> tuple[Frame]:
+        """The chunk's frame; its messages start with :attr:`name`, which says it already."""
+        return (Frame("chunk", self.index, self.total, said=True),)
 
 
 def compile_update(doc: Document, op: UpdateFile, *, exact: bool = False) -> Compiled:
@@ -396,8 +402,7 @@ def _ambiguous(
         more=more,
         data=who.data(**(data or {})),
         path=who.path,
-        edit_index=who.index,
-        total_edits=who.total,
+        where=who.where,
         suggestions=suggestions,
     )
 
@@ -489,8 +494,7 @@ def _tolerant(
             search=LF.join(old),
             data=who.data(),
             path=who.path,
-            edit_index=who.index,
-            total_edits=who.total,
+            where=who.where,
             fix="Copy the chunk's lines exactly from the numbered lines above.",
         ) from None
     done = file.done_around(start, found, written, cursor, chunk.kinds)
@@ -552,8 +556,7 @@ def _not_found(
     return NoMatch(
         "\n".join(parts),
         path=who.path,
-        edit_index=who.index,
-        total_edits=who.total,
+        where=who.where,
         data=who.data(
             search_text=excerpt(searched),
             similar_content=[region_dict(r) for r in similar],

@@ -26,7 +26,7 @@ from editguard.core.formats.place.order import forms, latest_starts
 from editguard.core.formats.place.refusal import overlapping
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import Opcode, line_opcodes
-from editguard.errors import error_context
+from editguard.errors import Frame, error_context
 
 # -- the update of one file -----------------------------------------------------------------
 
@@ -147,7 +147,7 @@ def compiled(file: ChunkFile, placed: list[PlacedChunk], total: int) -> Compiled
                 body = LF + body
             # Only the first run at the end: after it the text ends with a break.
             unterminated = False
-        with error_context(edit_index=index, total_edits=total):
+        with error_context(Frame("chunk", index, total)):
             doc.check_writable(body, f"chunks[{index}]")
         replacement = Replacement(a, b, body, bytes([usual]) * body.count(LF))
         if replacements and replacements[-1].end > replacement.start:
@@ -160,8 +160,7 @@ def compiled(file: ChunkFile, placed: list[PlacedChunk], total: int) -> Compiled
                 f"{start + 1})",
                 tip="a chunk without '-' or context lines adds at the end of the file, or right "
                 "after its '@@ line'",
-                edit_index=second,
-                total_edits=total,
+                where=(Frame("chunk", second, total),),
             )
         replacements.append(replacement)
         owners.append(index)
@@ -188,8 +187,7 @@ def _refuse_append_inside(placed: list[PlacedChunk], total: int) -> None:
                 f"{place.index + 1}",
                 tip=f"add those lines in chunk {place.index + 1} itself, or after an '@@ line' "
                 "that names the line they follow",
-                edit_index=second,
-                total_edits=total,
+                where=(Frame("chunk", second, total),),
             )
 
 

@@ -44,7 +44,7 @@ from editguard.core.formats.place.refusal import ambiguous, overlapping, uncorre
 from editguard.core.listing import excerpt, listing
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import OnlyIgnored, SeekHit, Uncorrectable, explain, used
-from editguard.errors import AmbiguousMatch, NoMatch, OverlappingEdits, error_context
+from editguard.errors import AmbiguousMatch, Frame, NoMatch, OverlappingEdits, error_context
 
 NEAR = 3  # lines shown on each side of the stated place when a hunk is not found
 # How many lines of the file (times over it, plus a fixed allowance) one compile_hunks may
@@ -146,7 +146,7 @@ class _Placer:
         offset = 0  # where the previous hunk was found minus where it said it was
         low = 0  # the first line the next hunk may start at
         for index, hunk in enumerate(self.diff.hunks):
-            with error_context(path=self.path, edit_index=index, total_edits=self.total):
+            with error_context(Frame("hunk", index, self.total), path=self.path):
                 expected = None
                 if hunk.old_start is not None:
                     stated = hunk.old_start - 1 if hunk.old else hunk.old_start
@@ -337,8 +337,7 @@ class _Placer:
                 search=LF.join(old) + LF,
                 data=self._data(index, hunk, expected),
                 path=self.path,
-                edit_index=index,
-                total_edits=self.total,
+                where=self._where(index),
                 fix="Send the hunk's context and removed lines exactly as the file has them.",
             ) from None
         done = self._done_around(index, at, found, hunk, low, expected, new)
@@ -433,6 +432,11 @@ class _Placer:
             f"{hunk.line})"
         )
 
+    def _where(self, index: int) -> tuple[Frame]:
+        """A hunk's frame; the messages that carry :meth:`_data` start with :meth:`_name`,
+        which says it already."""
+        return (Frame("hunk", index, self.total, said=True),)
+
     def _data(self, index: int, hunk: Hunk, expected: int | None) -> dict[str, Any]:
         return {
             "hunk": index + 1,
@@ -460,8 +464,7 @@ class _Placer:
             more=len(places) >= MAX_LISTED,
             data=self._data(index, hunk, expected),
             path=self.path,
-            edit_index=index,
-            total_edits=self.total,
+            where=self._where(index),
             suggestions=[
                 "Give the hunk the line numbers of the place you mean (its old lines must be "
                 "there), or add a context line that only that place has."
@@ -486,8 +489,7 @@ class _Placer:
             tip="hunks must be in file order and must not share lines: merge them into one hunk",
             data={**self._data(index, hunk, None), "hunks": [other.index + 1, index + 1]},
             path=self.path,
-            edit_index=index,
-            total_edits=self.total,
+            where=self._where(index),
         )
 
     def _not_found(self, index: int, hunk: Hunk, expected: int | None) -> NoMatch:
@@ -540,8 +542,7 @@ class _Placer:
         return NoMatch(
             LF.join(parts) + (LF + detail if detail else ""),
             path=self.path,
-            edit_index=index,
-            total_edits=self.total,
+            where=self._where(index),
             data=data,
             suggestions=[
                 "Copy the context and removed lines exactly from the numbered lines above "

@@ -16,7 +16,7 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from editguard.errors import EditError, StaleVersion
+from editguard.errors import EditError, StaleVersion, error_context
 from editguard.fs import atomic
 from editguard.fs.journal.seal import Sealed, mark_undone
 from editguard.fs.journal.steps import (
@@ -217,13 +217,12 @@ class Commit:
 def _named(step: Step, action: str) -> Iterator[None]:
     """Name the file (and what was being done) in an OSError that escapes."""
     try:
-        yield
+        with error_context(path=step.display):
+            yield
     except OSError as exc:
         err = os_error(exc, step.display, "write" if action != "check" else "read")
         err.data["step"] = action
         raise err from None
     except EditError as exc:
-        if exc.path is None:
-            exc.path = step.display
         exc.data.setdefault("step", action)
         raise

@@ -24,7 +24,7 @@ from typing import Any
 
 from editguard.core.listing import PLACES_SHOWN, excerpt, listing, show_places
 from editguard.core.seek import tolerance_names
-from editguard.errors import AmbiguousMatch, EditError, NoMatch, OverlappingEdits
+from editguard.errors import AmbiguousMatch, EditError, Frame, NoMatch, OverlappingEdits
 
 LF = "\n"
 LISTED = 20  # places named by their line in a refusal's sentence
@@ -47,6 +47,7 @@ def ambiguous(
     path: str | None = None,
     edit_index: int | None = None,
     total_edits: int | None = None,
+    where: Sequence[Frame] = (),
     suggestions: Sequence[str] = (),
 ) -> AmbiguousMatch:
     """AMBIGUOUS_MATCH for ``what`` (a block of ``size`` lines), which fits at ``starts``
@@ -55,23 +56,24 @@ def ambiguous(
     them apart (", none of them at its stated line 12"); ``tip``: how to tell them apart;
     ``more``: the places listed are only the first ones found; ``suggestions``: the tip, by
     default."""
-    where = [first_line + s for s in starts]
+    starting = [first_line + s for s in starts]
     loosely = "" if rung == "exact" else f" with tolerance for {tolerance_names(rung)}"
-    named = ", ".join(map(str, where[:LISTED]))
-    if len(where) > LISTED:
-        named += f" and {len(where) - LISTED} more"
+    named = ", ".join(map(str, starting[:LISTED]))
+    if len(starting) > LISTED:
+        named += f" and {len(starting) - LISTED} more"
     found = []
     for s in starts[:PLACES_SHOWN]:
         lo, hi = max(s - before, 0), min(s + max(size, 1) + after, len(lines))
         found.append((first_line + s, first_line + lo, lines[lo:hi]))
-    shown = show_places(found, len(starts), also=where[PLACES_SHOWN:])
+    shown = show_places(found, len(starts), also=starting[PLACES_SHOWN:])
     return AmbiguousMatch(
-        f"{what} fits{loosely} at {len(where)}{' or more' if more else ''} places (starting at "
+        f"{what} fits{loosely} at {len(starting)}{' or more' if more else ''} places (starting at "
         f"lines {named}){why}, so which one is meant cannot be told; {tip} The places:\n{shown}",
         path=path,
         edit_index=edit_index,
         total_edits=total_edits,
-        data={**(data or {}), "lines": where, "match": rung},
+        where=where,
+        data={**(data or {}), "lines": starting, "match": rung},
         suggestions=list(suggestions) or [tip[:1].upper() + tip[1:]],
     )
 
@@ -91,6 +93,7 @@ def uncorrectable(
     path: str | None = None,
     edit_index: int | None = None,
     total_edits: int | None = None,
+    where: Sequence[Frame] = (),
     fix: str = "",
     within: str | None = None,
 ) -> EditError:
@@ -108,6 +111,7 @@ def uncorrectable(
         path=path,
         edit_index=edit_index,
         total_edits=total_edits,
+        where=where,
         data={
             **(data or {}),
             "search_text": excerpt(search),
@@ -130,6 +134,7 @@ def overlapping(
     path: str | None = None,
     edit_index: int | None = None,
     total_edits: int | None = None,
+    where: Sequence[Frame] = (),
 ) -> OverlappingEdits:
     """OVERLAPPING_EDITS for blocks ``first`` and ``second`` (0-based, in request order),
     which meet at ``line``: ``what`` says how, ``tip`` what to send instead."""
@@ -138,6 +143,7 @@ def overlapping(
         path=path,
         edit_index=edit_index,
         total_edits=total_edits,
+        where=where,
         data={**(data or {}), "edits": [first, second], "line": line},
     )
 
