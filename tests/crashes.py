@@ -158,8 +158,8 @@ def run_transaction(ws: Workspace, deletes: list[str], calls: list[dict[str, Any
             txn.delete(ctx.sandbox.resolve(path))
         for call in calls:
             tool = tool_named(call["tool"])
-            tool.run(txn.ctx, tool.parse(call["arguments"]))
-        return txn.commit()
+            tool.run(txn, tool.parse(call["arguments"]))
+        return txn.commit().written
 
 
 DELETE = Scenario(

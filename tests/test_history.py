@@ -196,20 +196,24 @@ def test_a_large_file_keeps_only_the_changed_spans(ws: Workspace, root: Path) ->
     assert big.read_bytes() == original
 
 
-def test_a_history_that_cannot_record_only_warns(
+def test_a_history_that_cannot_record_refuses_the_edit_before_writing(
     ws: Workspace, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # One file or many, a change is recorded before it is made (the transaction's way): a
+    # history that cannot record it leaves the file as it was.
     from editguard.errors import WriteFailed
 
     def full_disk(*args: object, **kwargs: object) -> int:
         raise WriteFailed("database or disk is full")
 
     (root / "a.txt").write_text("a\n")
-    monkeypatch.setattr(History, "record", full_disk)  # a full disk cannot be made here
-    result = ws.edit_file("a.txt", [{"old_text": "a", "new_text": "b"}])
-    assert result.written
-    assert (root / "a.txt").read_text() == "b\n"
-    assert any("not in the history" in n for n in result.validation.notes)
+    before = Snapshot.of(root / "a.txt")
+    monkeypatch.setattr(History, "recording", full_disk)  # a full disk cannot be made here
+    with pytest.raises(EditError) as info:
+        ws.edit_file("a.txt", [{"old_text": "a", "new_text": "b"}])
+    assert info.value.code == "WRITE_FAILED"
+    assert Snapshot.of(root / "a.txt") == before
+    assert [p.name for p in root.iterdir()] == ["a.txt"]  # no temporary file left
 
 
 def test_an_unusable_history_refuses_before_writing(root: Path, tmp_path: Path) -> None:
@@ -596,7 +600,32 @@ def test_a_refused_commit_leaves_no_entry(
 
     monkeypatch.setattr(Journal, "commit", full_disk)  # a full disk cannot be made here
     with pytest.raises(EditError):
-        ws.batch([{"tool": "write_file", "arguments": {"path": "a.txt", "content": "a\n"}}])
+        ws.batch(  # two files: a commit of one alone is an atomic write (the test below)
+            [
+                {"tool": "write_file", "arguments": {"path": "a.txt", "content": "a\n"}},
+                {"tool": "write_file", "arguments": {"path": "b.txt", "content": "b\n"}},
+            ]
+        )
+    history = ws.context.history
+    assert history is not None
+    assert history.pending() == []
+    assert history.stats() == (0, 0)
+
+
+def test_a_refused_write_of_one_file_leaves_no_entry(
+    ws: Workspace, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from editguard.errors import WriteFailed
+    from editguard.fs import atomic
+
+    def full_disk(*args: object) -> None:
+        raise WriteFailed("no space left on device")
+
+    # Refused after the entry is committed as pending, just before the file is replaced.
+    monkeypatch.setattr(atomic, "_check_unchanged", full_disk)
+    with pytest.raises(EditError):
+        ws.write_file("a.txt", "a\n")
+    assert not (root / "a.txt").exists()
     history = ws.context.history
     assert history is not None
     assert history.pending() == []

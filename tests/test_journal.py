@@ -577,7 +577,13 @@ def test_every_folder_a_commit_creates_is_durable_before_its_commit_point(
         real(fd)
 
     monkeypatch.setattr(journal.SYSTEM, "fsync", fsync)
-    ws.batch([{"tool": "write_file", "arguments": {"path": "a/b/c/d.txt", "content": "d\n"}}])
+    # Two files: a commit of one file alone is an atomic write, not the journal's.
+    ws.batch(
+        [
+            {"tool": "write_file", "arguments": {"path": "a/b/c/d.txt", "content": "d\n"}},
+            {"tool": "write_file", "arguments": {"path": "e.txt", "content": "e\n"}},
+        ]
+    )
     # The last fsync is the committed record's; every folder that gained an entry comes before.
     for folder in (root, root / "a", root / "a" / "b", root / "a" / "b" / "c"):
         assert folder.stat().st_ino in synced[:-1], folder

@@ -30,7 +30,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("editguard.prewarm",),
     ("editguard.history",),
     ("editguard.config",),  # a workspace's settings, typed by the layers below
-    ("editguard.pipeline",),
     ("editguard.transaction",),
     ("editguard.tools",),
     ("editguard.compat",),  # other servers' tool sets, over the tools
@@ -141,6 +140,41 @@ def test_modules_import_only_from_their_own_layer_or_lower_ones() -> None:
     assert not stale, f"KNOWN_UPWARD lists imports that are gone; remove them: {sorted(stale)}"
 
 
+# The transaction's modules, one step each, lowest first ("" is the package's __init__, the
+# Transaction): a module imports only the steps before it, so a writing call's path through
+# them only goes down.
+TRANSACTION_STEPS = (
+    "context",
+    "build",
+    "read",
+    "folders",
+    "staged",
+    "record",
+    "settle",
+    "commit",
+    "",
+    "files",
+    "move",
+)
+
+
+def test_the_transaction_modules_import_only_the_steps_below_them() -> None:
+    order = {
+        ".".join(filter(None, ("editguard.transaction", step))): rank
+        for rank, step in enumerate(TRANSACTION_STEPS)
+    }
+    ours = {
+        m for m in MODULES if m == "editguard.transaction" or m.startswith("editguard.transaction.")
+    }
+    assert set(order) == ours, "place each module of editguard/transaction in TRANSACTION_STEPS"
+    upward = [
+        f"{where}:{line}: {module} imports {target}"
+        for module, target, where, line in _edges()
+        if module in order and target in order and order[target] >= order[module]
+    ]
+    assert not upward, "\n".join(upward)
+
+
 def test_the_packages_import_each_other_without_cycles() -> None:
     # Entries of one layer may import each other, so the layer rule alone allows a cycle there.
     graph: dict[str, set[str]] = {}
@@ -199,7 +233,7 @@ def test_a_low_layer_loads_nothing_from_above_it(module: str, allowed: tuple[str
     assert module in loaded
     ours = [m for m in _under(loaded, TOP) if m != TOP]
     assert ours == _under(ours, *allowed)
-    assert not _under(ours, "editguard.validate", "editguard.symbols", "editguard.pipeline")
+    assert not _under(ours, "editguard.validate", "editguard.symbols", "editguard.transaction")
     # No model layer, no MCP SDK, no parser: tree-sitter loads on the first parse.
     assert not _under(loaded, "pydantic", "mcp", "tree_sitter")
 

@@ -1,7 +1,7 @@
 """A large UTF-8 file read as a view (one character a byte): edit_file lands the same bytes, says
 the same things and keeps the same history as on the decoded text, in a fraction of the memory.
 
-The view is taken only for files over pipeline.VIEW_LIMIT (20 MB), so the pipeline tests write
+The view is taken only for files over build.VIEW_LIMIT (20 MB), so the transaction tests write
 real files of that size; the equivalence of the two readings is proved on the release corpus
 (real code, with non-ASCII text put in), where the size does not matter.
 """
@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 
-from editguard import EditError, Workspace, pipeline
+from editguard import EditError, Workspace
 from editguard.core.diff import render_diff
 from editguard.core.document import decode, decode_stream, from_view, to_view
 from editguard.core.formats.search_replace import SearchReplace, compile_search_replace
 from editguard.core.plan import render
 from editguard.tools import edit_file
+from editguard.transaction import Transaction, build
 
 CORPUS = Path(__file__).parent / "corpus"
 # Characters of every UTF-8 length, a combining accent, and one that UTF-16 stores as a pair.
@@ -102,7 +103,7 @@ def test_an_edit_in_a_view_lands_exactly_what_it_lands_in_the_text() -> None:
             assert in_view == in_text, case
             landed_in_view += 1
         elif isinstance(in_text, tuple):
-            # The view only refuses what takes a tolerance (the pipeline then uses the text).
+            # The view only refuses what takes a tolerance (the transaction then uses the text).
             assert any(match != "exact" for *_, match in in_text[1]), case
     assert landed_in_view > 300  # most edits are exact: the view is really used
 
@@ -132,7 +133,7 @@ def test_the_text_of_a_view_and_back() -> None:
         to_view("lone \ud800 surrogate")
 
 
-# -- the pipeline, on files over the limit -----------------------------------------------------
+# -- the transaction, on files over the limit --------------------------------------------------
 
 LINE = "    value_{n} = compute(value_{m}, 'label {n}')  # step {n}\n"
 
@@ -141,7 +142,7 @@ LINE = "    value_{n} = compute(value_{m}, 'label {n}')  # step {n}\n"
 def big_text() -> str:
     """About 21 MB of code-like ASCII lines (the view limit is 20 MB)."""
     lines, size, n = [], 0, 0
-    while size <= pipeline.VIEW_LIMIT + 1_000_000:
+    while size <= build.VIEW_LIMIT + 1_000_000:
         line = LINE.format(n=n, m=n // 2)
         lines.append(line)
         size += len(line)
@@ -156,17 +157,21 @@ def _write(root: Path, text: str, newline: str = "\n", bom: bool = False) -> Pat
 
 
 def _run(ws: Workspace, path: str, specs: list[SearchReplace], seen: list[bool]) -> Any:
-    """edit_file's builds through the pipeline, noting whether each view build ran."""
+    """edit_file's builds in a transaction of one file, noting whether each view build ran."""
 
-    def build(doc: Any) -> pipeline.Change:
+    def on_text(doc: Any) -> build.Change:
         seen.append(False)
-        return pipeline.Change.of(compile_search_replace(doc, specs))
+        return build.Change.of(compile_search_replace(doc, specs))
 
-    def build_view(doc: Any) -> pipeline.Change:
+    def on_view(doc: Any) -> build.Change:
         seen.append(True)
         return edit_file._in_view(doc, specs)
 
-    return pipeline.run_edit(ws.context, path, build, mode="strict", build_view=build_view)
+    with Transaction(ws.context, tool="edit_file") as txn:
+        txn.lock([path])
+        out = txn.run_edit(path, on_text, mode="strict", build_view=on_view)
+        txn.commit()
+    return out
 
 
 @pytest.mark.parametrize(("newline", "bom"), [("\n", False), ("\r\n", True)])

@@ -58,7 +58,6 @@ if TYPE_CHECKING:
     from editguard.fs.journal import Journal
     from editguard.fs.lock import FileLocks
     from editguard.history import History
-    from editguard.pipeline import Mode
     from editguard.tools._common import FindingModel, Validation
     from editguard.tools._files import FileChange, HunkResult, PatchResult
     from editguard.tools.batch import BatchCall, BatchResult
@@ -84,6 +83,7 @@ if TYPE_CHECKING:
     from editguard.tools.safe_edit import LineEdit, SafeEditResult, SearchReplaceOp
     from editguard.tools.undo import RestoredFile, UndoResult
     from editguard.tools.write_file import WriteFileResult
+    from editguard.transaction.build import Mode
     from editguard.validate import Linter
     from editguard.workspace import Workspace
 
@@ -98,7 +98,7 @@ _MODULES = (
     "editguard.fs.lock",
     "editguard.fs.journal",
     "editguard.history",
-    "editguard.pipeline",
+    "editguard.transaction.build",
     "editguard.validate",
     "editguard.tools._common",
     "editguard.tools._files",

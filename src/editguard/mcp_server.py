@@ -44,11 +44,11 @@ from mcp_types import Tool as MCPTool
 
 from editguard import __version__
 from editguard.errors import EditError, InvalidRequest, OutsideRoot
-from editguard.pipeline import Context as ToolContext
 from editguard.tools import NAMES, tool_named
 from editguard.tools._context import with_roots
 from editguard.tools._listing import listing
 from editguard.tools._tool import Tool, dump_apart
+from editguard.transaction.context import Context as ToolContext
 
 if TYPE_CHECKING:
     from editguard.workspace import Workspace

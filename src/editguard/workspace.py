@@ -2,7 +2,7 @@
 
 Each method validates its keywords with the tool's argument model (so a malformed call gets the
 same INVALID_REQUEST as over MCP) and runs the tool; the work happens in :mod:`editguard.tools`
-and :mod:`editguard.pipeline`.
+and :mod:`editguard.transaction`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from editguard.fs.journal import Journal
 from editguard.fs.lock import FileLocks
 from editguard.fs.ripgrep import Case
 from editguard.history import History
-from editguard.pipeline import Mode
 from editguard.tools import (
     apply_diff,
     apply_patch,
@@ -64,6 +63,7 @@ from editguard.tools.read_file import (
 from editguard.tools.safe_edit import LineEdit, SafeEditResult, SearchReplaceOp
 from editguard.tools.undo import UndoResult
 from editguard.tools.write_file import WriteFileResult
+from editguard.transaction.build import Mode
 from editguard.validate import Linter
 
 

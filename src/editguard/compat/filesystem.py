@@ -25,7 +25,6 @@ from editguard.core.diff import render_diff
 from editguard.core.document import from_view
 from editguard.errors import EditError, FileNotFound, InvalidRequest
 from editguard.fs.walk import Entry
-from editguard.pipeline import DIFF_LINES, Context, read
 from editguard.tools import tool_named as editguard_tool
 from editguard.tools._common import Args
 from editguard.tools._tool import Media, Tool
@@ -33,6 +32,10 @@ from editguard.tools._walking import collect, more_line, partial_line, printable
 from editguard.tools.edit_file import EditFileArgs, apply_edits
 from editguard.tools.list_directory import MAX_ENTRIES
 from editguard.tools.read_file import READ_CHARS, line_start
+from editguard.transaction import Transaction
+from editguard.transaction.build import DIFF_LINES
+from editguard.transaction.context import Context
+from editguard.transaction.read import read
 
 INSTRUCTIONS = (
     "These are the reference filesystem server's tools, run by editguard: edit_file replaces "
@@ -68,8 +71,16 @@ class Plain(BaseModel):
 
 
 def _call(ctx: Context, name: str, arguments: dict[str, Any]) -> Any:
-    """The editguard tool ``name`` on ``arguments``, as its own call would run it."""
+    """The read-only editguard tool ``name`` on ``arguments``, as its own call would run it."""
     return editguard_tool(name).call(ctx, arguments)
+
+
+def _write(txn: Transaction, name: str, arguments: dict[str, Any]) -> Any:
+    """The writing editguard tool ``name`` on ``arguments``, in this call's transaction."""
+    tool = editguard_tool(name)
+    args = tool.parse(arguments)
+    txn.lock(tool.paths_of(args))
+    return tool.run(txn, args)
 
 
 # -- arguments: the reference server's names -------------------------------------------------
@@ -115,6 +126,11 @@ class EditArgs(Args):
     path: str
     edits: list[EditOperation]
     dryRun: bool = Field(False, description="Show the diff, write nothing.")  # noqa: N815
+
+    @property
+    def dry_run(self) -> bool:
+        """``dryRun``, as editguard's tools name it (a dry run takes no lock)."""
+        return self.dryRun
 
 
 class SizesArgs(Args):
@@ -220,7 +236,7 @@ def read_many(ctx: Context, args: ReadManyArgs) -> Plain:
     return Plain(content="\n---\n".join(parts))
 
 
-def write(ctx: Context, args: WriteArgs) -> Plain:
+def write(txn: Transaction, args: WriteArgs) -> Plain:
     """write_file, with editguard's checks (the syntax guard, encoding and line endings).
 
     Like the reference server, it writes into an existing folder only (editguard's own
@@ -230,8 +246,8 @@ def write(ctx: Context, args: WriteArgs) -> Plain:
     Raises:
         EditError: FILE_NOT_FOUND (the folder is missing), and the errors of write_file.
     """
-    _need_folder(ctx, args.path)
-    _call(ctx, "write_file", {"path": args.path, "content": args.content})
+    _need_folder(txn.ctx, args.path)
+    _write(txn, "write_file", {"path": args.path, "content": args.content})
     return Plain(content=f"Successfully wrote to {args.path}")
 
 
@@ -252,14 +268,14 @@ def _need_folder(ctx: Context, path: str) -> None:
         )
 
 
-def edit(ctx: Context, args: EditArgs) -> Plain:
+def edit(txn: Transaction, args: EditArgs) -> Plain:
     """edit_file: editguard's search/replace (each oldText must occur once), answered as the
     reference server answers: the diff, in a fence, with its ``Index:`` header."""
     edits = [{"old_text": e.oldText, "new_text": e.newText} for e in args.edits]
     request = EditFileArgs.model_validate(
         {"path": args.path, "edits": edits, "dry_run": args.dryRun}
     )
-    out = apply_edits(ctx, request)
+    out = apply_edits(txn, request)
     shown = from_view if out.before.utf8_view else None
     body = render_diff(
         out.before.text,
@@ -288,9 +304,9 @@ def fenced_diff(path: str, diff: str) -> str:
     return f"{fence}diff\n{text}{fence}\n\n"
 
 
-def create_directory(ctx: Context, args: PathArgs) -> Plain:
+def create_directory(txn: Transaction, args: PathArgs) -> Plain:
     """create_directory: the folder and its missing parents."""
-    _call(ctx, "create_directory", {"path": args.path})
+    _write(txn, "create_directory", {"path": args.path})
     return Plain(content=f"Successfully created directory {args.path}")
 
 
@@ -385,10 +401,10 @@ def tree(ctx: Context, args: TreeArgs) -> Plain:
     return Plain(content=f"{shown}\n{note}" if shown else note)
 
 
-def move(ctx: Context, args: MoveArgs) -> Plain:
+def move(txn: Transaction, args: MoveArgs) -> Plain:
     """move_file: refused when the destination exists."""
-    _need_folder(ctx, args.destination)
-    _call(ctx, "move_file", {"source": args.source, "destination": args.destination})
+    _need_folder(txn.ctx, args.destination)
+    _write(txn, "move_file", {"source": args.source, "destination": args.destination})
     return Plain(content=f"Successfully moved {args.source} to {args.destination}")
 
 
@@ -446,7 +462,7 @@ def _tool(
     name: str,
     description: str,
     arguments: type[Args],
-    run: Callable[[Context, Any], Plain],
+    run: Callable[[Any, Any], Plain],  # (Context, args) if reads, else (Transaction, args)
     *,
     reads: bool = True,
     destructive: bool = True,
@@ -462,8 +478,17 @@ def _tool(
         read_only=reads,
         destructive=False if reads else destructive,
         idempotent=idempotent or reads,
-        paths=(lambda a: [a.source, a.destination]) if arguments is MoveArgs else None,
+        paths=_paths(name, arguments),
     )
+
+
+def _paths(name: str, arguments: type[Args]) -> Callable[[Any], list[str]] | None:
+    """The paths a call locks first, as editguard's own tool of the name locks them."""
+    if arguments is MoveArgs:
+        return lambda a: [a.source, a.destination]
+    if name == "create_directory":
+        return lambda _: []  # it locks its folders itself, outermost first
+    return None
 
 
 _READ_TEXT = (

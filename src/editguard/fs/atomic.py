@@ -28,6 +28,7 @@ import secrets
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
 
 from editguard.core.document import content_version
 from editguard.errors import (
@@ -144,12 +145,20 @@ def open_file(location: Location, display: str) -> int:
 
 
 def write_atomic(
-    location: Location, chunks: Iterable[bytes], *, display: str, base_version: str | None
+    location: Location,
+    chunks: Iterable[bytes],
+    *,
+    display: str,
+    base_version: str | None,
+    around: Callable[[str], AbstractContextManager[object]] | None = None,
 ) -> str:
     """Replace (or create) the located file with ``chunks``, atomically; return the new version.
 
     ``base_version`` is the version the caller read (``None``: the file must not exist yet).
     Missing folders of the location are created first, and removed again if the write fails.
+    ``around``, given the new version once the new bytes are safe in a temporary file, is the
+    context the file is replaced in (a history records the change there first: if it cannot,
+    it raises and the file is left as it was).
 
     Raises:
         StaleVersion: the file changed (or appeared, or vanished) since it was read.
@@ -177,10 +186,11 @@ def write_atomic(
                 os.fchmod(handle.fileno(), stat.S_IMODE(existing.st_mode))
             else:
                 os.fchmod(handle.fileno(), 0o666 & ~UMASK)
+        with around(version) if around is not None else contextlib.nullcontext():
             _check_unchanged(location, folder, display, base_version)
             os.replace(tmp, location.name, src_dir_fd=folder, dst_dir_fd=folder)
             tmp = ""
-        _fsync(folder)
+            _fsync(folder)
     except EditError:
         _undo(folder, tmp, created)
         raise

@@ -4,7 +4,7 @@ Two clients editing one file at once (two HTTP sessions, or two ``editguard serv
 folder) must not lose each other's updates. Each write holds the file's lock from the read to the
 rename: a thread lock inside this process, and a lock file (``filelock``) between processes. Lock
 files live in one per-user folder, never beside the user's files. That folder is created
-owner-only and checked before each use (a real folder, not a symbolic link, owned by this user,
+owner-only and checked before each use (a real folder, not a symbolic link, this user's own,
 closed to others), so that nobody else can plant a link in it; lock files are opened without
 following links.
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from editguard.core.document import EolStyle
-from editguard.pipeline import Mode, Outcome
+from editguard.transaction.build import Mode, Outcome
 
 if TYPE_CHECKING:
     from editguard.validate import Report
@@ -141,7 +141,7 @@ class Validation(BaseModel):
 
 
 def outcome_fields(out: Outcome[Any], mode: Mode) -> dict[str, Any]:
-    """The fields every writing tool's result takes from the pipeline's outcome."""
+    """The fields every writing tool's result takes from the transaction's outcome."""
     return {
         "path": out.where.real,
         "version": out.version,

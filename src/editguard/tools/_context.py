@@ -1,4 +1,4 @@
-"""The :class:`~editguard.pipeline.Context` every tool runs in, made from a
+"""The :class:`~editguard.transaction.context.Context` every tool runs in, made from a
 :class:`~editguard.config.Config`: the sandbox, the limits, the journal (recovered here) and the
 history. The settings a Context keeps as they are pass over by name, so no keyword is listed here.
 
@@ -18,8 +18,8 @@ from editguard.fs.lock import SHARED
 from editguard.fs.sandbox import Sandbox
 from editguard.history import History
 from editguard.history.store import default_folder as default_history_folder
-from editguard.pipeline import Context
-from editguard.transaction import settle
+from editguard.transaction.context import Context
+from editguard.transaction.settle import settle
 
 # The settings a Context holds as a Config says them; the others are converted below.
 _CONVERTED = {"roots", "locks", "linters", "journal", "history", "history_entries", "history_bytes"}

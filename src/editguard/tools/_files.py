@@ -1,36 +1,19 @@
-"""What the tools that change several files at once share: the transaction they run in, and
-the per-file result they return."""
+"""What the tools that change several files at once (apply_patch, apply_diff) share: their
+arguments and the per-file result they return (the file operations themselves are
+:mod:`editguard.transaction.files`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from editguard.core.diff import render_diff
-from editguard.core.document import Document
 from editguard.core.formats import AppliedEdit
-from editguard.core.plan import Plan, Replacement
-from editguard.pipeline import DIFF_LINES, Context, Mode, check_version
 from editguard.tools._common import DRY_RUN_HELP, EXACT_HELP, MODE_HELP, Args, Validation
-from editguard.transaction import Transaction
+from editguard.transaction.build import Mode
+from editguard.transaction.files import FileOutcome
 
 Action = Literal["added", "updated", "deleted", "moved"]
-
-
-@contextmanager
-def transaction(ctx: Context, dry_run: bool) -> Iterator[tuple[Transaction, bool]]:
-    """The transaction to stage changes in: the caller's (inside ``batch``), or a new one that
-    the caller commits (the flag says which)."""
-    if ctx.transaction is not None:
-        assert isinstance(ctx.transaction, Transaction)  # the only staging there is
-        yield ctx.transaction, False
-        return
-    with Transaction(ctx, dry_run=dry_run) as txn:
-        yield txn, True
-
 
 EXPECTED_VERSIONS_HELP = "{path: version read_file returned}; a file changed since: STALE_VERSION."
 
@@ -42,18 +25,6 @@ class PatchArgs(Args):
     mode: Mode = Field("strict", description=MODE_HELP)
     exact: bool = Field(False, description=EXACT_HELP)
     expected_versions: dict[str, str] | None = Field(None, description=EXPECTED_VERSIONS_HELP)
-
-
-def check_expected(txn: Transaction, expected: dict[str, str] | None) -> None:
-    """Refuse, before any change is staged, a file whose version is not the one expected.
-
-    Raises:
-        StaleVersion: naming the file.
-    """
-    for path, version in (expected or {}).items():
-        where = txn.ctx.sandbox.resolve(path)
-        staged = txn.file(where)
-        check_version(where.display, version, staged.read_version, staged.version)
 
 
 class HunkResult(BaseModel):
@@ -95,6 +66,20 @@ class FileChange(BaseModel):
     hunks: list[HunkResult] = Field(default_factory=list)
     validation: Validation | None = None
 
+    @classmethod
+    def of(cls, out: FileOutcome) -> FileChange:
+        """The wire form of one file's outcome."""
+        return cls(
+            path=out.path,
+            action=out.action,
+            moved_from=out.moved_from,
+            diff=out.diff,
+            version=out.version,
+            previous_version=out.previous_version,
+            hunks=[HunkResult.of(e) for e in out.applied],
+            validation=Validation.of(out.report) if out.report is not None else None,
+        )
+
 
 class PatchResult(BaseModel):
     """Result of apply_patch and apply_diff."""
@@ -106,22 +91,3 @@ class PatchResult(BaseModel):
     )
     dry_run: bool
     mode: Mode
-
-
-def whole_diff(old: str, new: str, display: str) -> str:
-    """The diff from ``old`` to ``new`` (a file created or deleted whole)."""
-    plan = Plan((Replacement(0, len(old), new),)) if old != new else Plan()
-    return render_diff(old, plan, display, max_lines=DIFF_LINES)
-
-
-def moved(change: FileChange, old: str, new: str) -> None:
-    """Mark ``change`` as a move from ``old`` to ``new``; its diff's new side names ``new``."""
-    change.action, change.moved_from, change.path = "moved", old, new
-    if change.diff.startswith(f"--- a/{old}\n+++ b/{old}\n"):
-        head = len(f"--- a/{old}\n+++ b/{old}\n")
-        change.diff = f"--- a/{old}\n+++ b/{new}\n" + change.diff[head:]
-
-
-def text_of(doc: Document | None) -> str:
-    """A staged document's text; empty for none."""
-    return doc.text if doc is not None else ""

@@ -7,7 +7,6 @@ once and every front end shows the same name, schema and behaviour.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import sys
 import types
@@ -25,9 +24,11 @@ from pydantic import (
 )
 
 from editguard.errors import EditError, InvalidRequest, internal_error
+from editguard.transaction import Transaction
+from editguard.transaction.build import checks_only
 
 if TYPE_CHECKING:
-    from editguard.pipeline import Context
+    from editguard.transaction import Context
 
 A = TypeVar("A", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
@@ -61,19 +62,22 @@ def dump_apart(result: BaseModel) -> tuple[dict[str, Any], list[tuple[str, str]]
 
 @dataclass(frozen=True, slots=True)
 class Tool(Generic[A, R]):
-    """One tool of the registry; ``run`` is its whole behaviour, on validated arguments."""
+    """One tool of the registry; ``run`` is its whole behaviour, on validated arguments: a
+    read-only tool's ``run`` takes the Context, a writing tool's the
+    :class:`~editguard.transaction.Transaction` :meth:`call` opens for it (which carries the
+    Context), whose commit writes what the call staged."""
 
     name: str
     title: str
     description: str
     arguments: type[A]
     result: type[R] | types.UnionType  # a union of models: a tool that answers in several shapes
-    run: Callable[[Context, A], R]
+    run: Callable[[Any, A], R]  # (Context, args) if read_only, else (Transaction, args)
     read_only: bool = False
     destructive: bool = True
     idempotent: bool = False
-    # The paths a call may write, known before it runs (batch locks them all first, in order);
-    # ``None``: the call's ``path`` argument.
+    # The paths a call may write, known before it runs (locked first, in order, batch's
+    # calls' all together); ``None``: the call's ``path`` argument.
     paths: Callable[[A], list[str]] | None = None
 
     def paths_of(self, args: A) -> list[str]:
@@ -82,6 +86,11 @@ class Tool(Generic[A, R]):
             return self.paths(args)
         path = getattr(args, "path", None)
         return [path] if isinstance(path, str) else []
+
+    def checks_only(self, args: A) -> bool:
+        """Whether a call with these arguments only checks (``dry_run``, mode
+        ``verify_only``): it takes no lock and writes nothing."""
+        return checks_only(getattr(args, "mode", None), bool(getattr(args, "dry_run", False)))
 
     def input_schema(self) -> dict[str, Any]:
         """JSON Schema of the arguments, as lean as it can be and still say the same
@@ -125,25 +134,38 @@ class Tool(Generic[A, R]):
             raise invalid_request(self.name, exc, arguments) from None
 
     def call(self, ctx: Context, arguments: Mapping[str, Any]) -> R:
-        """Check the size of ``arguments``, validate them and run the tool.
+        """Check the size of ``arguments``, validate them and run the tool; a writing tool
+        runs in a transaction of its own, committed when it has run (a result with a
+        ``change_id`` gets the commit's history entry).
 
         Raises:
             EditError: any error of the tool, with its code.
         """
         check_sizes(arguments, ctx.max_argument_bytes, ctx.max_request_bytes)
-        if ctx.tool != self.name and ctx.transaction is None:
-            ctx = dataclasses.replace(ctx, tool=self.name)  # as the history records it
         # No background parse competes with the call (none exists where the module that
         # makes them was never loaded: a one-shot command does not load it, nor while another
         # thread is still importing it: the module is in sys.modules before SHARED exists).
         warming = getattr(sys.modules.get("editguard.prewarm"), "SHARED", None)
         with warming.call() if warming is not None else contextlib.nullcontext():
             try:
-                return self.run(ctx, self.parse(arguments))
+                args = self.parse(arguments)
+                if self.read_only:
+                    return self.run(ctx, args)
+                return self._write(ctx, args)
             except EditError as exc:
                 if exc.code == "STALE_VERSION":
                     _name_last_change(ctx, exc)
                 raise
+
+    def _write(self, ctx: Context, args: A) -> R:
+        """Run a writing tool in its transaction and commit it."""
+        with Transaction(ctx, tool=self.name, dry_run=self.checks_only(args)) as txn:
+            txn.lock(self.paths_of(args))
+            result = self.run(txn, args)
+            done = txn.commit()
+        if done.change_id is not None and "change_id" in type(result).model_fields:
+            result = result.model_copy(update={"change_id": done.change_id})
+        return result
 
     def run_safely(self, ctx: Context, arguments: Mapping[str, Any]) -> R | EditError:
         """:meth:`call`, with every failure as a value: an unexpected exception (a bug) becomes

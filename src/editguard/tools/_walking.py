@@ -14,7 +14,7 @@ from pydantic import Field
 from editguard.errors import InvalidRequest
 from editguard.fs.sandbox import Resolved
 from editguard.fs.walk import VISIT_LIMIT, Entry, VisitLimit, walk
-from editguard.pipeline import Context
+from editguard.transaction.context import Context
 
 HIDDEN_HELP = "Also .gitignored and dot entries."
 

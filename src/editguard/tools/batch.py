@@ -9,7 +9,6 @@ from pydantic import BaseModel, Field
 
 from editguard.errors import Frame, InvalidRequest, TooManyEdits, error_context
 from editguard.fs.sandbox import Resolved
-from editguard.pipeline import Context
 from editguard.tools._common import DRY_RUN_HELP, Args
 from editguard.tools._tool import Tool
 from editguard.transaction import Transaction
@@ -50,8 +49,9 @@ class BatchResult(BaseModel):
     dry_run: bool
 
 
-def run(ctx: Context, args: BatchArgs) -> BatchResult:
-    """Run every call in one transaction and commit them together.
+def run(txn: Transaction, args: BatchArgs) -> BatchResult:
+    """Run every call in the batch's transaction (committed by Tool.call): a call that only
+    checks (its own dry_run, verify_only) is checked where it stands, and stages nothing.
 
     Raises:
         EditError: the first call that fails, named (``call`` in data, "call k of n" in the
@@ -60,6 +60,7 @@ def run(ctx: Context, args: BatchArgs) -> BatchResult:
     """
     from editguard.tools import tool_named  # noqa: PLC0415 - the registry imports this module
 
+    ctx = txn.ctx
     total = len(args.calls)
     if total > ctx.max_edits:
         raise TooManyEdits(
@@ -67,8 +68,6 @@ def run(ctx: Context, args: BatchArgs) -> BatchResult:
             data={"calls": total, "limit": ctx.max_edits},
             suggestions=["Split the calls over several batches."],
         )
-    if ctx.transaction is not None:
-        raise InvalidRequest("a batch cannot hold another batch", data={"field": "calls"})
     parsed = []
     for index, call in enumerate(args.calls):
         with _call(index, total, call.tool):
@@ -80,18 +79,16 @@ def run(ctx: Context, args: BatchArgs) -> BatchResult:
                 )
             tool = tool_named(call.tool)
             parsed.append((tool, tool.parse(call.arguments)))
-    with Transaction(ctx, dry_run=args.dry_run) as txn:
-        wheres: list[Resolved] = []
-        for index, (tool, arguments) in enumerate(parsed):
-            with _call(index, total, tool.name):
-                wheres += [ctx.sandbox.resolve(p) for p in tool.paths_of(arguments)]
-        txn.lock_resolved(wheres)
-        results = []
-        for index, (tool, arguments) in enumerate(parsed):
-            with _call(index, total, tool.name):
-                results.append(tool.run(txn.ctx, arguments).model_dump(mode="json"))
-        written = txn.commit()
-    return BatchResult(results=results, written=written, dry_run=args.dry_run)
+    wheres: list[Resolved] = []
+    for index, (tool, arguments) in enumerate(parsed):
+        with _call(index, total, tool.name):
+            wheres += [ctx.sandbox.resolve(p) for p in tool.paths_of(arguments)]
+    txn.lock_resolved(wheres)
+    results = []
+    for index, (tool, arguments) in enumerate(parsed):
+        with _call(index, total, tool.name), txn.checking(tool.checks_only(arguments)):
+            results.append(tool.run(txn, arguments).model_dump(mode="json"))
+    return BatchResult(results=results, written=txn.will_write(), dry_run=args.dry_run)
 
 
 def _call(index: int, total: int, tool: str) -> AbstractContextManager[None]:

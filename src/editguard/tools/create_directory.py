@@ -8,11 +8,10 @@ import os
 from pydantic import BaseModel, Field
 
 from editguard.fs.sandbox import Resolved
-from editguard.pipeline import Context
 from editguard.tools._common import Args
-from editguard.tools._files import transaction
 from editguard.tools._tool import Tool
-from editguard.transaction import check_count, folder_state
+from editguard.transaction import Transaction, check_count, folder_state
+from editguard.transaction.context import Context
 
 
 class CreateDirectoryArgs(Args):
@@ -30,28 +29,26 @@ class CreateDirectoryResult(BaseModel):
     change_id: int | None = Field(description="Its history id (for undo).")
 
 
-def run(ctx: Context, args: CreateDirectoryArgs) -> CreateDirectoryResult:
+def run(txn: Transaction, args: CreateDirectoryArgs) -> CreateDirectoryResult:
     """Make the folder at ``path`` and every missing folder above it, as one recorded change.
 
     Raises:
         EditError: OUTSIDE_ROOT, NOT_A_FILE (a file is where the folder or one of its parents
             belongs), PERMISSION_DENIED, WRITE_FAILED; nothing was made.
     """
+    ctx = txn.ctx
     where = ctx.sandbox.resolve(args.path)
     chain = _chain(ctx, where)
-    with transaction(ctx, dry_run=False) as (txn, owned):
-        txn.lock_resolved(chain)
-        # Outermost first: the first folder that is missing, and every one below it, are made.
-        missing = [w for w in chain if not folder_state(ctx, w)]
-        for folder in missing:
-            txn.stage_folder(folder, existed=False, exists=True)
-        if owned:
-            txn.commit()
+    txn.lock_resolved(chain)
+    # Outermost first: the first folder that is missing, and every one below it, are made.
+    missing = [w for w in chain if not folder_state(ctx, w)]
+    for folder in missing:
+        txn.stage_folder(folder, existed=False, exists=True)
     return CreateDirectoryResult(
         path=where.display,
         created=[w.display for w in missing],
         existed=not missing,
-        change_id=txn.change_id if owned else None,
+        change_id=None,  # the commit's (see Tool.call)
     )
 
 
@@ -85,6 +82,7 @@ TOOL = Tool(
     arguments=CreateDirectoryArgs,
     result=CreateDirectoryResult,
     run=run,
+    paths=lambda _: [],  # the folder and those above it, locked by run outermost first
     destructive=False,
     idempotent=True,
 )

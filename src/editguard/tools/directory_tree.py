@@ -17,7 +17,6 @@ from collections import Counter
 from pydantic import BaseModel, Field
 
 from editguard.fs.walk import Entry
-from editguard.pipeline import Context
 from editguard.tools._common import PATH_HELP, Args
 from editguard.tools._tool import Tool
 from editguard.tools._walking import (
@@ -29,6 +28,7 @@ from editguard.tools._walking import (
     printable,
     skipped_line,
 )
+from editguard.transaction.context import Context
 
 MAX_ENTRIES = 1000
 MAX_DEPTH = 10

@@ -10,7 +10,6 @@ from editguard.core.formats.search_replace import (
     compile_search_replace,
     validate_edits,
 )
-from editguard.pipeline import Change, Context, Mode, Outcome, run_edit
 from editguard.tools._common import (
     DRY_RUN_HELP,
     EXACT_HELP,
@@ -22,6 +21,8 @@ from editguard.tools._common import (
     outcome_fields,
 )
 from editguard.tools._tool import Tool
+from editguard.transaction import Transaction
+from editguard.transaction.build import Change, Mode, Outcome
 
 
 class EditOperation(Args):
@@ -119,7 +120,7 @@ class EditFileResult(BaseModel):
         )
 
 
-def run(ctx: Context, args: EditFileArgs) -> EditFileResult:
+def run(txn: Transaction, args: EditFileArgs) -> EditFileResult:
     """Apply the edits, each on the text the ones before it left.
 
     Raises:
@@ -127,24 +128,23 @@ def run(ctx: Context, args: EditFileArgs) -> EditFileResult:
             ENCODING_ERROR, VALIDATION_FAILED, FILE_BUSY and the file errors of read_file,
             plus WRITE_FAILED.
     """
-    return EditFileResult.of(apply_edits(ctx, args), args.mode, args.dry_run)
+    return EditFileResult.of(apply_edits(txn, args), args.mode, args.dry_run)
 
 
-def apply_edits(ctx: Context, args: EditFileArgs) -> Outcome[Change]:
-    """What :func:`run` does, as the pipeline's outcome (for a front end that shows the change
+def apply_edits(txn: Transaction, args: EditFileArgs) -> Outcome[Change]:
+    """What :func:`run` does, as the transaction's outcome (for a front end that shows the change
     in its own form, as ``--compat filesystem`` does).
 
     Raises:
         EditError: as :func:`run`.
     """
     specs = [SearchReplace(e.old_text, e.new_text, e.occurrences) for e in args.edits]
-    validate_edits(specs, ctx.max_edits)
-    return run_edit(
-        ctx,
+    validate_edits(specs, txn.ctx.max_edits)
+    exact = args.exact or txn.ctx.exact
+    return txn.run_edit(
         args.path,
-        lambda doc: Change.of(compile_search_replace(doc, specs, exact=args.exact or ctx.exact)),
+        lambda doc: Change.of(compile_search_replace(doc, specs, exact=exact)),
         mode=args.mode,
-        dry_run=args.dry_run,
         expected_version=args.expected_version,
         build_view=lambda view: _in_view(view, specs),
     )
@@ -153,7 +153,7 @@ def apply_edits(ctx: Context, args: EditFileArgs) -> Outcome[Change]:
 def _in_view(view: Document, specs: list[SearchReplace]) -> Change:
     """The edits on a large UTF-8 file read as a view: exact matches only (they are found at
     the same places as in the text). An edit that the exact search refuses may still land on
-    the tolerance ladder, which needs the text: the refusal sends the pipeline back to it."""
+    the tolerance ladder, which needs the text: the refusal sends the transaction back to it."""
     in_view = [
         SearchReplace(to_view(e.old_text), to_view(e.new_text), e.occurrences) for e in specs
     ]

@@ -7,10 +7,11 @@ from typing import cast
 from pydantic import AliasChoices, Field, field_validator
 
 from editguard.core.formats.lines import LineKind, LineOp, compile_line_ops, validate_line_ops
-from editguard.pipeline import Change, Context, Mode, run_edit
 from editguard.tools._common import DRY_RUN_HELP, MODE_HELP, PATH_HELP, VERSION_HELP, Args
 from editguard.tools._tool import Tool
 from editguard.tools.edit_file import EditFileResult
+from editguard.transaction import Transaction
+from editguard.transaction.build import Change, Mode
 
 _LINE_TYPES = {
     "insert": "insert",
@@ -81,7 +82,7 @@ class EditLinesArgs(Args):
     mode: Mode = Field("strict", description=MODE_HELP)
 
 
-def run(ctx: Context, args: EditLinesArgs) -> EditFileResult:
+def run(txn: Transaction, args: EditLinesArgs) -> EditFileResult:
     """Apply the line edits, all of them or none.
 
     Raises:
@@ -94,13 +95,11 @@ def run(ctx: Context, args: EditLinesArgs) -> EditFileResult:
         LineOp(cast(LineKind, e.type), e.line_number, e.text, e.old_text, e.end_line)
         for e in args.edits
     ]
-    validate_line_ops(ops, ctx.max_edits)
-    out = run_edit(
-        ctx,
+    validate_line_ops(ops, txn.ctx.max_edits)
+    out = txn.run_edit(
         args.path,
         lambda doc: Change.of(compile_line_ops(doc, ops)),
         mode=args.mode,
-        dry_run=args.dry_run,
         expected_version=args.expected_version,
     )
     return EditFileResult.of(out, args.mode, args.dry_run)

@@ -20,7 +20,6 @@ from editguard.core.formats.symbol_edit import (
     replaces_symbol,
 )
 from editguard.errors import TooManyEdits
-from editguard.pipeline import Change, Context, Mode, run_edit
 from editguard.symbols import Symbol, find_symbol, shares_lines, symbols_of
 from editguard.tools._common import (
     DRY_RUN_HELP,
@@ -33,6 +32,8 @@ from editguard.tools._common import (
 )
 from editguard.tools._tool import Tool
 from editguard.tools.list_symbols import SYMBOL_LANGUAGES, SYMBOL_RANGE, SymbolModel
+from editguard.transaction import Transaction
+from editguard.transaction.build import Change, Mode
 from editguard.validate import Finding
 from editguard.validate.structure import structure_findings
 
@@ -135,14 +136,15 @@ class SymbolChange(Change):
     target: Symbol | None = None
 
 
-def run(ctx: Context, args: EditSymbolArgs) -> EditSymbolResult:
-    """Locate the symbol in the file as read, then edit it through the pipeline.
+def run(txn: Transaction, args: EditSymbolArgs) -> EditSymbolResult:
+    """Locate the symbol in the file as read, then edit it in the transaction.
 
     Raises:
         EditError: SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, CHUNK_MISMATCH, AMBIGUOUS_MATCH,
             OVERLAPPING_EDITS, VALIDATION_FAILED, INVALID_REQUEST, STALE_VERSION and the
             file errors.
     """
+    ctx = txn.ctx
     if args.chunks is not None and len(args.chunks) > ctx.max_edits:
         raise TooManyEdits(
             f"{len(args.chunks)} chunks in one call; the limit is {ctx.max_edits}",
@@ -171,12 +173,10 @@ def run(ctx: Context, args: EditSymbolArgs) -> EditSymbolResult:
 
         return SymbolChange(plan, compiled.applied, check=structure, target=target)
 
-    out = run_edit(
-        ctx,
+    out = txn.run_edit(
         args.path,
         build,
         mode=args.mode,
-        dry_run=args.dry_run,
         expected_version=args.expected_version,
     )
     new_first, new_last = new_lines_of(out.before.text, out.change.plan.replacements[0])

@@ -14,9 +14,10 @@ from editguard.errors import BinaryFile, EditError
 from editguard.fs.birth import birth_time
 from editguard.fs.location import locate
 from editguard.fs.sandbox import Resolved, names_a_link
-from editguard.pipeline import Context, read
 from editguard.tools._common import PATH_HELP, Args, LineEnding
 from editguard.tools._tool import Tool
+from editguard.transaction.context import Context
+from editguard.transaction.read import read
 
 Kind = Literal["file", "dir", "symlink", "other"]
 

@@ -13,7 +13,6 @@ from pydantic import BaseModel, Field
 
 from editguard.core.ignore import compile_rules, is_ignored
 from editguard.errors import InvalidRequest
-from editguard.pipeline import Context
 from editguard.tools._common import Args
 from editguard.tools._tool import Tool
 from editguard.tools._walking import (
@@ -26,6 +25,7 @@ from editguard.tools._walking import (
     printable,
     shown,
 )
+from editguard.transaction.context import Context
 
 MAX_RESULTS = 1000
 

@@ -21,9 +21,9 @@ from editguard.fs.ripgrep import Case, Outcome, Query
 from editguard.fs.sandbox import Resolved
 from editguard.fs.searched import Folders
 from editguard.fs.walk import BINARY_PROBE
-from editguard.pipeline import Context
 from editguard.tools._common import Args
 from editguard.tools._tool import Tool
+from editguard.transaction.context import Context
 
 MAX_PATTERN = 10_000  # characters
 MAX_RESULTS = 1000

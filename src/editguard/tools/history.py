@@ -9,10 +9,10 @@ from pydantic import BaseModel, Field
 from editguard.errors import ChangeNotFound
 from editguard.history import Entry, FileRecord, History
 from editguard.history.undo import not_found
-from editguard.pipeline import Context
 from editguard.tools._common import Args
 from editguard.tools._tool import Tool
-from editguard.transaction import settle
+from editguard.transaction.context import Context
+from editguard.transaction.settle import settle
 
 MAX_LIMIT = 1000
 

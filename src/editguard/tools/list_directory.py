@@ -7,7 +7,6 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from editguard.fs.walk import Entry
-from editguard.pipeline import Context
 from editguard.tools._common import PATH_HELP, Args
 from editguard.tools._tool import Tool
 from editguard.tools._walking import (
@@ -18,6 +17,7 @@ from editguard.tools._walking import (
     printable,
     skipped_line,
 )
+from editguard.transaction.context import Context
 
 MAX_ENTRIES = 1000
 _TAGS = {"dir": "[DIR]", "file": "[FILE]", "symlink": "[LINK]", "other": "[OTHER]"}

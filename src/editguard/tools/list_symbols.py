@@ -5,10 +5,11 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from editguard.errors import error_context
-from editguard.pipeline import Context, read
 from editguard.symbols import symbols_of
 from editguard.tools._common import PATH_HELP, Args
 from editguard.tools._tool import Tool
+from editguard.transaction.context import Context
+from editguard.transaction.read import read
 
 SYMBOL_RANGE = "A range is whole lines, with decorators and the doc comments above."
 SYMBOL_LANGUAGES = " Python, JS, TS, TSX, Go, Rust, Java, C, C++, C#, Ruby, PHP."

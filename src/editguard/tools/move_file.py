@@ -6,14 +6,11 @@ import os
 
 from pydantic import BaseModel, Field
 
-from editguard.errors import FileNotFound, InvalidRequest, NotAFile, StaleVersion, error_context
-from editguard.fs.nearest import with_nearest
-from editguard.fs.sandbox import Resolved
-from editguard.pipeline import Context
+from editguard.errors import InvalidRequest
 from editguard.tools._common import DRY_RUN_HELP, PATH_HELP, Args
-from editguard.tools._files import transaction
 from editguard.tools._tool import Tool
-from editguard.transaction import Transaction, folder_state
+from editguard.transaction import Transaction
+from editguard.transaction.move import move_file
 
 
 class MoveFileArgs(Args):
@@ -43,9 +40,9 @@ def paths(args: MoveFileArgs) -> list[str]:
     return [args.source, args.destination]
 
 
-def run(ctx: Context, args: MoveFileArgs) -> MoveFileResult:
-    """Move ``source`` to ``destination`` in one transaction (the journal writes the new path
-    and removes the old one together); the bytes and permission bits move with it.
+def run(txn: Transaction, args: MoveFileArgs) -> MoveFileResult:
+    """Move ``source`` to ``destination`` in the call's transaction (the journal writes the
+    new path and removes the old one together); the bytes and permission bits move with it.
 
     Raises:
         EditError: OUTSIDE_ROOT (either path, or a symbolic link to outside), FILE_NOT_FOUND
@@ -61,92 +58,25 @@ def run(ctx: Context, args: MoveFileArgs) -> MoveFileResult:
             data={"field": "destination"},
             suggestions=[f"Send {args.destination.rstrip('/' + os.sep)}/NAME as destination."],
         )
-    source = ctx.sandbox.resolve(args.source)
-    destination = ctx.sandbox.resolve(args.destination)
+    source = txn.ctx.sandbox.resolve(args.source)
+    destination = txn.ctx.sandbox.resolve(args.destination)
     if source.real == destination.real:
         raise InvalidRequest(
             f"{args.source} and {args.destination} are the same file",
             path=source.display,
             data={"field": "destination"},
         )
-    with transaction(ctx, args.dry_run) as (txn, owned):
-        if owned:
-            txn.lock_resolved([source, destination])
-        _refuse_folders(txn, source, destination)
-        if not txn.file(source).exists:
-            raise with_nearest(
-                FileNotFound(
-                    f"{source.display} does not exist; nothing was moved", path=source.display
-                ),
-                source,
-            )
-        dst = txn.file(destination)
-        replaced = dst.version
-        if replaced is not None and not args.overwrite:
-            raise StaleVersion(
-                f"{destination.display} exists already; nothing was moved",
-                path=destination.display,
-                data={"reason": "destination_exists", "actual_version": replaced},
-                suggestions=["Choose another destination, or pass overwrite: true to replace it."],
-            )
-        made = _new_folders(txn, destination, len(dst.location.missing))
-        with error_context(path=source.display):
-            txn.move_all([(source, destination)], replace=args.overwrite)
-        version = dst.version
-        assert version is not None  # the move staged the content there
-        written = txn.commit() if owned else not args.dry_run
+    moved = move_file(txn, source, destination, overwrite=args.overwrite)
     return MoveFileResult(
         source=source.display,
         destination=destination.display,
-        created_folders=[w.display for w in made],
-        replaced_version=replaced,
-        version=version,
-        change_id=txn.change_id if owned else None,
-        written=written,
+        created_folders=[w.display for w in moved.created_folders],
+        replaced_version=moved.replaced_version,
+        version=moved.version,
+        change_id=None,  # the commit's (see Tool.call)
+        written=txn.writes,
         dry_run=args.dry_run,
     )
-
-
-def _refuse_folders(txn: Transaction, source: Resolved, destination: Resolved) -> None:
-    """Folders are not moved (their files have no history of their own to move back with),
-    and a folder as the destination is not moved into (name the new path in full).
-
-    Raises:
-        NotAFile: either path is a folder.
-    """
-    for where, field in ((source, "source"), (destination, "destination")):
-        is_folder = where.real == where.root
-        if not is_folder:
-            try:
-                is_folder = folder_state(txn.ctx, where)
-            except NotAFile:
-                is_folder = False  # a file (or a link): move_all judges it
-        if is_folder:
-            hint = (
-                "Move the files one by one (create_directory makes the new folder)."
-                if field == "source"
-                else f"Name the new path in full: {where.display}/{os.path.basename(source.real)}"
-            )
-            raise NotAFile(
-                f"{where.display} is a folder; move_file moves one file to a new path",
-                path=where.display,
-                data={"field": field},
-                suggestions=[hint],
-            )
-
-
-def _new_folders(txn: Transaction, destination: Resolved, missing: int) -> list[Resolved]:
-    """Stage the folders the destination needs (recorded, so that undo removes them again
-    while they are empty), outermost first."""
-    made: list[Resolved] = []
-    folder = os.path.dirname(destination.real)
-    for _ in range(missing):
-        made.append(txn.ctx.sandbox.resolve(folder))
-        folder = os.path.dirname(folder)
-    made.reverse()
-    for where in made:
-        txn.stage_folder(where, existed=False, exists=True)
-    return made
 
 
 TOOL = Tool(

@@ -14,9 +14,10 @@ from editguard.core.images import image_type
 from editguard.core.listing import LF, listing
 from editguard.errors import EditError, FileTooLarge, InvalidRequest, error_context
 from editguard.fs.sandbox import Resolved
-from editguard.pipeline import Context, Raw, read_text_or_raw
 from editguard.tools._common import PATH_HELP, Args, LineEnding
 from editguard.tools._tool import Media, Tool
+from editguard.transaction.context import Context
+from editguard.transaction.read import Raw, read_text_or_raw
 
 # Files one call may read with ``paths``.
 MAX_PATHS = 50

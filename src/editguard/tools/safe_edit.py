@@ -9,7 +9,6 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from editguard.core.document import Document
 from editguard.core.formats import lines, regex_replace
 from editguard.core.formats.whole_text import compile_whole_text
-from editguard.pipeline import Change, Context, Mode, run_edit
 from editguard.tools._common import (
     EXACT_HELP,
     MODE_HELP,
@@ -20,6 +19,8 @@ from editguard.tools._common import (
     outcome_fields,
 )
 from editguard.tools._tool import Tool
+from editguard.transaction import Transaction
+from editguard.transaction.build import Change, Mode
 
 EditMode = Literal["content", "line_edits", "search_replace"]
 
@@ -121,7 +122,7 @@ class SafeEditResult(BaseModel):
     warnings: list[str] = Field(description="E.g. a pattern not found in interactive mode.")
 
 
-def run(ctx: Context, args: SafeEditArgs) -> SafeEditResult:
+def run(txn: Transaction, args: SafeEditArgs) -> SafeEditResult:
     """Apply the one edit mode given.
 
     Raises:
@@ -129,6 +130,7 @@ def run(ctx: Context, args: SafeEditArgs) -> SafeEditResult:
             OVERLAPPING_EDITS, NO_MATCH (pattern not found, strict mode), INVALID_REGEX,
             REGEX_TIMEOUT, VALIDATION_FAILED, STALE_VERSION and the file errors.
     """
+    ctx = txn.ctx
     edit_mode: EditMode
     if args.content is not None:
         edit_mode, content = "content", args.content
@@ -157,8 +159,7 @@ def run(ctx: Context, args: SafeEditArgs) -> SafeEditResult:
             )
             return Change.of(compiled)
 
-    out = run_edit(
-        ctx,
+    out = txn.run_edit(
         args.path,
         build,
         mode=args.mode,

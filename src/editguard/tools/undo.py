@@ -1,7 +1,9 @@
 """``undo``: put the files of a recorded change back as they were before it, as one transaction.
 
 Which changes, what they restore and when an undo refuses is :mod:`editguard.history.undo`'s to
-decide; this module locks the files, stages what it gives, commits, and reports each file.
+decide; this module locks the files, stages what it gives in the call's transaction (which
+Tool.call commits: the commit records the undo even where every file is already as before), and
+reports each file.
 """
 
 from __future__ import annotations
@@ -15,9 +17,7 @@ from editguard.errors import FileBusy, InvalidRequest
 from editguard.fs.sandbox import Resolved
 from editguard.history import records
 from editguard.history.undo import FileRestore, Restoration, choose, paths, prepare
-from editguard.pipeline import Context
 from editguard.tools._common import DRY_RUN_HELP, Args
-from editguard.tools._files import transaction
 from editguard.tools._tool import Tool
 from editguard.tools.history import history_of
 from editguard.transaction import StagedFile, Transaction, bytes_of, folder_state, settle
@@ -65,7 +65,7 @@ class UndoResult(BaseModel):
     dry_run: bool
 
 
-def run(ctx: Context, args: UndoArgs) -> UndoResult:
+def run(txn: Transaction, args: UndoArgs) -> UndoResult:
     """Undo the chosen changes.
 
     Raises:
@@ -74,6 +74,7 @@ def run(ctx: Context, args: UndoArgs) -> UndoResult:
     """
     if args.change_id is not None and args.steps != 1:
         raise InvalidRequest("give either change_id or steps, not both", data={"field": "steps"})
+    ctx = txn.ctx
     history = history_of(ctx)
     settle(ctx)
     real = ctx.sandbox.resolve(args.path).real if args.path is not None else None
@@ -82,26 +83,18 @@ def run(ctx: Context, args: UndoArgs) -> UndoResult:
     )
     wanted: set[str] = set()
     for _ in range(LOCK_ROUNDS):
-        with transaction(ctx, args.dry_run) as (txn, _):
-            wanted |= paths(pick(), real)
-            txn.lock(sorted(wanted))
-            # Again, now that no editguard writer can act on these files: a change made in
-            # between may name others, which are locked in order on the next round (never one
-            # by one, which could wait on another undo in a cycle).
-            chosen = pick()
-            if not paths(chosen, real) <= wanted:
-                wanted |= paths(chosen, real)
-                continue
-            files = stage(txn, prepare(_Found(txn), history, chosen, real, force=args.force))
-            written = txn.commit()
-            if not written and not args.dry_run:
-                # Nothing to write (every file already as before: put back outside editguard, or
-                # by an undo that died after its commit point): the entry still takes the changes
-                # back, or every later undo would pick them again.
-                txn.change_id = history.record(
-                    txn.ctx.tool or "undo", txn.records(), txn.undoes, client=txn.ctx.client
-                )
-            break
+        wanted |= paths(pick(), real)
+        txn.lock(sorted(wanted))
+        # Again, now that no editguard writer can act on these files: a change made in between
+        # may name others, which are all locked again, in order, on the next round (never one
+        # by one, which could wait on another undo in a cycle).
+        chosen = pick()
+        if not paths(chosen, real) <= wanted:
+            wanted |= paths(chosen, real)
+            txn.release()
+            continue
+        files = stage(txn, prepare(_Found(txn), history, chosen, real, force=args.force))
+        break
     else:
         raise FileBusy(
             "the changes to undo kept changing while their files were locked; nothing was written",
@@ -110,9 +103,9 @@ def run(ctx: Context, args: UndoArgs) -> UndoResult:
         )
     return UndoResult(
         undone=txn.undoes,
-        change_id=txn.change_id,
+        change_id=None,  # the commit's (see Tool.call)
         files=files,
-        written=written,
+        written=txn.will_write(),
         dry_run=args.dry_run,
     )
 
@@ -197,4 +190,5 @@ TOOL = Tool(
     arguments=UndoArgs,
     result=UndoResult,
     run=run,
+    paths=lambda _: [],  # run locks the files of the changes it undoes, all at once
 )

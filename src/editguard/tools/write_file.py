@@ -6,7 +6,6 @@ from pydantic import BaseModel, Field
 
 from editguard.core.formats import Compiled
 from editguard.core.formats.whole_text import compile_whole_text, line_ending
-from editguard.pipeline import Change, Context, Mode, run_edit
 from editguard.tools._common import (
     MODE_HELP,
     PATH_HELP,
@@ -17,6 +16,8 @@ from editguard.tools._common import (
     outcome_fields,
 )
 from editguard.tools._tool import Tool
+from editguard.transaction import Transaction
+from editguard.transaction.build import Change, Mode
 
 
 class WriteFileArgs(Args):
@@ -43,15 +44,14 @@ class WriteFileResult(BaseModel):
     validation: Validation
 
 
-def run(ctx: Context, args: WriteFileArgs) -> WriteFileResult:
+def run(txn: Transaction, args: WriteFileArgs) -> WriteFileResult:
     """Write ``content`` as the whole file.
 
     Raises:
         EditError: OUTSIDE_ROOT, STALE_VERSION, ENCODING_ERROR, NOT_A_FILE, BINARY_FILE,
             PERMISSION_DENIED, VALIDATION_FAILED, WRITE_FAILED.
     """
-    out = run_edit(
-        ctx,
+    out = txn.run_edit(
         args.path,
         lambda doc: Change.of(compile_whole_text(doc, args.content)),
         mode=args.mode,

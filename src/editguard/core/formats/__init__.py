@@ -5,10 +5,10 @@ is the :class:`~editguard.core.document.Document` as read and ``request`` the fo
 dataclasses (never the wire models). A request that cannot be compiled raises an
 :class:`~editguard.errors.EditError` with its code, and with ``edit_index``/``total_edits`` when
 one edit of several failed; it checks that the texts it makes can be stored in the file's
-encoding (naming the edit). A format never reads or writes a file: the pipeline resolves, loads,
-refuses NUL characters, validates and commits around it. Checks that need no file (an empty
-request, too many edits, a NUL in a new text) come first, in the format's ``validate_*``
-function, which a tool calls before it hands the compile step to the pipeline.
+encoding (naming the edit). A format never reads or writes a file: the transaction resolves,
+loads, refuses NUL characters, validates and commits around it. Checks that need no file (an
+empty request, too many edits, a NUL in a new text) come first, in the format's ``validate_*``
+function, which a tool calls before it hands the compile step to the transaction.
 
 - :mod:`.search_replace`: exact old/new text, applied in sequence (``edit_file``);
 - :mod:`.lines`: line numbers as read (``edit_lines``, ``safe_edit`` line_edits);

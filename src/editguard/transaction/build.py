@@ -1,0 +1,198 @@
+"""What a tool makes of its request, and the checks it passes before it may be staged.
+
+A tool's pure step (its format) turns the file's Document into a :class:`Change`;
+:func:`build_change` runs it and checks what it made: no NUL, not over the size limit, valid by
+the mode (the syntax guard, the linters and the tool's own check). Nothing here reads or writes
+a file; :class:`Outcome` is what a writing call reports about one file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar, get_args
+
+from editguard.core.diff import render_diff
+from editguard.core.document import Document, from_view
+from editguard.core.formats import AppliedEdit, Compiled
+from editguard.core.plan import Plan
+from editguard.errors import FileTooLarge
+from editguard.fs.sandbox import Resolved
+from editguard.languages import language_of
+from editguard.transaction.context import Context
+
+if TYPE_CHECKING:
+    # Validation (and the parsers behind it) loads with the first edit, not with read_file.
+    from editguard.validate import Finding, Report
+
+Mode = Literal["strict", "interactive", "verify_only"]
+_, _, VERIFY_ONLY = get_args(Mode)
+
+
+def checks_only(mode: Mode | None, dry_run: bool) -> bool:
+    """Whether a call only checks (a dry run, or mode ``verify_only``): it takes no lock and
+    writes nothing. The one place that decides it."""
+    return dry_run or mode == VERIFY_ONLY
+
+
+# A result's diff shows at most this many lines, then says how many more there are.
+DIFF_LINES = 2000
+
+# Above this size the syntax guard and linters are skipped (and the result says so): parsing a
+# huge file twice would cost more than the edit itself.
+VALIDATE_LIMIT = 5_000_000
+
+# Bytes. A UTF-8 file over this size, not all ASCII, is first read as a view (one character a
+# byte, see Document.utf8_view) by a tool that can edit one: decoded, one emoji would make the
+# text four bytes a character. A text has at least a quarter as many characters as its file
+# has bytes, so a file read as a view would never have been validated either.
+VIEW_LIMIT = 4 * VALIDATE_LIMIT
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Change:
+    """What a tool made of its request, on the text as read: the plan, what each edit did,
+    warnings for the caller, and the tool's own check of the new text (its findings block in
+    strict mode like the syntax guard's; it runs with the guard, on the same new text, and is
+    skipped with it above the size limit)."""
+
+    plan: Plan
+    applied: tuple[AppliedEdit, ...] = ()
+    warnings: tuple[str, ...] = ()
+    check: Callable[[str], tuple[Finding, ...]] | None = None
+
+    @classmethod
+    def of(cls, compiled: Compiled) -> Change:
+        """The change of a compiled format request."""
+        return cls(compiled.plan, compiled.applied, compiled.warnings)
+
+    @property
+    def replacements(self) -> int:
+        """How many replacements the edits made in all."""
+        return sum(e.occurrences_replaced for e in self.applied)
+
+
+C = TypeVar("C", bound=Change)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Outcome(Generic[C]):
+    """What a writing call did (or, for a call that only checks, would do) to one file.
+
+    Attributes:
+        version: the file's version after the call; for a call that does not write, the
+            version the file would have (its current one when nothing changes).
+        previous_version: the version that was read (``None``: the file did not exist).
+        creates: the file did not exist; ``created`` says whether this call makes it.
+        would_modify: the call changes the file's bytes (or creates it).
+        written: the transaction writes this change when it commits (a commit that fails
+            raises, so no result that claims a write is ever returned).
+    """
+
+    where: Resolved
+    before: Document
+    change: C
+    previous_version: str | None
+    version: str
+    creates: bool
+    would_modify: bool
+    written: bool
+    report: Report
+    # The diff, once rendered: the history's record of a lone change shows the same diff.
+    memo: dict[str, str] = dataclasses.field(default_factory=dict, compare=False)
+
+    @property
+    def created(self) -> bool:
+        """Whether this call creates the file."""
+        return self.creates and self.written
+
+    def diff(self) -> str:
+        """The unified diff of the change."""
+        if "diff" not in self.memo:
+            self.memo["diff"] = diff_of(self.before, self.change.plan, self.where.display)
+        return self.memo["diff"]
+
+
+def diff_of(before: Document, plan: Plan, display: str) -> str:
+    """The unified diff of ``plan`` on ``before``, as a result shows it."""
+    shown = from_view if before.utf8_view else None
+    return render_diff(before.text, plan, display, max_lines=DIFF_LINES, shown=shown)
+
+
+def build_change(
+    ctx: Context, where: Resolved, before: Document, build: Callable[[Document], C], mode: Mode
+) -> tuple[C, bool, Report]:
+    """Run the tool's pure step on ``before`` and check what it made: no NUL, not over the size
+    limit, valid by ``mode``. Returns the change, whether it modifies ``before`` and the
+    validation report.
+
+    Raises:
+        EditError: the format's refusal, ENCODING_ERROR, FILE_TOO_LARGE, VALIDATION_FAILED.
+    """
+    change = build(before)
+    plan = change.plan
+    for r in plan.replacements:
+        # Formats check that their texts can be encoded (naming the edit); a NUL can come
+        # from anywhere (a regex template's \x00, a new body), so it is refused here.
+        before.check_no_nul(r.text)
+    _check_size(ctx, before, plan)
+    report = _validated(ctx, where, before.text, change, mode, before.utf8_view)
+    return change, plan.modifies(before), report
+
+
+def _check_size(ctx: Context, before: Document, plan: Plan) -> None:
+    """Refuse, before anything is written, a result that is over the file size limit for sure
+    (every character takes a byte at least; two in UTF-16, four in UTF-32)."""
+    chars = len(before.text) + plan.size_change()
+    width = 4 if before.encoding.startswith("utf-32") else 2 if "16" in before.encoding else 1
+    if chars * width > ctx.max_file_bytes:
+        raise _too_large(ctx, before.name, chars * width)
+
+
+def capped(ctx: Context, where: Resolved, chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """``chunks``, refused as soon as they add up to more than the file size limit (the bytes
+    of multi-byte characters are only known while they are encoded)."""
+    total = 0
+    for chunk in chunks:
+        total += len(chunk)
+        if total > ctx.max_file_bytes:
+            raise _too_large(ctx, where.display, total)
+        yield chunk
+
+
+def _too_large(ctx: Context, display: str, size: int) -> FileTooLarge:
+    return FileTooLarge(
+        f"the edit would make {display} {size:,} bytes or more; the limit is "
+        f"{ctx.max_file_bytes:,}; nothing was written",
+        path=display,
+        data={"size": size, "limit": ctx.max_file_bytes, "result": True},
+        suggestions=["Split the content over several files, or make a smaller change."],
+    )
+
+
+def _validated(
+    ctx: Context, where: Resolved, old: str, change: Change, mode: Mode, view: bool = False
+) -> Report:
+    """Validate the new text, with the tool's own findings; in strict mode, refuse an edit that
+    introduces a blocking problem.
+
+    Raises:
+        ValidationFailed: strict mode and a blocking finding.
+    """
+    from editguard.validate import Report, validate  # noqa: PLC0415 - see the imports
+
+    name, plan = where.real, change.plan
+    checked = language_of(name) is not None or any(
+        linter.applies_to(name) for linter in ctx.linters
+    )
+    if (not checked and change.check is None) or not plan.changes(old):
+        return Report()
+    if max(len(old), len(old) + plan.size_change()) > VALIDATE_LIMIT or view:
+        return Report(
+            notes=(f"validation skipped: the file is over {VALIDATE_LIMIT // 1_000_000} MB",)
+        )
+    new = plan.apply_to_text(old)
+    report = validate(name, old, new, plan, ctx.linters, change.check)
+    if mode == "strict" and report.blocking:
+        raise report.refusal(where.display, new, plan)
+    return report
