@@ -4,9 +4,13 @@ editguard."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import importlib
 import inspect
 import types
 import typing
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -95,3 +99,38 @@ def test_the_python_api_also_takes_the_plain_edit_dataclasses(tmp_path: Any) -> 
     ws.edit_lines("a.txt", [editguard.LineOp("replace_section", 2, "2", end_line=3)])
     ws.edit_file("a.txt", [editguard.SearchReplace("one", "1")])
     assert (tmp_path / "a.txt").read_text() == "1\n2\n"
+
+
+def test_each_public_name_is_what_the_type_checkers_see() -> None:
+    """editguard/__init__.py imports each public name for type checkers only, and finds it at run
+    time by looking through modules: the two must agree, name for name and object for object."""
+    tree = ast.parse(Path(inspect.getfile(editguard)).read_text(encoding="utf-8"))
+    block = next(n for n in tree.body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.dump(n))
+    static = {
+        alias.name: node.module
+        for node in ast.walk(block)
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
+    assert editguard.__all__ == sorted(editguard.__all__)
+    assert set(static) == set(editguard.__all__) - {"__version__"}
+    for name, module in static.items():
+        assert getattr(editguard, name) is getattr(importlib.import_module(module), name), name
+    assert set(editguard.__all__) <= set(dir(editguard))
+    with pytest.raises(AttributeError):
+        editguard.NoSuchName  # noqa: B018
+
+
+def test_workspace_takes_exactly_the_configuration() -> None:
+    """Workspace's keywords are Config's fields, in order, with the same defaults and types: the
+    signature is written out for type checkers, the settings are said once, in Config."""
+    params = list(inspect.signature(Workspace).parameters.values())
+    fields = dataclasses.fields(editguard.Config)
+    assert [p.name for p in params] == [f.name for f in fields]
+    for param, field in zip(params, fields, strict=True):
+        assert param.default == field.default, field.name
+        assert param.annotation == field.type, field.name  # as written (postponed annotations)
+    # The history's own limits, for a History made without a Workspace.
+    history = inspect.signature(editguard.History).parameters
+    assert history["max_entries"].default == editguard.Config.history_entries
+    assert history["max_bytes"].default == editguard.Config.history_bytes

@@ -342,8 +342,9 @@ def test_a_field_of_the_wrong_type_is_refused_and_never_writes(
 # given each hostile value in turn, the rest of the call well formed -------------------------
 
 # Well-formed calls of each tool (several where a field lives in a part that only one form of
-# the call has): each hostile value replaces one field of one of these.
-BASES: dict[str, list[dict[str, Any]]] = {
+# the call has): each hostile value replaces one field of one of these. A tool not named here is
+# fuzzed from the requests of its scenarios (tests/scenarios/), which every tool has.
+OWN_BASES: dict[str, list[dict[str, Any]]] = {
     "read_file": [{"path": "b.txt", "start_line": 1, "end_line": 2}, {"paths": ["b.txt"]}],
     "list_directory": [{"path": "."}],
     "directory_tree": [{"path": ".", "exclude": ["x"]}],
@@ -407,6 +408,17 @@ BASES: dict[str, list[dict[str, Any]]] = {
     "history": [{"path": "b.txt", "limit": 5, "change_id": 1}],
     "undo": [{"path": "b.txt", "change_id": 1, "steps": 1}],
 }
+
+
+def _scenario_bases() -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for request in sorted((Path(__file__).parent / "scenarios").glob("*/request.json")):
+        call = json.loads(request.read_text(encoding="utf-8"))
+        out.setdefault(call["tool"], []).append(call["arguments"])
+    return out
+
+
+BASES = {**_scenario_bases(), **OWN_BASES}
 COMPAT_BASES: dict[str, list[dict[str, Any]]] = {
     "read_file": [{"path": "b.txt", "head": 1}],
     "read_text_file": [{"path": "b.txt", "tail": 1}],

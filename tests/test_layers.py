@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("editguard.validate",),
     ("editguard.prewarm",),
     ("editguard.history",),
+    ("editguard.config",),  # a workspace's settings, typed by the layers below
     ("editguard.transaction",),
     ("editguard.tools",),
     ("editguard.compat",),  # other servers' tool sets, over the tools

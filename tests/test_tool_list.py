@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp_types import TextContent
 
-from editguard.tools import NAMES, SETS, TOOLS, select
+from editguard.tools import NAMES, SETS, TOOLS, _listing, select
 from editguard.tools._listing import STORED, fingerprint, listing, live
 
 pytestmark = pytest.mark.anyio
@@ -101,13 +102,70 @@ def test_schemas_say_each_thing_once() -> None:
 
 def test_the_stored_listing_is_the_tools_own() -> None:
     stored = json.loads(STORED.read_text(encoding="utf-8"))
-    assert stored["fingerprint"] == fingerprint(), (
-        "the tools changed since listing.json was written: run "
+    assert stored["fingerprint"] == fingerprint(live()), (
+        "a tool's description or schema changed since listing.json was written: run "
         "`python -m editguard.tools._listing` and commit the file"
     )
     assert stored["tools"] == live()
     assert listing() == live()
     assert listing(("undo", "read_file")) == live(("undo", "read_file"))
+
+
+def test_a_stored_listing_that_does_not_match_its_fingerprint_is_not_served(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stored = json.loads(STORED.read_text(encoding="utf-8"))
+    stored["tools"][0]["description"] = "edited by hand"
+    damaged = tmp_path / "listing.json"
+    damaged.write_text(json.dumps(stored), encoding="utf-8")
+    monkeypatch.setattr(_listing, "STORED", damaged)
+    _listing._stored.cache_clear()
+    try:
+        assert _listing._stored() is None
+        assert listing(("read_file",)) == live(("read_file",))
+    finally:
+        _listing._stored.cache_clear()
+
+
+SOURCE = Path(__file__).resolve().parent.parent / "src"
+# An edit to file_info's logic, to its description, and to its argument schema.
+EDITS = {
+    "logic": (
+        'return when.isoformat(timespec="seconds").replace("+00:00", "Z")',
+        "# a comment, and other code\n    return when.strftime('%Y-%m-%dT%H:%M:%SZ')",
+    ),
+    "description": ("Describe a path without reading it out.", "Describe a path."),
+    "schema": ("path: str = Field(description=PATH_HELP)", 'path: str = Field(description="A.")'),
+}
+
+
+@pytest.mark.parametrize(
+    ("edit", "current"), [("logic", True), ("description", False), ("schema", False)]
+)
+def test_only_what_reaches_the_wire_makes_the_stored_listing_stale(
+    tmp_path: Path, edit: str, current: bool
+) -> None:
+    """The fingerprint is of the listing itself: a change to how a tool works leaves listing.json
+    current (no rewrite, no stale-file failure); a change to what a model reads does not."""
+    shutil.copytree(SOURCE / "editguard", tmp_path / "editguard")
+    module = tmp_path / "editguard" / "tools" / "file_info.py"
+    before, after = EDITS[edit]
+    text = module.read_text(encoding="utf-8")
+    assert text.count(before) == 1
+    module.write_text(text.replace(before, after), encoding="utf-8")
+    check = (
+        "import json; from editguard.tools._listing import STORED, fingerprint, live; "
+        "print(json.loads(STORED.read_text())['fingerprint'] == fingerprint(live()))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", check],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
+    assert proc.stdout.strip() == str(current)
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,10 @@ Every failure raises an :class:`EditError` subclass with a stable ``code``.
 
 Names are imported on first use (``from editguard import Workspace`` loads the tools then), so
 that ``import editguard`` and the command line start fast.
+
+A public name is written twice, as strict type checkers need it: once in the imports below (its
+type) and once in ``__all__`` (that it is exported). At run time it is looked for in the modules
+of ``_MODULES`` in turn, so no third copy (a name-to-module table) is needed.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from editguard.config import Config
     from editguard.core.formats.lines import LineOp
     from editguard.core.formats.search_replace import SearchReplace
     from editguard.errors import (
@@ -82,94 +87,52 @@ if TYPE_CHECKING:
     from editguard.validate import Linter
     from editguard.workspace import Workspace
 
-# Where each public name lives.
-_WHERE = {
-    "AmbiguousMatch": "editguard.errors",
-    "AmbiguousSymbol": "editguard.errors",
-    "AppliedEdit": "editguard.tools.edit_file",
-    "BatchCall": "editguard.tools.batch",
-    "BatchResult": "editguard.tools.batch",
-    "BinaryFile": "editguard.errors",
-    "ChangeModel": "editguard.tools.history",
-    "ChangeNotFound": "editguard.errors",
-    "ChangedFile": "editguard.tools.history",
-    "ChunkMismatch": "editguard.errors",
-    "ChunkModel": "editguard.tools.edit_symbol",
-    "DirectoryTreeResult": "editguard.tools.directory_tree",
-    "CreateDirectoryResult": "editguard.tools.create_directory",
-    "EditError": "editguard.errors",
-    "EditFileResult": "editguard.tools.edit_file",
-    "EditOperation": "editguard.tools.edit_file",
-    "EditSymbolResult": "editguard.tools.edit_symbol",
-    "EncodingError": "editguard.errors",
-    "FileBusy": "editguard.errors",
-    "FileChange": "editguard.tools._files",
-    "FileInfoResult": "editguard.tools.file_info",
-    "FileLocks": "editguard.fs.lock",
-    "FileNotFound": "editguard.errors",
-    "FileTooLarge": "editguard.errors",
-    "FindFilesResult": "editguard.tools.find_files",
-    "FindingModel": "editguard.tools._common",
-    "GrepResult": "editguard.tools.grep",
-    "History": "editguard.history",
-    "HistoryResult": "editguard.tools.history",
-    "HunkResult": "editguard.tools._files",
-    "ImageResult": "editguard.tools.read_file",
-    "InternalError": "editguard.errors",
-    "InvalidPatch": "editguard.errors",
-    "InvalidRegex": "editguard.errors",
-    "InvalidRequest": "editguard.errors",
-    "Journal": "editguard.fs.journal",
-    "LineEdit": "editguard.tools.safe_edit",
-    "LineEditOp": "editguard.tools.edit_lines",
-    "LineOp": "editguard.core.formats.lines",
-    "LineOutOfRange": "editguard.errors",
-    "Linter": "editguard.validate",
-    "ListDirectoryResult": "editguard.tools.list_directory",
-    "ListSymbolsResult": "editguard.tools.list_symbols",
-    "Mode": "editguard.transaction.build",
-    "MoveFileResult": "editguard.tools.move_file",
-    "NoMatch": "editguard.errors",
-    "NotADirectory": "editguard.errors",
-    "NotAFile": "editguard.errors",
-    "OutsideRoot": "editguard.errors",
-    "OverlappingEdits": "editguard.errors",
-    "PatchResult": "editguard.tools._files",
-    "PermissionDenied": "editguard.errors",
-    "ReadError": "editguard.tools.read_file",
-    "ReadFailure": "editguard.tools.read_file",
-    "ReadFileResult": "editguard.tools.read_file",
-    "ReadFilesResult": "editguard.tools.read_file",
-    "RegexTimeout": "editguard.errors",
-    "RestoredFile": "editguard.tools.undo",
-    "SafeEditResult": "editguard.tools.safe_edit",
-    "SearchReplace": "editguard.core.formats.search_replace",
-    "SearchReplaceOp": "editguard.tools.safe_edit",
-    "StaleVersion": "editguard.errors",
-    "SymbolModel": "editguard.tools.list_symbols",
-    "SymbolNotFound": "editguard.errors",
-    "TooManyEdits": "editguard.errors",
-    "UndoResult": "editguard.tools.undo",
-    "Validation": "editguard.tools._common",
-    "ValidationFailed": "editguard.errors",
-    "Workspace": "editguard.workspace",
-    "WriteFailed": "editguard.errors",
-    "WriteFileResult": "editguard.tools.write_file",
-    "WrongCount": "editguard.errors",
-}
+# Where __getattr__ looks for a public name, in this order (each tool's module from the
+# registry between the first and the second part). The first module that defines the name (or
+# exports it as its package) wins: one that only imports it is passed over, and a namesake lower
+# down is never reached (core's LineEdit is not safe_edit's). tests/test_api.py checks that each
+# name is what the imports above say it is.
+_MODULES = (
+    "editguard.errors",
+    "editguard.config",
+    "editguard.fs.lock",
+    "editguard.fs.journal",
+    "editguard.history",
+    "editguard.transaction.build",
+    "editguard.validate",
+    "editguard.tools._common",
+    "editguard.tools._files",
+)
+_AFTER_TOOLS = (
+    "editguard.core.formats.lines",
+    "editguard.core.formats.search_replace",
+    "editguard.workspace",
+)
+
+
+def _modules() -> tuple[str, ...]:
+    """Every module a public name may live in, in the order :func:`__getattr__` looks."""
+    from editguard.tools import NAMES  # noqa: PLC0415 - `import editguard.errors` loads no tool
+
+    return (*_MODULES, *(f"editguard.tools.{name}" for name in NAMES), *_AFTER_TOOLS)
 
 
 def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # the next access is a plain lookup
-    return value
+    for module in _modules() if name in __all__ else ():
+        namespace = vars(importlib.import_module(module))
+        home = getattr(namespace.get(name), "__module__", None) or ""
+        # The module that defines the name, or the package that exports it; an alias (Mode)
+        # records no editguard module as its own, so the first module that holds it.
+        if name in namespace and (
+            home == module or home.startswith(f"{module}.") or not home.startswith("editguard")
+        ):
+            globals()[name] = namespace[name]  # the next access is a plain lookup
+            return namespace[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_WHERE})
+    return sorted({*globals(), *__all__})
 
 
 __version__ = "0.1.0"
@@ -186,6 +149,7 @@ __all__ = [
     "ChangedFile",
     "ChunkMismatch",
     "ChunkModel",
+    "Config",
     "CreateDirectoryResult",
     "DirectoryTreeResult",
     "EditError",

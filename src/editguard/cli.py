@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from editguard import __version__
+from editguard.config import Config
 from editguard.terminal import format_history, print_error, print_human
 
 EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE = 0, 1, 2
@@ -71,16 +72,17 @@ def build_parser() -> argparse.ArgumentParser:
     checks.add_argument(
         "--history-entries",
         type=int,
-        default=10_000,
+        default=Config.history_entries,
         metavar="N",
-        help="keep at most N changes in the history (default: 10,000; the oldest go first)",
+        help=f"keep at most N changes in the history (default: {Config.history_entries:,}; the "
+        "oldest go first)",
     )
     checks.add_argument(
         "--history-bytes",
         type=int,
-        default=256 * 1024 * 1024,
+        default=Config.history_bytes,
         metavar="N",
-        help="keep at most N bytes of stored changes (default: 256 MiB)",
+        help=f"keep at most N bytes of stored changes (default: {Config.history_bytes >> 20} MiB)",
     )
     checks.add_argument(
         "--exact",
@@ -88,9 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="turn the match ladder off: old texts must be in the file exactly",
     )
     for flag, default, what in (
-        ("--max-file-bytes", 100 * 1024 * 1024, "a file read or written, and every result"),
-        ("--max-argument-bytes", 10_000_000, "one argument of a call"),
-        ("--max-request-bytes", 20_000_000, "all arguments of a call together"),
+        ("--max-file-bytes", Config.max_file_bytes, "a file read or written, and every result"),
+        ("--max-argument-bytes", Config.max_argument_bytes, "one argument of a call"),
+        ("--max-request-bytes", Config.max_request_bytes, "all arguments of a call together"),
     ):
         checks.add_argument(
             flag,
@@ -316,8 +318,8 @@ def _context(args: argparse.Namespace, *, prewarm: bool) -> Any:
     from editguard.tools._context import open_context  # noqa: PLC0415
 
     try:
-        return open_context(
-            args.roots or ["."],
+        config = Config(
+            roots=args.roots or Config.roots,
             linters=_linters(args),
             prewarm=prewarm,
             max_file_bytes=_limit(args.max_file_bytes, "--max-file-bytes"),
@@ -329,6 +331,7 @@ def _context(args: argparse.Namespace, *, prewarm: bool) -> Any:
             history_entries=_limit(args.history_entries, "--history-entries"),
             history_bytes=_limit(args.history_bytes, "--history-bytes"),
         )
+        return open_context(config)
     except ValueError as exc:
         raise _Usage(str(exc)) from None
 

@@ -11,13 +11,13 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, overload
 
+from editguard.config import Config
 from editguard.core.formats.lines import LineOp
 from editguard.core.formats.search_replace import SearchReplace
 from editguard.fs.journal import Journal
 from editguard.fs.lock import FileLocks
 from editguard.fs.ripgrep import Case
 from editguard.history import History
-from editguard.history.store import DEFAULT_BYTES, DEFAULT_ENTRIES
 from editguard.tools import (
     apply_diff,
     apply_patch,
@@ -39,15 +39,7 @@ from editguard.tools import (
     undo,
     write_file,
 )
-from editguard.tools._context import (
-    DEFAULT_MAX_ARGUMENT_BYTES,
-    DEFAULT_MAX_EDITS,
-    DEFAULT_MAX_FILE_BYTES,
-    DEFAULT_MAX_REQUEST_BYTES,
-    DEFAULT_READ_LINES,
-    open_context,
-    with_roots,
-)
+from editguard.tools._context import open_context, with_roots
 from editguard.tools._files import PatchResult
 from editguard.tools.batch import BatchCall, BatchResult
 from editguard.tools.create_directory import CreateDirectoryResult
@@ -78,73 +70,34 @@ from editguard.validate import Linter
 class Workspace:
     """Edit files inside a set of allowed folders, exactly or not at all.
 
-    Args:
-        roots: the folders that may be read and written (default: the current directory).
-            Relative paths start at the first one.
-        max_file_bytes: files larger than this are refused with FILE_TOO_LARGE.
-        max_edits: requests with more edits are refused with TOO_MANY_EDITS.
-        read_lines: how many lines read_file shows when no end_line is given.
-        locks: the per-file locks that writers hold (default: shared by every Workspace, and
-            across processes through lock files).
-        linters: external linters to run on a temporary copy of each edited file (names of
-            known ones, e.g. ``"ruff"``, or :class:`~editguard.validate.Linter` objects); their
-            introduced findings are warnings unless the linter is blocking.
-        prewarm: parse a source file in a background thread after it is read or written, so
-            that the next edit finds its symbols and parse tree cached (a long-lived process
-            wants this; a one-shot command does not).
-        max_argument_bytes: any one argument (a text, a path) larger than this is refused
-            with INVALID_REQUEST before any work.
-        max_request_bytes: the same for all of a call's arguments together.
-        exact: turn the match ladder off for every call: an old text must be in the file
-            exactly (by default, one that differs only in trailing whitespace, typographic
-            punctuation, a pasted line-number prefix or a uniform indentation shift is found
-            too, and the same correction is applied to its new text).
-        history: where the history of changes is kept: a folder (default:
-            ``$EDITGUARD_HISTORY``, else ``~/.local/state/editguard/history``; one database per
-            set of roots), a :class:`~editguard.history.History`, or ``False`` to record
-            nothing (``undo`` and ``history`` then answer CHANGE_NOT_FOUND).
-        history_entries, history_bytes: how much the history keeps (the oldest entries go
-            first).
-        journal: the folder of the journal that changes of several files commit through
-            (default: ``$EDITGUARD_JOURNAL``, else ``~/.local/state/editguard/journal``). A
-            change that a crash interrupted is finished or rolled back from it when a
-            Workspace starts.
+    Every argument is a field of :class:`~editguard.Config`, with its default and meaning:
+    ``roots`` (default: the current directory) and the keywords that set the limits, the
+    linters, the journal and the history.
     """
 
     def __init__(
         self,
-        roots: Iterable[str | os.PathLike[str]] = (".",),
+        roots: Iterable[str | os.PathLike[str]] = Config.roots,
         *,
-        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-        max_edits: int = DEFAULT_MAX_EDITS,
-        read_lines: int = DEFAULT_READ_LINES,
+        max_file_bytes: int = Config.max_file_bytes,
+        max_edits: int = Config.max_edits,
+        read_lines: int = Config.read_lines,
         locks: FileLocks | None = None,
-        linters: Iterable[Linter | str] = (),
-        prewarm: bool = True,
-        max_argument_bytes: int = DEFAULT_MAX_ARGUMENT_BYTES,
-        max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
-        exact: bool = False,
+        linters: Iterable[Linter | str] = Config.linters,
+        prewarm: bool = Config.prewarm,
+        max_argument_bytes: int = Config.max_argument_bytes,
+        max_request_bytes: int = Config.max_request_bytes,
+        exact: bool = Config.exact,
         journal: str | os.PathLike[str] | Journal | None = None,
         history: str | os.PathLike[str] | History | bool | None = None,
-        history_entries: int = DEFAULT_ENTRIES,
-        history_bytes: int = DEFAULT_BYTES,
+        history_entries: int = Config.history_entries,
+        history_bytes: int = Config.history_bytes,
     ) -> None:
-        self.context = open_context(
-            roots,
-            max_file_bytes=max_file_bytes,
-            max_edits=max_edits,
-            read_lines=read_lines,
-            locks=locks,
-            linters=linters,
-            prewarm=prewarm,
-            max_argument_bytes=max_argument_bytes,
-            max_request_bytes=max_request_bytes,
-            exact=exact,
-            journal=journal,
-            history=history,
-            history_entries=history_entries,
-            history_bytes=history_bytes,
-        )
+        # The signature is written out for type checkers and readers; it is Config's own
+        # (tests/test_api.py), so the arguments pass to it by name.
+        settings = dict(locals())
+        del settings["self"]
+        self.context = open_context(Config(**settings))
 
     @property
     def roots(self) -> tuple[str, ...]:
