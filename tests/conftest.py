@@ -1,4 +1,10 @@
-"""Shared fixtures: a workspace on a real temporary folder, and a file snapshot helper."""
+"""Shared fixtures: a workspace on a real temporary folder, and a file snapshot helper.
+
+Hypothesis runs under one of two profiles: ``fast`` (the default: the README's test command)
+and ``thorough`` (``--hypothesis-profile=thorough``: .ci/run's second part). A property test
+states its thorough count of examples as ``max_examples=examples(N)``; the fast profile runs a
+fifth of it, so that a contributor's run stays short while CI still runs every example.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from editguard import ReadFileResult, Workspace
 from editguard.fs.location import Location, locate
@@ -30,6 +37,21 @@ class Snapshot:
     def of(cls, path: Path) -> Snapshot:
         st = path.stat()
         return cls(path.read_bytes(), st.st_mtime_ns, st.st_mode)
+
+
+# max_examples of a test without a count of its own (Hypothesis' default is 100); examples()
+# scales the stated counts by the same ratio.
+settings.register_profile("thorough", max_examples=100)
+settings.register_profile("fast", max_examples=20)
+settings.load_profile("fast")  # --hypothesis-profile (read after this file) may choose another
+
+
+def examples(thorough: int) -> int:
+    """The number of examples to run of a property test whose thorough count is ``thorough``:
+    all of them under the thorough profile, a fifth (at least 10) under the fast one."""
+    current = settings.default
+    assert current is not None  # a profile is always loaded (above)
+    return max(10, thorough * current.max_examples // 100)
 
 
 STATE_FOLDERS = {"EDITGUARD_JOURNAL": "journal", "EDITGUARD_HISTORY": "history"}

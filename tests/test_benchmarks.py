@@ -15,6 +15,9 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 BENCH_EXTRA = {"bench_tokens.py": "mistral_common"}
 
 
+# Slow: each script is a process that times real work (2 to 50 s each on a loaded 2-core
+# machine); they prove the scripts run, not editguard's behaviour.
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "script",
     [

@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 from editguard.core import delta
 from editguard.core.delta import between, pack_layers, spans, take_back
 
+from .conftest import examples
+
 
 def test_two_changes_far_apart_in_a_large_file_cost_only_what_changed() -> None:
     # An undo of a change at the top and the bottom of a 400 KB file once kept everything
@@ -47,7 +49,7 @@ def test_spans_are_the_stretches_that_differ_with_equal_lines_between() -> None:
 LINES = st.sampled_from([b"a\n", b"b\r\n", b"\n", b"c", b"\r", *(b"u%d\n" % k for k in range(10))])
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(st.lists(LINES, max_size=40), st.lists(LINES, max_size=40))
 def test_the_new_bytes_always_go_back_to_the_old(old: list[bytes], new: list[bytes]) -> None:
     # With every middle split at its anchors (the threshold set to nothing).
@@ -61,7 +63,7 @@ def test_the_new_bytes_always_go_back_to_the_old(old: list[bytes], new: list[byt
     assert starts == sorted(starts)
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(st.lists(LINES, max_size=60), st.lists(LINES, max_size=60))
 def test_spans_cover_every_difference(old: list[bytes], new: list[bytes]) -> None:
     # Rebuilding new from old: the lines between the spans are equal on both sides.

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from editguard.core.diff import render_diff
 from editguard.core.plan import Plan, Replacement
 
+from .conftest import examples
+
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@$")
 
 
@@ -114,7 +116,7 @@ def texts_and_plans(draw: st.DrawFn) -> tuple[str, Plan]:
     return text, Plan(tuple(reps))
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(texts_and_plans())
 def test_applying_the_diff_to_the_old_text_gives_the_new_text(case: tuple[str, Plan]) -> None:
     text, plan = case
@@ -160,7 +162,7 @@ def test_a_span_over_the_match_budget_still_shows_only_the_changed_lines() -> No
     ]
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(
     st.lists(st.sampled_from(["a\n", "b\n", "\n", "x", *(f"u{k}\n" for k in range(12))])),
     st.lists(st.sampled_from(["a\n", "b\n", "\n", "x", *(f"u{k}\n" for k in range(12))])),

@@ -16,6 +16,8 @@ from editguard.core.formats.search_replace import (
 from editguard.core.plan import Plan, Replacement, render
 from editguard.errors import EditError, InvalidRequest, TooManyEdits
 
+from .conftest import examples
+
 E = SearchReplace
 
 
@@ -221,7 +223,7 @@ def sequential_requests(draw: st.DrawFn) -> tuple[str, list[SearchReplace]]:
     return text, edits
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(sequential_requests(), st.sampled_from([0, 100]))
 def test_the_engine_agrees_with_the_naive_sequential_loop(
     request_: tuple[str, list[SearchReplace]], few: int
@@ -283,7 +285,7 @@ def files_and_one_edit(draw: st.DrawFn) -> tuple[bytes, str, str]:
     return raw.encode(encoding), old, new
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(files_and_one_edit())
 def test_an_edit_and_its_inverse_restore_the_bytes(case: tuple[bytes, str, str]) -> None:
     data, old, new = case
@@ -300,7 +302,7 @@ def test_an_edit_and_its_inverse_restore_the_bytes(case: tuple[bytes, str, str])
     assert apply(once, [E(new, old, count)]) == data
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(files_and_one_edit())
 def test_bytes_outside_the_edited_region_never_change(case: tuple[bytes, str, str]) -> None:
     data, old, new = case

@@ -22,7 +22,7 @@ from editguard import EditError, Workspace
 from editguard.compat import filesystem as compat
 from editguard.tools import TOOLS, tool_named
 
-from .conftest import Snapshot, set_old_mtime
+from .conftest import Snapshot, examples, set_old_mtime
 
 FILES = {
     "a.py": "class A:\n    def f(self):\n        return 1\n",
@@ -124,7 +124,7 @@ def calls(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
 
 
 @settings(
-    max_examples=600,
+    max_examples=examples(600),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -288,7 +288,7 @@ def shaped_calls(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
 
 
 @settings(
-    max_examples=800,
+    max_examples=examples(800),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -325,7 +325,7 @@ def mistyped_calls(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
 
 
 @settings(
-    max_examples=500,
+    max_examples=examples(500),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -140,8 +140,17 @@ def test_a_folder_swapped_with_a_link_while_grep_runs_never_shows_outside_lines(
 def test_two_hundred_greps_racing_a_swapper_never_show_or_count_outside_lines(
     tmp_path: Path, engine_env: pytest.MonkeyPatch, engine: str
 ) -> None:
-    seen_inside = race(tmp_path, engine_env, engine, 200)
-    assert seen_inside > 0  # the folder was searched while real, not only while a link
+    # The folder must have been searched while real, not only while a link. On a loaded
+    # machine the swapper can win all 200 calls (seen once in .ci/run): then another round of
+    # 200, each call checked as before, up to five rounds.
+    seen_inside = 0
+    for round_ in range(5):
+        folder = tmp_path / f"round{round_}"
+        folder.mkdir()
+        seen_inside += race(folder, engine_env, engine, 200)
+        if seen_inside:
+            break
+    assert seen_inside > 0
 
 
 def test_ripgrep_reading_through_a_link_swapped_back_since_shows_nothing_of_it(

@@ -248,6 +248,9 @@ async def mcp_session(root: Path, flags: list[str]) -> AsyncIterator[Call]:
 
 
 FRONTS: dict[str, Session] = {"api": api_session, "cli": cli_session, "mcp": mcp_session}
+# The fronts of a test run against each: the command line starts a process a call, so its runs
+# are slow; the tests of restarts (RESTARTS) keep the command line in the quick part.
+EACH_FRONT = [pytest.param(f, marks=pytest.mark.slow) if f == "cli" else f for f in FRONTS]
 
 
 # -- files and the database ----------------------------------------------------------------
@@ -449,7 +452,7 @@ def untouched(path: Path, snapshot: Snapshot) -> None:
     assert Snapshot.of(path) == snapshot
 
 
-@pytest.mark.parametrize("front", FRONTS)
+@pytest.mark.parametrize("front", EACH_FRONT)
 async def test_an_outside_edit_refuses_the_undo_and_a_forced_undo_can_be_undone(
     front: str, root: Path, history_dir: Path
 ) -> None:
@@ -492,7 +495,7 @@ async def test_an_outside_edit_refuses_the_undo_and_a_forced_undo_can_be_undone(
     check_database(database(history_dir)).close()
 
 
-@pytest.mark.parametrize("front", FRONTS)
+@pytest.mark.parametrize("front", EACH_FRONT)
 async def test_undoing_an_older_change_names_the_later_ones_and_force_goes_back_before_it(
     front: str, root: Path, history_dir: Path
 ) -> None:
@@ -519,7 +522,7 @@ async def test_undoing_an_older_change_names_the_later_ones_and_force_goes_back_
     assert path.read_bytes() == original.replace(b"return 1", b"return 10")
 
 
-@pytest.mark.parametrize("front", FRONTS)
+@pytest.mark.parametrize("front", EACH_FRONT)
 async def test_a_big_file_is_rebuilt_through_later_changes_but_not_through_outside_edits(
     front: str, root: Path, history_dir: Path
 ) -> None:
@@ -578,7 +581,7 @@ async def test_a_big_file_is_rebuilt_through_later_changes_but_not_through_outsi
     check_database(database(history_dir)).close()
 
 
-@pytest.mark.parametrize("front", FRONTS)
+@pytest.mark.parametrize("front", EACH_FRONT)
 async def test_undoing_one_file_of_a_batch_leaves_its_other_files_to_undo(
     front: str, root: Path, history_dir: Path
 ) -> None:
@@ -619,7 +622,7 @@ async def test_undoing_one_file_of_a_batch_leaves_its_other_files_to_undo(
 # -- 3. after the file was deleted outside editguard ----------------------------------------
 
 
-@pytest.mark.parametrize("front", FRONTS)
+@pytest.mark.parametrize("front", EACH_FRONT)
 async def test_an_outside_deletion_refuses_the_undo_and_force_recreates_the_file(
     front: str, root: Path, history_dir: Path
 ) -> None:
@@ -653,7 +656,7 @@ async def test_an_outside_deletion_refuses_the_undo_and_force_recreates_the_file
         assert not big.exists()
 
 
-@pytest.mark.parametrize("front", FRONTS)
+@pytest.mark.parametrize("front", EACH_FRONT)
 async def test_undoing_a_creation_after_an_outside_deletion(
     front: str, root: Path, history_dir: Path
 ) -> None:
@@ -685,7 +688,7 @@ async def test_undoing_a_creation_after_an_outside_deletion(
         (await call("undo")).error("STALE_VERSION")
 
 
-@pytest.mark.parametrize("front", FRONTS)
+@pytest.mark.parametrize("front", EACH_FRONT)
 async def test_undoing_a_deletion_when_the_path_was_made_again(
     front: str, root: Path, history_dir: Path
 ) -> None:
@@ -1217,7 +1220,7 @@ async def test_a_database_that_is_a_link_is_not_followed(root: Path, history_dir
     assert elsewhere.read_bytes() == b"not a database\n"
 
 
-@pytest.mark.parametrize("front", FRONTS)
+@pytest.mark.parametrize("front", EACH_FRONT)
 async def test_no_history_records_nothing_and_undo_has_nothing_to_undo(
     front: str, root: Path, history_dir: Path
 ) -> None:
@@ -1279,7 +1282,7 @@ async def test_each_change_records_its_client_and_a_stale_undo_names_them(
 # -- 7. retention ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("front", FRONTS)
+@pytest.mark.parametrize("front", EACH_FRONT)
 async def test_retention_by_entries_drops_the_oldest_and_their_undo(
     front: str, root: Path, history_dir: Path
 ) -> None:
@@ -1314,7 +1317,7 @@ async def test_retention_by_entries_drops_the_oldest_and_their_undo(
         db.close()
 
 
-@pytest.mark.parametrize("front", FRONTS)
+@pytest.mark.parametrize("front", EACH_FRONT)
 async def test_retention_by_bytes_keeps_the_newest_entries_that_fit(
     front: str, root: Path, history_dir: Path
 ) -> None:
@@ -1417,6 +1420,7 @@ async def many_cli_calls(root: Path, history_dir: Path, calls: int, *, beside_se
     assert worst > limit // 2  # the history was really used up to its limit
 
 
+@pytest.mark.slow  # 30 command-line calls each, 2 of them beside a server: ~30 s each
 @pytest.mark.parametrize("beside_server", [False, True], ids=["alone", "beside_a_server"])
 async def test_the_history_stays_within_its_limit_over_many_command_line_calls(
     root: Path, history_dir: Path, beside_server: bool

@@ -17,6 +17,8 @@ from editguard.core.document import decode
 from editguard.core.formats.search_replace import SearchReplace, compile_search_replace
 from editguard.errors import EditError
 
+from .conftest import examples
+
 TYPOGRAPHIC = {'"': "\u201c", "'": "\u2019", "-": "\u2013"}
 
 
@@ -123,7 +125,9 @@ def numbered(lines: list[str], first: int) -> list[str]:
 MISTAKES = ["indent_deeper", "tabs_spaces", "trailing", "punctuation", "numbers", "numbers_both"]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(
+    max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.filter_too_much]
+)
 @given(case=cases(), mistake=st.sampled_from(MISTAKES))
 def test_a_copying_mistake_lands_exactly_or_is_refused(case: Case, mistake: str) -> None:
     text, _old, _new, expected = exact_result(case)
@@ -149,7 +153,9 @@ def test_a_copying_mistake_lands_exactly_or_is_refused(case: Case, mistake: str)
     assert got is None or got == expected, (mistake, old, new)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(
+    max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.filter_too_much]
+)
 @given(case=cases(), data=st.data())
 def test_a_changed_letter_or_digit_is_never_applied(case: Case, data: st.DataObject) -> None:
     text, _old, _new, _expected = exact_result(case)
@@ -176,7 +182,9 @@ def test_a_changed_letter_or_digit_is_never_applied(case: Case, data: st.DataObj
     )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(
+    max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.filter_too_much]
+)
 @given(case=cases())
 def test_a_block_found_twice_by_a_tolerance_is_refused(case: Case) -> None:
     block = case.lines[case.first : case.last]

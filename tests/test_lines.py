@@ -22,7 +22,7 @@ from editguard.core.formats.lines import (
 )
 from editguard.core.plan import render
 
-from .conftest import Snapshot, set_old_mtime
+from .conftest import Snapshot, examples, set_old_mtime
 
 FIVE = "one\ntwo\nthree\nfour\nfive\n"
 
@@ -293,7 +293,7 @@ def files_and_sections(draw: st.DrawFn) -> tuple[str, int, int, str]:
     return text, first, last, "\n".join(new) + "\n"
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(files_and_sections(), st.sampled_from(["\n", "\r\n"]))
 def test_a_section_replaced_then_restored_gives_back_the_bytes(
     case: tuple[str, int, int, str], eol: str
@@ -325,7 +325,7 @@ def test_a_section_replaced_then_restored_gives_back_the_bytes(
     assert back == data
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(files_and_sections())
 def test_no_edit_touches_lines_outside_its_range(case: tuple[str, int, int, str]) -> None:
     text, first, last, new = case
@@ -400,7 +400,7 @@ def batches(draw: st.DrawFn) -> tuple[list[str], bool, list[LineOp]]:
     return lines, final, ops
 
 
-@settings(max_examples=2000)
+@settings(max_examples=examples(2000))
 @given(batches())
 def test_a_batch_of_line_edits_follows_the_rules_with_or_without_a_final_newline(
     case: tuple[list[str], bool, list[LineOp]],
@@ -425,7 +425,7 @@ def test_a_batch_of_line_edits_follows_the_rules_with_or_without_a_final_newline
     assert got == want
 
 
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 @given(batches())
 def test_safe_edit_line_edits_follow_the_same_rules(
     case: tuple[list[str], bool, list[LineOp]],

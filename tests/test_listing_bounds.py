@@ -15,7 +15,7 @@ from editguard.core.ignore import compile_rules, is_ignored
 from editguard.errors import EditError
 from editguard.tools import _walking
 
-from .conftest import cli
+from .conftest import cli, examples
 
 HOSTILE = [
     "*a" * 30 + "b",  # each '*' retried at every split: seconds on a name of 40 'a'
@@ -84,7 +84,7 @@ _TOKENS = ["a", "b", "*", "**", "?", "/", "[ab]", "[]a]", "\\*", "!", " ", "\\"]
 _NAMES = ["a", "b", "ab", "ba", "aab", "bab", "*", "]"]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(
     st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=8).map("".join),
     st.lists(st.sampled_from(_NAMES), min_size=1, max_size=4).map("/".join),

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from editguard.core import match
 from editguard.core.match import NeedleSet, find_all
 
+from .conftest import examples
+
 # Letters that make many overlaps, one beyond ASCII within Latin-1, one beyond Latin-1 (BMP),
 # one beyond the BMP.
 ALPHABET = "ab\n é→😀"
@@ -22,7 +24,7 @@ def _expected(text: str, needles: list[str], limit: int | None = None) -> dict[i
     return {nid: hits for nid, hits in found.items() if hits}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     text=st.text(alphabet=ALPHABET, max_size=300),
     needles=st.lists(st.text(alphabet=ALPHABET, min_size=1, max_size=6), min_size=1, max_size=40),

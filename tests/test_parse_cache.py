@@ -18,6 +18,8 @@ from editguard.core.plan import Plan, Replacement
 from editguard.languages import parse, parser_for
 from editguard.symbols import locate
 
+from .conftest import examples
+
 pieces = st.sampled_from(
     [
         "def f(x):\n",
@@ -52,7 +54,7 @@ def texts_and_plans(draw: st.DrawFn) -> tuple[str, Plan]:
     return text, Plan(tuple(reps))
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(texts_and_plans(), st.sampled_from([".py", ".ts", ".json"]))
 def test_an_incremental_reparse_equals_a_fresh_parse(case: tuple[str, Plan], ext: str) -> None:
     old, plan = case

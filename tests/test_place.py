@@ -15,6 +15,8 @@ from editguard.core.formats.place.refusal import ambiguous, overlapping, uncorre
 from editguard.core.seek import content_key
 from editguard.errors import ChunkMismatch
 
+from .conftest import examples
+
 
 def _starts(lines: list[str], block: list[str], low: int = 0) -> list[int]:
     keys = [content_key(x) for x in lines]
@@ -32,7 +34,7 @@ def _fits_after(lines: list[str], blocks: list[list[str]], low: int) -> bool:
     return True
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     lines=st.lists(st.sampled_from(["a", "b", "c", "  a", "b  "]), max_size=14),
     blocks=st.lists(

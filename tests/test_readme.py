@@ -23,15 +23,25 @@ def blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", README, flags=re.DOTALL)
 
 
-def test_ci_runs_the_readme_test_command_verbatim() -> None:
+def test_ci_runs_the_readme_test_command_verbatim_and_then_the_slow_tests() -> None:
+    """.ci/run runs the README's test command as written (the fast part: every test but those
+    marked slow), then the slow part, so that CI runs every test; both in a random order
+    (pytest-randomly, from the test extra: it prints its seed to rerun an order)."""
     quick_start = blocks("sh")[:2]
     assert len(quick_start) == 2
     test_command = quick_start[1].strip()
     assert "pytest" in test_command
     assert "mypy" in test_command
     assert "ruff check" in test_command
-    ci = (REPO / ".ci" / "run").read_text()
-    assert test_command in ci.splitlines()
+    assert '-m "not slow"' in test_command
+    lines = (REPO / ".ci" / "run").read_text().splitlines()
+    assert test_command in lines
+    after = lines[lines.index(test_command) + 1 :]
+    (slow,) = [line for line in after if line.startswith("pytest ")]
+    assert '-m "slow or hypothesis"' in slow  # every slow test, every property test
+    assert "--hypothesis-profile=thorough" in slow  # ... with all its examples
+    assert "pytest-randomly" in (REPO / "pyproject.toml").read_text()
+    assert "-p no:randomly" not in test_command + slow
 
 
 def test_the_tool_examples_run_as_written(tmp_path: Path) -> None:
@@ -138,3 +148,15 @@ def test_every_client_configuration_is_valid_and_serves_editguard() -> None:
     for line in claude_code.splitlines():
         if " uvx " in line:
             assert " uvx --offline --with-editable " in line
+
+
+def test_every_property_test_states_its_count_through_examples() -> None:
+    """The README's command runs a fifth of each property test's examples and .ci/run all of
+    them (tests/conftest.py): a count written as a bare number would run in full in both."""
+    bare = [
+        f"{path.name}:{number}"
+        for path in sorted((REPO / "tests").glob("test_*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if re.search(r"max_examples=\d", line)
+    ]
+    assert bare == []

@@ -24,7 +24,7 @@ from editguard.core.document import decode
 from editguard.core.formats.search_replace import SearchReplace, compile_search_replace
 from editguard.core.landed import reader_of, stands_alone
 
-from .conftest import Snapshot, set_old_mtime
+from .conftest import Snapshot, examples, set_old_mtime
 from .conftest import run_cli as cli
 from .mistakes import MISTAKES, mistake_cases, real_edits
 from .release_pairs import CORPUS
@@ -399,7 +399,7 @@ def edits_of_real_lines(draw: st.DrawFn) -> tuple[str, SearchReplace]:
     return text, E(old, new, count)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(edits_of_real_lines())
 def test_already_applied_is_only_ever_said_of_a_file_that_reads_as_the_result(
     case: tuple[str, SearchReplace],

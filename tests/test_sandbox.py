@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from editguard.errors import EditError
 from editguard.fs.sandbox import Sandbox
 
+from .conftest import examples
+
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
@@ -96,7 +98,7 @@ segments = st.sampled_from(
 )
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(segments, min_size=1, max_size=6), st.booleans())
 def test_every_accepted_path_lies_inside_a_root(
     tree: Path, parts: list[str], absolute: bool

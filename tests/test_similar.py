@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from editguard import EditError, Workspace
 from editguard.core.similar import describe, find_similar, look_alike
 
+from .conftest import examples
+
 CODE = """class Loader:
     def load(self, path):
         with open(path) as f:
@@ -202,7 +204,7 @@ _PIECES = st.sampled_from(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.lists(_PIECES, max_size=40).map("".join), st.lists(_PIECES, max_size=20).map("".join))
 def test_every_region_is_real_text_of_the_file_and_differs_below_100_percent(
     text: str, needle: str

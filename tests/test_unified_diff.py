@@ -28,6 +28,7 @@ from editguard.core.plan import render
 from editguard.core.seek import LADDER, indent_unit, seek
 from editguard.errors import EditError
 
+from .conftest import examples
 from .release_pairs import PAIRS, Pair, configobj_commit
 
 NO_EOL = "\\ No newline at end of file"
@@ -906,7 +907,7 @@ def test_the_release_corpus_covers_many_hunks() -> None:
 _text_lines = st.lists(st.sampled_from(["a", "b", "c", "", "  d", "e\t"]), max_size=30)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(a=_text_lines, b=_text_lines, a_eol=st.booleans(), b_eol=st.booleans())
 def test_a_diff_of_a_to_b_applied_to_a_gives_b(
     a: list[str], b: list[str], a_eol: bool, b_eol: bool
@@ -962,7 +963,7 @@ def _places_by_brute_force(lines: list[str], old: list[str], low: int, high: int
     return [p for p in range(low, high + 1) if lines[p : p + len(old)] == old][:MAX_LISTED]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     lines=st.lists(st.sampled_from(["a", "b", "", "a b"]), max_size=14),
     old=st.lists(st.sampled_from(["a", "b", ""]), min_size=1, max_size=4),
@@ -1000,7 +1001,7 @@ def test_a_long_hunk_of_a_common_line_is_found_on_the_ladder_in_linear_time() ->
 _LOOSE_LINES = ["a", "a ", "  a", "\ta", "b", "\u201cb\u201d", '"b"', "", "1: a", "2: b", "2:  b"]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     lines=st.lists(st.sampled_from(_LOOSE_LINES), max_size=12),
     old=st.lists(st.sampled_from(_LOOSE_LINES), min_size=1, max_size=3),
