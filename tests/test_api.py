@@ -1,6 +1,6 @@
-"""The Python API is the tools' API: each Workspace method takes exactly its tool's arguments,
-returns its tool's result, and every type a user meets in a signature is importable from
-editguard."""
+"""The Python API is the tools' API: ``Workspace.call`` runs every tool of the registry by name,
+each typed Workspace method takes exactly its tool's arguments and returns its tool's result, and
+every type a user meets in a signature is importable from editguard."""
 
 from __future__ import annotations
 
@@ -20,8 +20,12 @@ import editguard
 from editguard import Workspace
 from editguard.tools import TOOLS, Tool
 
+# A tool needs no method of its own to be called from Python (Workspace.call); the typed methods
+# there are, are the same calls.
+TYPED = [t for t in TOOLS if hasattr(Workspace, t.name)]
 
-@pytest.mark.parametrize("tool", TOOLS, ids=[t.name for t in TOOLS])
+
+@pytest.mark.parametrize("tool", TYPED, ids=[t.name for t in TYPED])
 def test_each_workspace_method_takes_exactly_its_tools_arguments(tool: Tool[Any, Any]) -> None:
     params = inspect.signature(getattr(Workspace, tool.name)).parameters
     taken = {name: p for name, p in params.items() if name != "self"}
@@ -35,7 +39,7 @@ def test_each_workspace_method_takes_exactly_its_tools_arguments(tool: Tool[Any,
             assert default == field.default, name
 
 
-@pytest.mark.parametrize("tool", TOOLS, ids=[t.name for t in TOOLS])
+@pytest.mark.parametrize("tool", TYPED, ids=[t.name for t in TYPED])
 def test_each_workspace_method_returns_its_tools_result(tool: Tool[Any, Any]) -> None:
     hints = typing.get_type_hints(getattr(Workspace, tool.name))
     assert hints["return"] is tool.result
@@ -80,6 +84,44 @@ def test_a_malformed_python_call_is_the_same_error_as_over_mcp(tmp_path: Any) ->
     assert by_python.value.to_dict() == by_wire.value.to_dict()
     assert (by_python.value.edit_index, by_python.value.total_edits) == (0, 1)
     assert by_python.value.data["field"] == "edits[0].new_text"
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=[t.name for t in TOOLS])
+def test_every_tool_runs_through_workspace_call(tool: Tool[Any, Any], tmp_path: Any) -> None:
+    # Without arguments a tool either runs (its arguments all have defaults) and returns its
+    # result, or refuses exactly as it does over MCP; never a Python error of the front.
+    ws = Workspace([tmp_path], history=False)
+    refusal: editguard.EditError | None = None
+    try:
+        result = ws.call(tool.name)
+    except editguard.EditError as err:
+        refusal = err
+    if refusal is None:
+        assert isinstance(result, tool.result)
+        return
+    with pytest.raises(editguard.EditError) as by_wire:
+        tool.call(ws.context, {})
+    assert refusal.to_dict() == by_wire.value.to_dict()
+
+
+def test_workspace_call_is_the_typed_method(tmp_path: Any) -> None:
+    (tmp_path / "a.txt").write_text("one\ntwo\n")
+    ws = Workspace([tmp_path], history=False)
+    assert ws.call("read_file", path="a.txt", start_line=2) == ws.read_file("a.txt", start_line=2)
+    edited = ws.call("edit_file", path="a.txt", edits=[{"old_text": "two", "new_text": "2"}])
+    assert isinstance(edited, editguard.EditFileResult)
+    assert (tmp_path / "a.txt").read_text() == "one\n2\n"
+
+
+def test_workspace_call_refuses_a_tool_that_is_not_there(tmp_path: Any) -> None:
+    ws = Workspace([tmp_path], history=False)
+    with pytest.raises(editguard.InvalidRequest) as err:
+        ws.call("delete_everything", path=".")
+    assert err.value.data["tools"] == [t.name for t in TOOLS]
+    assert "there is no tool 'delete_everything'" in err.value.message
+    with pytest.raises(editguard.InvalidRequest) as err:
+        ws.call("read_file", path="a.txt", no_such_argument=1)
+    assert err.value.data["field"] == "no_such_argument"
 
 
 def test_errors_name_the_file_as_the_caller_sees_it(tmp_path: Any) -> None:

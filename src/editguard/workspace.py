@@ -11,14 +11,18 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, overload
 
+from pydantic import BaseModel
+
 from editguard.config import Config
 from editguard.core.formats.lines import LineOp
 from editguard.core.formats.search_replace import SearchReplace
+from editguard.errors import InvalidRequest
 from editguard.fs.journal import Journal
 from editguard.fs.lock import FileLocks
 from editguard.fs.ripgrep import Case
 from editguard.history import History
 from editguard.tools import (
+    NAMES,
     apply_diff,
     apply_patch,
     batch,
@@ -36,6 +40,7 @@ from editguard.tools import (
     move_file,
     read_file,
     safe_edit,
+    tool_named,
     undo,
     write_file,
 )
@@ -109,6 +114,23 @@ class Workspace:
         workspace = Workspace.__new__(Workspace)
         workspace.context = with_roots(self.context, roots)
         return workspace
+
+    def call(self, tool: str, /, **arguments: Any) -> BaseModel:
+        """Run the tool named ``tool`` with ``arguments``, as the MCP server and ``editguard
+        call`` do: any tool of the registry, also one without a method of its own here (the
+        methods below are the same calls, typed for type checkers).
+
+        Raises:
+            EditError: INVALID_REQUEST (no tool of that name, or arguments it does not take),
+                and the tool's own errors.
+        """
+        if tool not in NAMES:
+            raise InvalidRequest(
+                f"there is no tool {tool!r}; the tools are {', '.join(NAMES)}",
+                data={"field": "tool", "tools": list(NAMES)},
+            )
+        result: BaseModel = tool_named(tool).call(self.context, arguments)
+        return result
 
     @overload
     def read_file(
