@@ -62,7 +62,7 @@ def _classes(annotation: Any) -> set[type]:
 
 
 def test_every_type_in_a_public_signature_is_exported() -> None:
-    methods = [Workspace.__init__, *(getattr(Workspace, t.name) for t in TOOLS)]
+    methods = [Workspace.__init__, *(getattr(Workspace, t.name) for t in TYPED)]
     named: set[type] = set()
     for method in methods:
         for annotation in typing.get_type_hints(method).values():
