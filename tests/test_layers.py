@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("editguard.fs", "editguard.languages"),
     ("editguard.symbols",),
     ("editguard.validate",),
+    ("editguard.analyze",),  # problems after an edit: analyzers, kept warm
     ("editguard.prewarm",),
     ("editguard.history",),
     ("editguard.config",),  # a workspace's settings, typed by the layers below

@@ -22,6 +22,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from editguard.analyze import Analyzer, Problem
     from editguard.config import Config
     from editguard.core.formats.lines import LineOp
     from editguard.core.formats.search_replace import SearchReplace
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
     from editguard.fs.journal import Journal
     from editguard.fs.lock import FileLocks
     from editguard.history import History
-    from editguard.tools._common import FindingModel, Validation
+    from editguard.tools._common import FindingModel, ProblemModel, Validation
     from editguard.tools._files import FileChange, HunkResult, PatchResult
     from editguard.tools.batch import BatchCall, BatchResult
     from editguard.tools.create_directory import CreateDirectoryResult
@@ -100,6 +101,7 @@ _MODULES = (
     "editguard.history",
     "editguard.transaction.build",
     "editguard.validate",
+    "editguard.analyze",
     "editguard.tools._common",
     "editguard.tools._files",
 )
@@ -140,6 +142,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AmbiguousMatch",
     "AmbiguousSymbol",
+    "Analyzer",
     "AppliedEdit",
     "BatchCall",
     "BatchResult",
@@ -191,6 +194,8 @@ __all__ = [
     "OverlappingEdits",
     "PatchResult",
     "PermissionDenied",
+    "Problem",
+    "ProblemModel",
     "ReadError",
     "ReadFailure",
     "ReadFileResult",

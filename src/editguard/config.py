@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from editguard.analyze import Analyzer
     from editguard.fs.journal import Journal
     from editguard.fs.lock import FileLocks
     from editguard.history import History
@@ -56,6 +57,13 @@ class Config:
             nothing (``undo`` and ``history`` then answer CHANGE_NOT_FOUND).
         history_entries, history_bytes: how much the history keeps (the oldest entries go
             first; History's own defaults).
+        analyzers: what finds the problems an edit introduced, reported in every writing
+            tool's result (names of known analyzers, e.g. ``"ruff"``, ``"basedpyright"``,
+            ``"typescript"``, or :class:`~editguard.analyze.Analyzer` objects; empty: none).
+            Default: the ones that come with editguard and are installed.
+        analysis_budget: how many seconds a writing call's answer waits for the analyzers
+            after the write; those still working are named in ``problems_pending`` and the
+            ``diagnostics`` tool gives their findings when ready.
     """
 
     # The fields are Workspace's keywords in its order; tests/test_api.py holds the two equal.
@@ -73,8 +81,12 @@ class Config:
     history: str | os.PathLike[str] | History | bool | None = None
     history_entries: int = 10_000
     history_bytes: int = 256 * 1024 * 1024
+    analyzers: Iterable[Analyzer | str] | None = None
+    analysis_budget: float = 2.0
 
     def __post_init__(self) -> None:
         # Any iterable is taken; a tuple is kept, so that a Config can be read more than once.
         object.__setattr__(self, "roots", tuple(self.roots))
         object.__setattr__(self, "linters", tuple(self.linters))
+        if self.analyzers is not None:
+            object.__setattr__(self, "analyzers", tuple(self.analyzers))

@@ -13,6 +13,7 @@ from typing import Any, overload
 
 from pydantic import BaseModel
 
+from editguard.analyze import Analyzer
 from editguard.config import Config
 from editguard.core.formats.lines import LineOp
 from editguard.core.formats.search_replace import SearchReplace
@@ -97,12 +98,25 @@ class Workspace:
         history: str | os.PathLike[str] | History | bool | None = None,
         history_entries: int = Config.history_entries,
         history_bytes: int = Config.history_bytes,
+        analyzers: Iterable[Analyzer | str] | None = None,
+        analysis_budget: float = Config.analysis_budget,
     ) -> None:
         # The signature is written out for type checkers and readers; it is Config's own
         # (tests/test_api.py), so the arguments pass to it by name.
         settings = dict(locals())
         del settings["self"]
         self.context = open_context(Config(**settings))
+
+    def close(self) -> None:
+        """Stop the analyzers' programs (language servers) this workspace keeps running."""
+        if self.context.analysis is not None:
+            self.context.analysis.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     @property
     def roots(self) -> tuple[str, ...]:

@@ -9,12 +9,20 @@ import types
 import typing
 from typing import TYPE_CHECKING, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from editguard.core.document import EolStyle
 from editguard.transaction.build import Mode, Outcome
 
 if TYPE_CHECKING:
+    from editguard.analyze import Verdict
     from editguard.validate import Report
 
 LineEnding = EolStyle  # one Literal for the core and the wire
@@ -149,4 +157,88 @@ def outcome_fields(out: Outcome[Any], mode: Mode) -> dict[str, Any]:
         "written": out.written,
         "mode": mode,
         "validation": Validation.of(out.report),
+    }
+
+
+class ProblemModel(BaseModel):
+    """A problem an analyzer found (after an edit: one the edit introduced)."""
+
+    path: str
+    line: int
+    column: int
+    analyzer: str = Field(description="ruff, basedpyright, typescript, or a language server")
+    code: str | None = Field(description="The analyzer's rule or error code.")
+    message: str
+    text: str = Field(description="The line, as read_file shows it (N│text).")
+
+
+_PROBLEM_FIELDS = (
+    "problems",
+    "problems_fixed",
+    "problems_pending",
+    "problems_omitted",
+    "problems_note",
+)
+
+
+class Checked(BaseModel):
+    """The base of every writing tool's result: what the analyzers found after the edit
+    (each field left out where no analyzer checked the files)."""
+
+    problems: list[ProblemModel] | None = Field(
+        None,
+        description="Problems the edit introduced (in this file and the files that use it); "
+        "the edit stands: these are for you to look at, not a refusal.",
+    )
+    problems_fixed: int | None = Field(None, description="How many problems the edit removed.")
+    problems_pending: list[str] | None = Field(
+        None, description="Analyzers still working: call diagnostics for their findings."
+    )
+    problems_omitted: int | None = Field(None, description="Problems found but not listed.")
+    problems_note: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _lean(self, handler: SerializerFunctionWrapHandler) -> Any:
+        out = handler(self)
+        if isinstance(out, dict):
+            for key in _PROBLEM_FIELDS:
+                if out.get(key) is None:
+                    out.pop(key, None)
+        return out
+
+
+def problem_models(verdict: Verdict) -> list[ProblemModel]:
+    """The wire form of a verdict's problems."""
+    return [
+        ProblemModel(
+            path=s.problem.path,
+            line=s.problem.line,
+            column=s.problem.column,
+            analyzer=s.problem.analyzer,
+            code=s.problem.code or None,
+            message=s.problem.message,
+            text=s.text,
+        )
+        for s in verdict.problems
+    ]
+
+
+def problem_fields(verdict: Verdict, *, written: bool) -> dict[str, Any]:
+    """The problem fields of a writing tool's result, from what the analyzers said."""
+    if not verdict.analysed:
+        return {}
+    notes = list(dict.fromkeys(verdict.notes))
+    if verdict.problems:
+        notes.insert(
+            0,
+            "The edit was written; these problems came with it: look at them, it was not refused."
+            if written
+            else "Nothing was written; written, the edit would bring these problems.",
+        )
+    return {
+        "problems": problem_models(verdict),
+        "problems_fixed": verdict.fixed,
+        "problems_pending": verdict.pending or None,
+        "problems_omitted": verdict.omitted or None,
+        "problems_note": " ".join(notes) or None,
     }

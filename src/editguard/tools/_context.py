@@ -22,7 +22,16 @@ from editguard.transaction.context import Context
 from editguard.transaction.settle import settle
 
 # The settings a Context holds as a Config says them; the others are converted below.
-_CONVERTED = {"roots", "locks", "linters", "journal", "history", "history_entries", "history_bytes"}
+_CONVERTED = {
+    "roots",
+    "locks",
+    "linters",
+    "journal",
+    "history",
+    "history_entries",
+    "history_bytes",
+    "analyzers",
+}
 _AS_IS = {f.name for f in dataclasses.fields(Config)} - _CONVERTED
 
 
@@ -60,7 +69,11 @@ def open_context(config: Config) -> Context:
         from editguard.validate.linters import linter_named  # noqa: PLC0415 - only when asked
 
         linters = tuple(linter_named(x) if isinstance(x, str) else x for x in linters)
+    from editguard.analyze import DEFAULT, open_analysis  # noqa: PLC0415 - light, no analyzer runs
+
+    analyzers = DEFAULT if config.analyzers is None else config.analyzers
     context = Context(
+        analysis=open_analysis(analyzers, budget=config.analysis_budget),
         sandbox=sandbox,
         locks=locks,
         linters=linters,  # type: ignore[arg-type]  # names were turned into linters above
@@ -84,6 +97,8 @@ def with_roots(ctx: Context, roots: Iterable[str | os.PathLike[str]]) -> Context
         linters=ctx.linters,
         journal=ctx.journal,
         history=False if ctx.history is None else ctx.history.folder,
+        analyzers=(),
         **kept,
     )
-    return dataclasses.replace(open_context(config), client=ctx.client)
+    # The analyzers (and the language servers they keep warm) are the workspace's, shared.
+    return dataclasses.replace(open_context(config), client=ctx.client, analysis=ctx.analysis)

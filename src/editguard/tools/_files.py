@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from editguard.core.formats import AppliedEdit
-from editguard.tools._common import DRY_RUN_HELP, EXACT_HELP, MODE_HELP, Args, Validation
+from editguard.tools._common import DRY_RUN_HELP, EXACT_HELP, MODE_HELP, Args, Checked, Validation
 from editguard.transaction.build import Mode
 from editguard.transaction.files import FileOutcome
 
@@ -81,7 +81,7 @@ class FileChange(BaseModel):
         )
 
 
-class PatchResult(BaseModel):
+class PatchResult(Checked):
     """Result of apply_patch and apply_diff."""
 
     files: list[FileChange]

@@ -24,6 +24,7 @@ from pydantic import (
 )
 
 from editguard.errors import EditError, InvalidRequest, internal_error
+from editguard.tools._common import problem_fields
 from editguard.transaction import Transaction
 from editguard.transaction.build import checks_only
 
@@ -163,9 +164,17 @@ class Tool(Generic[A, R]):
             txn.lock(self.paths_of(args))
             result = self.run(txn, args)
             done = txn.commit()
+        update: dict[str, Any] = {}
         if done.change_id is not None and "change_id" in type(result).model_fields:
-            result = result.model_copy(update={"change_id": done.change_id})
-        return result
+            update["change_id"] = done.change_id
+        if ctx.analysis is not None and "problems" in type(result).model_fields:
+            # After the commit, out of the locks: analyzers read what is on disk now.
+            edits = txn.edits()
+            if edits:
+                written = done.change_id is not None or txn.will_write()
+                verdict = ctx.analysis.after(edits, ctx.sandbox.roots, written=written)
+                update.update(problem_fields(verdict, written=written))
+        return result.model_copy(update=update) if update else result
 
     def run_safely(self, ctx: Context, arguments: Mapping[str, Any]) -> R | EditError:
         """:meth:`call`, with every failure as a value: an unexpected exception (a bug) becomes

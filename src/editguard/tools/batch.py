@@ -5,11 +5,11 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from editguard.errors import Frame, InvalidRequest, TooManyEdits, error_context
 from editguard.fs.sandbox import Resolved
-from editguard.tools._common import DRY_RUN_HELP, Args
+from editguard.tools._common import DRY_RUN_HELP, Args, Checked
 from editguard.tools._tool import Tool
 from editguard.transaction import Transaction
 
@@ -41,7 +41,7 @@ class BatchArgs(Args):
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
 
 
-class BatchResult(BaseModel):
+class BatchResult(Checked):
     """Result of batch."""
 
     results: list[dict[str, Any]] = Field(description="Each call's own result, in order.")

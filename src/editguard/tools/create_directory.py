@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from editguard.fs.sandbox import Resolved
-from editguard.tools._common import Args
+from editguard.tools._common import Args, Checked
 from editguard.tools._tool import Tool
 from editguard.transaction import Transaction, check_count, folder_state
 from editguard.transaction.context import Context
@@ -20,7 +20,7 @@ class CreateDirectoryArgs(Args):
     path: str = Field(description="The folder; relative to the root, or absolute.")
 
 
-class CreateDirectoryResult(BaseModel):
+class CreateDirectoryResult(Checked):
     """Result of create_directory."""
 
     path: str

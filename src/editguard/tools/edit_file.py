@@ -17,6 +17,7 @@ from editguard.tools._common import (
     PATH_HELP,
     VERSION_HELP,
     Args,
+    Checked,
     Validation,
     outcome_fields,
 )
@@ -84,7 +85,7 @@ class AppliedEdit(BaseModel):
     )
 
 
-class EditFileResult(BaseModel):
+class EditFileResult(Checked):
     """Result of edit_file."""
 
     path: str = Field(description="The file's real path (a symlink's target).")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import Field, model_validator
 
 from editguard.core.document import Document
 from editguard.core.formats.symbol_edit import (
@@ -27,6 +27,7 @@ from editguard.tools._common import (
     MODE_HELP,
     VERSION_HELP,
     Args,
+    Checked,
     Validation,
     outcome_fields,
 )
@@ -96,7 +97,7 @@ class EditSymbolArgs(Args):
         return self
 
 
-class EditSymbolResult(BaseModel):
+class EditSymbolResult(Checked):
     """Result of edit_symbol."""
 
     path: str

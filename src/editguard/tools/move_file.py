@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from editguard.errors import InvalidRequest
-from editguard.tools._common import DRY_RUN_HELP, PATH_HELP, Args
+from editguard.tools._common import DRY_RUN_HELP, PATH_HELP, Args, Checked
 from editguard.tools._tool import Tool
 from editguard.transaction import Transaction
 from editguard.transaction.move import move_file
@@ -22,7 +22,7 @@ class MoveFileArgs(Args):
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
 
 
-class MoveFileResult(BaseModel):
+class MoveFileResult(Checked):
     """Result of move_file."""
 
     source: str

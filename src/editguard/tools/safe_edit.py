@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from editguard.core.document import Document
 from editguard.core.formats import lines, regex_replace
@@ -15,6 +15,7 @@ from editguard.tools._common import (
     PATH_HELP,
     VERSION_HELP,
     Args,
+    Checked,
     Validation,
     outcome_fields,
 )
@@ -94,7 +95,7 @@ class SafeEditArgs(Args):
         return self
 
 
-class SafeEditResult(BaseModel):
+class SafeEditResult(Checked):
     """Result of safe_edit."""
 
     path: str

@@ -17,7 +17,7 @@ from editguard.errors import FileBusy, InvalidRequest
 from editguard.fs.sandbox import Resolved
 from editguard.history import records
 from editguard.history.undo import FileRestore, Restoration, choose, paths, prepare
-from editguard.tools._common import DRY_RUN_HELP, Args
+from editguard.tools._common import DRY_RUN_HELP, Args, Checked
 from editguard.tools._tool import Tool
 from editguard.tools.history import history_of
 from editguard.transaction import StagedFile, Transaction, bytes_of, folder_state, settle
@@ -53,7 +53,7 @@ class RestoredFile(BaseModel):
     previous_version: str | None
 
 
-class UndoResult(BaseModel):
+class UndoResult(Checked):
     """Result of undo."""
 
     undone: list[int] = Field(description="The ids of the changes taken back.")

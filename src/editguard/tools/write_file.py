@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from editguard.core.formats import Compiled
 from editguard.core.formats.whole_text import compile_whole_text, line_ending
@@ -11,6 +11,7 @@ from editguard.tools._common import (
     PATH_HELP,
     VERSION_HELP,
     Args,
+    Checked,
     LineEnding,
     Validation,
     outcome_fields,
@@ -29,7 +30,7 @@ class WriteFileArgs(Args):
     mode: Mode = Field("strict", description=MODE_HELP)
 
 
-class WriteFileResult(BaseModel):
+class WriteFileResult(Checked):
     """Result of write_file."""
 
     path: str

@@ -43,6 +43,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 
+from editguard.analyze.base import Edit
 from editguard.core.delta import between
 from editguard.core.document import Document, content_version, decode, from_view
 from editguard.core.plan import Changed, render
@@ -112,6 +113,9 @@ class Transaction:
         self.files: dict[str, StagedFile] = {}
         self.folders: dict[str, StagedFolder] = {}
         self._locked: set[str] = set()
+        # For the analyzers: each text file the transaction changed, its text before the
+        # first change and (made when asked) after the last (see edits()).
+        self._texts: dict[str, tuple[str | None, Callable[[], str | None]]] = {}
         self._checks = False  # the call running only checks (see checking)
         self._stack = contextlib.ExitStack()
 
@@ -326,6 +330,32 @@ class Transaction:
             )
             if modifies and self.stages:
                 staged.stage_plan(before, change.plan, new_version, out.memo)
+            if modifies and not before.utf8_view:
+                old = None if creates else before.text
+                self._changed_text(
+                    where.real, lambda: old, lambda: change.plan.apply_to_text(old or "")
+                )
+        return out
+
+    def _changed_text(
+        self, real: str, before: Callable[[], str | None], after: Callable[[], str | None]
+    ) -> None:
+        """Note a text change for the analyzers (only where one of them checks the file):
+        ``before`` gives the text now, ``after`` (called later) the text it is changed to."""
+        analysis = self.ctx.analysis
+        if analysis is None or not analysis.accepts(real):
+            return
+        first = self._texts.get(real)
+        self._texts[real] = (first[0] if first is not None else before(), after)
+
+    def edits(self) -> list[Edit]:
+        """The text files this transaction changed (or, a call that only checks, would
+        change), each with its text before and after, for the analyzers."""
+        out = []
+        for real, (before, after) in self._texts.items():
+            now = after()
+            if before != now:
+                out.append(Edit(real, before, now))
         return out
 
     def _as_text(self, staged: StagedFile) -> Document:
@@ -363,6 +393,7 @@ class Transaction:
                 where,
             )
         if self.stages:
+            self._changed_text(where.real, lambda: _text_of(staged), lambda: None)
             staged.stage_gone()
         return staged
 
@@ -475,6 +506,9 @@ class Transaction:
         """Stage ``content`` as the file's bytes (an undo's restore), with permission bits
         ``mode`` where they differ from the file's now (special bits are never set)."""
         layer = None
+        analysis = self.ctx.analysis
+        checked = analysis is not None and analysis.accepts(staged.where.real)
+        was = _text_of(staged) if checked else None
         if staged.exists:
             layer = between(staged.bytes(self.ctx), content)
         try:
@@ -487,6 +521,8 @@ class Transaction:
             staged.stage_text(document, content, layer)
         else:
             staged.stage_bytes(content, layer)
+        text = None if document is None or document.utf8_view else document.text
+        self._changed_text(staged.where.real, lambda: was, lambda: text)
         if mode is not None and mode != staged.read_mode:
             staged.mode = mode & 0o777
         elif staged.mode is None:
@@ -526,3 +562,10 @@ class Transaction:
         done = commit(self.ctx, staged, dry_run=self.dry_run)
         self.change_id = done.change_id
         return done
+
+
+def _text_of(staged: StagedFile) -> str | None:
+    """A staged file's text now, for the analyzers (``None``: none, or read as a view)."""
+    if not staged.exists or staged.document is None or staged.document.utf8_view:
+        return None
+    return staged.text()

@@ -17,6 +17,7 @@ from editguard.fs.sandbox import Sandbox
 from editguard.history import History
 
 if TYPE_CHECKING:
+    from editguard.analyze import Analysis
     from editguard.validate import Linter
 
 
@@ -38,3 +39,7 @@ class Context:
     history: History | None = None  # where committed changes are recorded (None: nowhere)
     # Who asked (history records it): an MCP client's name and version, "cli", "python".
     client: str = "python"
+    # The analyzers that report the problems an edit introduced (None: none), kept warm for
+    # the workspace's lifetime and shared by every context made from it.
+    analysis: Analysis | None = None
+    analysis_budget: float = 2.0

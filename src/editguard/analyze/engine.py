@@ -1,0 +1,304 @@
+"""The analyses of a workspace: which analyzers run on a call's edits, how long the answer waits
+for them, what is new, and what is still being worked on.
+
+:meth:`Analysis.after` is called once a writing call has committed (or, for a call that only
+checks, once it has been checked): each analyzer that accepts one of the edited files compares
+them before and after in a worker thread; the answer waits until the budget is spent, reports the
+problems the edits introduced and how many they removed, and names the analyzers still working
+(``problems_pending``). Their findings are kept, and :meth:`Analysis.diagnostics` gives them when
+ready, only while the file is still as that edit left it: nothing describes a text that is no
+longer on disk.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from editguard.analyze.base import Analyzer, Edit, Findings, Job, project_of
+from editguard.analyze.problem import Problem, compare
+
+# Problems an answer shows (the rest are counted): those in the edited files first.
+MAX_SHOWN = 30
+# The longest line text shown with a problem.
+TEXT_CHARS = 300
+# Other files' texts are read (for the line a problem is on) up to this size.
+READ_LIMIT = 4 * 1024 * 1024
+# Files over this size are not analysed (an analyzer would take longer than the edit).
+ANALYSE_LIMIT = 2_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """A problem as an answer shows it: with the text of its line (``N│text``)."""
+
+    problem: Problem
+    text: str
+
+
+@dataclass(slots=True)
+class Verdict:
+    """What the analyzers said of a call's edits."""
+
+    problems: list[Shown] = field(default_factory=list)
+    fixed: int = 0
+    omitted: int = 0
+    pending: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    analysed: bool = False  # some analyzer accepted some file
+
+
+@dataclass(slots=True)
+class _Waiting:
+    """An analysis the answer did not wait for, kept for :meth:`Analysis.diagnostics`."""
+
+    analyzer: str
+    future: Future[Findings]
+    edits: tuple[Edit, ...]
+    versions: dict[str, str]  # real path -> hash of the text after the edit
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+class Analysis:
+    """The analyzers of a workspace, kept for its lifetime (language servers stay warm).
+
+    ``budget``: how many seconds an answer waits for the analyzers after the write.
+    """
+
+    def __init__(self, analyzers: Sequence[Analyzer], *, budget: float = 2.0) -> None:
+        self.analyzers = tuple(analyzers)
+        self.budget = budget
+        self._pool = ThreadPoolExecutor(
+            max_workers=max(2, len(self.analyzers) * 2), thread_name_prefix="editguard-analyze"
+        )
+        self._waiting: list[_Waiting] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @property
+    def names(self) -> list[str]:
+        """The analyzers' names."""
+        return [a.name for a in self.analyzers]
+
+    def accepts(self, real: str) -> bool:
+        """Whether any analyzer checks this file."""
+        return any(a.accepts(real) for a in self.analyzers)
+
+    def after(self, edits: Sequence[Edit], roots: Sequence[str], *, written: bool) -> Verdict:
+        """The problems ``edits`` introduced (see the module docstring). Never raises for an
+        analyzer's failure: a note says it."""
+        verdict = Verdict()
+        edits = [e for e in edits if _small(e)]
+        if self._closed or not edits:
+            return verdict
+        deadline = time.monotonic() + self.budget
+        runs: list[tuple[Analyzer, Job, Future[Findings]]] = []
+        for analyzer in self.analyzers:
+            by_project: dict[str, list[Edit]] = {}
+            for e in edits:
+                if not analyzer.accepts(e.real):
+                    continue
+                project = project_of(e.real, roots)
+                if project is not None:
+                    by_project.setdefault(project, []).append(e)
+            for project, mine in by_project.items():
+                job = Job(project, tuple(mine), written, deadline, tuple(roots))
+                runs.append((analyzer, job, self._pool.submit(_safely(analyzer), job)))
+        if not runs:
+            return verdict
+        verdict.analysed = True
+        problems: list[Problem] = []
+        texts = {e.real: e.after for e in edits}
+        for analyzer, job, future in runs:
+            left = deadline - time.monotonic()
+            try:
+                findings = future.result(timeout=max(left, 0.0))
+            except TimeoutError:
+                if analyzer.name not in verdict.pending:
+                    verdict.pending.append(analyzer.name)
+                self._keep(analyzer.name, future, job.edits)
+                continue
+            new, fixed = introduced(findings, job.edits)
+            problems.extend(new)
+            verdict.fixed += len(fixed)
+            verdict.notes.extend(findings.notes)
+        verdict.problems, verdict.omitted = shown(problems, texts)
+        return verdict
+
+    def _keep(self, name: str, future: Future[Findings], edits: tuple[Edit, ...]) -> None:
+        versions = {e.real: _digest(e.after) for e in edits if e.after is not None}
+        with self._lock:
+            self._waiting.append(_Waiting(name, future, edits, versions))
+            del self._waiting[:-64]  # the newest are enough
+
+    def diagnostics(
+        self, reals: Sequence[str], roots: Sequence[str], read: Callable[[str], str | None]
+    ) -> tuple[Verdict, Verdict]:
+        """The problems of these files (none: of every project in the roots) as they are on
+        disk now, and the problems that pending analyses of earlier edits found, where those
+        files are still as the edits left them (``read`` gives a file's text now).
+
+        Returns:
+            (current, introduced): the second's ``pending`` names analyses still running.
+        """
+        deadline = time.monotonic() + self.budget
+        introduced_now = self._finished(reals, read, deadline)
+        current = Verdict()
+        projects: dict[str, list[str]] = {}
+        if reals:
+            for real in reals:
+                project = project_of(real, roots)
+                if project is not None:
+                    projects.setdefault(project, []).append(real)
+        else:
+            projects = {root: [] for root in roots}
+        runs: list[tuple[Analyzer, Future[Findings]]] = []
+        for analyzer in self.analyzers:
+            for project, files in projects.items():
+                mine = [r for r in files if analyzer.accepts(r)]
+                if files and not mine:
+                    continue
+                runs.append((analyzer, self._pool.submit(analyzer.current, project, mine)))
+        problems: list[Problem] = []
+        for analyzer, future in runs:
+            current.analysed = True
+            try:
+                findings = future.result(timeout=max(deadline - time.monotonic(), 0.0))
+            except TimeoutError:
+                if analyzer.name not in current.pending:
+                    current.pending.append(analyzer.name)
+                continue
+            except Exception as exc:  # noqa: BLE001 - an analyzer's bug is a note, not a failure
+                current.notes.append(f"{analyzer.name}: failed ({exc})")
+                continue
+            current.notes.extend(findings.notes)
+            for found in findings.after.values():
+                problems.extend(found)
+        current.problems, current.omitted = shown(problems, {})
+        return current, introduced_now
+
+    def _finished(
+        self, reals: Sequence[str], read: Callable[[str], str | None], deadline: float
+    ) -> Verdict:
+        """What pending analyses of earlier edits (of these files; none: of any) found, once
+        done; dropped where a file changed since (its current problems say the rest)."""
+        out = Verdict()
+        with self._lock:
+            waiting = [w for w in self._waiting if not reals or any(r in w.versions for r in reals)]
+        problems: list[Problem] = []
+        texts: dict[str, str | None] = {}
+        for w in waiting:
+            try:
+                findings = w.future.result(timeout=max(deadline - time.monotonic(), 0.0))
+            except TimeoutError:
+                if w.analyzer not in out.pending:
+                    out.pending.append(w.analyzer)
+                continue
+            except Exception:  # noqa: BLE001 - _safely already turned failures into notes
+                findings = Findings()
+            with self._lock, contextlib.suppress(ValueError):
+                self._waiting.remove(w)
+            now = {real: read(real) for real in w.versions}
+            if any(t is None or _digest(t) != w.versions[r] for r, t in now.items()):
+                out.notes.append(
+                    f"{w.analyzer}: an earlier edit's problems are left out: the file changed since"
+                )
+                continue
+            out.analysed = True
+            new, fixed = introduced(findings, w.edits)
+            problems.extend(new)
+            out.fixed += len(fixed)
+            out.notes.extend(findings.notes)
+            texts.update(now)
+        out.problems, out.omitted = shown(problems, texts)
+        return out
+
+    def warm(self, roots: Sequence[str]) -> None:
+        """Start, in the background, what the analyzers keep running for each root (a
+        long-lived process calls this once it serves)."""
+        if self._closed:
+            return
+        for analyzer in self.analyzers:
+            for root in roots:
+                self._pool.submit(_quietly, analyzer.warm, root)
+
+    def close(self) -> None:
+        """Stop every analyzer (language servers) and the workers."""
+        self._closed = True
+        for analyzer in self.analyzers:
+            with contextlib.suppress(Exception):
+                analyzer.close()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _quietly(warm: Callable[[str], None], root: str) -> None:
+    with contextlib.suppress(Exception):
+        warm(root)
+
+
+def _small(edit: Edit) -> bool:
+    return all(t is None or len(t) <= ANALYSE_LIMIT for t in (edit.before, edit.after))
+
+
+def _safely(analyzer: Analyzer) -> Callable[[Job], Findings]:
+    def run(job: Job) -> Findings:
+        try:
+            return analyzer.compare(job)
+        except Exception as exc:  # noqa: BLE001 - an analyzer's bug never fails an edit
+            return Findings(notes=[f"{analyzer.name}: failed ({type(exc).__name__}: {exc})"])
+
+    return run
+
+
+def introduced(findings: Findings, edits: Sequence[Edit]) -> tuple[list[Problem], list[Problem]]:
+    """The problems an analyzer's findings show the edits introduced and removed, in the
+    edited files (compared with their texts) and in the others it checked (unchanged texts)."""
+    texts = {e.real: (e.before, e.after) for e in edits}
+    new: list[Problem] = []
+    fixed: list[Problem] = []
+    for real in findings.before.keys() | findings.after.keys():
+        if real in texts:
+            old, now = texts[real]
+        else:  # another file: its text on disk, the same before and after
+            old = now = _read(real) or ""
+        n, f = compare(findings.before.get(real, []), findings.after.get(real, []), old, now)
+        new.extend(n)
+        fixed.extend(f)
+    return new, fixed
+
+
+def shown(problems: list[Problem], texts: dict[str, str | None]) -> tuple[list[Shown], int]:
+    """The problems to show (the edited files' first, then by path and line) with their
+    lines' text, and how many more there are."""
+    problems = sorted(
+        set(problems), key=lambda p: (p.path not in texts, p.path, p.line, p.column, p.code)
+    )
+    lines: dict[str, list[str]] = {}
+    out = []
+    for p in problems[:MAX_SHOWN]:
+        if p.path not in lines:
+            text = texts.get(p.path)
+            if text is None:
+                text = _read(p.path)
+            lines[p.path] = text.split("\n") if text is not None else []
+        body = lines[p.path]
+        line = body[p.line - 1] if 0 < p.line <= len(body) else ""
+        out.append(Shown(p, f"{p.line}│{line.rstrip(chr(13))[:TEXT_CHARS]}"))
+    return out, max(0, len(problems) - MAX_SHOWN)
+
+
+def _read(real: str) -> str | None:
+    try:
+        with open(real, "rb") as f:
+            data = f.read(READ_LIMIT)
+    except OSError:
+        return None
+    return data.decode("utf-8", "replace")
