@@ -19,6 +19,7 @@ import os
 import shlex
 import shutil
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -84,6 +85,8 @@ class LanguageServer(Analyzer):
         self.settings = dict(settings or {})
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._lock = threading.Lock()
+        # A workspace dropped without close() still leaves no server running.
+        weakref.finalize(self, _kill_sessions, self._sessions)
 
     def __repr__(self) -> str:
         return f"LanguageServer({self.name!r}, {list(self.command)!r}, {list(self.extensions)!r})"
@@ -152,6 +155,12 @@ class LanguageServer(Analyzer):
         for s in sessions:
             with contextlib.suppress(Exception):
                 s.close()
+
+
+def _kill_sessions(sessions: OrderedDict[str, Session]) -> None:
+    for s in list(sessions.values()):
+        with contextlib.suppress(Exception):
+            s.kill()
 
 
 def resolve_command(command: Sequence[str], roots: Sequence[str]) -> tuple[str, ...] | str:

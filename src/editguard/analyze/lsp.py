@@ -110,30 +110,14 @@ class Session:
         """The diagnostics of the job's files (and of ``others``, unchanged files that use them)
         before and after its edits. Never raises: a failure is a note."""
         found = Findings(notes=list(notes))
-        deadline = time.monotonic() + JOB_TIMEOUT
-        if self._turns.take(deadline - time.monotonic()) is None:
-            found.notes.append(f"{self.spec.name}: busy past {JOB_TIMEOUT:g} s, skipped")
-            return found
-        try:
-            if self._ensure(found.notes):
-                self._guarded(found, lambda: self._check(job, others, found, deadline))
-        finally:
-            self._turns.done()
+        self._in_turn(found, lambda deadline: self._check(job, others, found, deadline))
         return found
 
     def current(self, reals: Sequence[str]) -> Findings:
         """The diagnostics of these files as on disk (none given: of the files the server has
         open, which is not the whole project: a note says so)."""
         found = Findings()
-        deadline = time.monotonic() + JOB_TIMEOUT
-        if self._turns.take(deadline - time.monotonic()) is None:
-            found.notes.append(f"{self.spec.name}: busy past {JOB_TIMEOUT:g} s, skipped")
-            return found
-        try:
-            if self._ensure(found.notes):
-                self._guarded(found, lambda: self._current(reals, found, deadline))
-        finally:
-            self._turns.done()
+        self._in_turn(found, lambda deadline: self._current(reals, found, deadline))
         return found
 
     def warm(self) -> None:
@@ -145,15 +129,39 @@ class Session:
         finally:
             self._turns.done()
 
-    def _guarded(self, found: Findings, run: Callable[[], None]) -> None:
+    def _in_turn(self, found: Findings, run: Callable[[float], None]) -> None:
+        """Run a job in its turn, on a running server; a server that stopped during the job (it
+        crashed: not one that hung) is started again and the job run once more."""
+        deadline = time.monotonic() + JOB_TIMEOUT
+        if self._turns.take(deadline - time.monotonic()) is None:
+            found.notes.append(f"{self.spec.name}: busy past {JOB_TIMEOUT:g} s, skipped")
+            return
         try:
-            run()
-        except Exception as exc:  # noqa: BLE001 - a server's failure is a note, never an error
-            found.before.clear()
-            found.after.clear()
-            why = describe(exc)
-            found.notes.append(f"{self.spec.name}: {why}; it is started again on next use")
-            self.kill()
+            for attempt in (1, 2):
+                if not self._ensure(found.notes):
+                    return
+                try:
+                    run(deadline)
+                except Exception as exc:  # noqa: BLE001 - a server's failure is a note
+                    found.before.clear()
+                    found.after.clear()
+                    conn = self._conn
+                    crashed = conn is not None and conn.exited and conn.why_stopped is None
+                    why = conn.exit_reason() if conn is not None else "stopped"
+                    self.kill()
+                    if crashed and attempt == 1:
+                        found.notes.append(
+                            f"{self.spec.name}: the language server stopped ({why}); restarted"
+                        )
+                        continue
+                    found.notes.append(
+                        f"{self.spec.name}: {describe(exc)}; it is started again on next use"
+                    )
+                    return
+                else:
+                    return
+        finally:
+            self._turns.done()
 
     def _check(self, job: Job, others: Sequence[str], found: Findings, deadline: float) -> None:
         edits = [e for e in job.edits if _ext(e.real) in self.spec.languages]
@@ -437,7 +445,7 @@ class Session:
             return True
         if conn is not None:
             why = conn.why_stopped or conn.exit_reason()
-            notes.append(f"{self.spec.name}: the language server had stopped ({why}); restarted")
+            notes.append(f"{self.spec.name}: the language server stopped ({why}); restarted")
             self.kill()
         if self._failed is not None and time.monotonic() - self._failed[0] < RETRY_AFTER:
             notes.append(self._failed[1])

@@ -151,6 +151,11 @@ class Connection:
         )
 
     @property
+    def exited(self) -> bool:
+        """Whether the server's process has ended."""
+        return self._proc is not None and self._proc.returncode is not None
+
+    @property
     def pid(self) -> int | None:
         """The server process's id, while it runs."""
         return self._proc.pid if self._proc is not None and self.running else None
