@@ -33,8 +33,8 @@ PYTHON_EXTENSIONS = (".py", ".pyi")
 
 _PY_IMPORT = re.compile(
     r"^[ \t]*(?:from[ \t]+(?P<src>\.*[\w.]*)[ \t]+import[ \t]+"
-    r"(?P<names>\([^)]*\)|[^\n;#]*(?:\\\n[^\n;#]*)*)"
-    r"|import[ \t]+(?P<mods>[^\n;#]*(?:\\\n[^\n;#]*)*))",
+    r"(?P<names>\([^)]*\)|[^\n;#\\]*(?:\\\n[^\n;#\\]*)*)"
+    r"|import[ \t]+(?P<mods>[^\n;#\\]*(?:\\\n[^\n;#\\]*)*))",
     re.MULTILINE,
 )
 
@@ -89,7 +89,8 @@ def module_names(real: str, project: str) -> set[str]:
         here = os.path.dirname(here)
     if parts:
         names.add(".".join(parts))
-    for top in (project, os.path.join(project, "src")):
+    src = os.path.join(project, "src")
+    for top in [src] if _inside(real, [src]) else [project]:
         if _inside(real, [top]):
             rel = os.path.relpath(os.path.join(folder, stem), top).split(os.sep)
             if rel[-1] == "__init__":

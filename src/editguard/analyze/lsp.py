@@ -142,12 +142,14 @@ class Session:
                     return
                 try:
                     run(deadline)
-                except Exception as exc:  # noqa: BLE001 - a server's failure is a note
+                except Exception:  # noqa: BLE001 - a server's failure is a note
                     found.before.clear()
                     found.after.clear()
                     conn = self._conn
                     crashed = conn is not None and conn.exited and conn.why_stopped is None
                     why = conn.exit_reason() if conn is not None else "stopped"
+                    if conn is not None and conn.why_stopped:
+                        exc = Stopped(conn.why_stopped)
                     self.kill()
                     if crashed and attempt == 1:
                         found.notes.append(
@@ -176,7 +178,8 @@ class Session:
         others = [r for r in others if self._set_from_disk(r)]
         since = self._mark()
         wanted = [e.real for e in edits if e.before is not None]
-        found.before = self._diagnose(wanted, others, since, deadline)
+        found.before = self._diagnose(wanted, others, since, deadline, found.notes)
+        missing = {r for r in [*wanted, *others] if r not in found.before}
         for e in edits:
             if e.after is None:
                 self._close(e.real)
@@ -186,10 +189,15 @@ class Session:
             self._tell_written(edits)
         since = self._mark()
         wanted = [e.real for e in edits if e.after is not None]
-        found.after = self._diagnose(wanted, others, since, deadline)
+        found.after = self._diagnose(wanted, others, since, deadline, found.notes)
+        missing |= {r for r in [*wanted, *others] if r not in found.after}
+        for real in missing:  # a file known on one side only would compare wrongly
+            found.before.pop(real, None)
+            found.after.pop(real, None)
         for e in edits:
-            found.before.setdefault(e.real, [])
-            found.after.setdefault(e.real, [])
+            if e.real not in missing:
+                found.before.setdefault(e.real, [])
+                found.after.setdefault(e.real, [])
         if not job.written:
             for e in edits:
                 if not self._set_from_disk(e.real):
@@ -206,7 +214,7 @@ class Session:
                 f"{self.spec.name}: the problems of the {len(wanted)} files it has open, "
                 "not of the whole project (name files to check them)"
             )
-        found.after = self._diagnose(wanted, [], self._mark(), deadline)
+        found.after = self._diagnose(wanted, [], self._mark(), deadline, found.notes)
         self._trim(keep=set(wanted))
 
     # --- documents --------------------------------------------------------------------------
@@ -344,7 +352,12 @@ class Session:
             return self._c.seq
 
     def _diagnose(
-        self, edited: Sequence[str], others: Sequence[str], since: int, deadline: float
+        self,
+        edited: Sequence[str],
+        others: Sequence[str],
+        since: int,
+        deadline: float,
+        notes: list[str],
     ) -> dict[str, list[Problem]]:
         """The problems of these open documents as the server sees them now."""
         reals = list(dict.fromkeys([*edited, *others]))
@@ -358,10 +371,15 @@ class Session:
                 items = getattr(report, "items", None) or []
                 out[real] = self._problems(real, items)
             return out
-        return self._pushed_for(edited, others, since, deadline)
+        return self._pushed_for(edited, others, since, deadline, notes)
 
     def _pushed_for(
-        self, edited: Sequence[str], others: Sequence[str], since: int, deadline: float
+        self,
+        edited: Sequence[str],
+        others: Sequence[str],
+        since: int,
+        deadline: float,
+        notes: list[str],
     ) -> dict[str, list[Problem]]:
         """Pushed diagnostics: each edited document's for the version it holds (sent after
         ``since``), then the others' sent after ``since``, or their last ones after a settle."""
@@ -378,21 +396,29 @@ class Session:
 
         with c.cond:
             c.cond.wait_for(
-                lambda: all(fresh(r) for r in edited), timeout=wait_until - time.monotonic()
+                lambda: not c.running or all(fresh(r) for r in edited),
+                timeout=wait_until - time.monotonic(),
             )
             settle = min(wait_until, time.monotonic() + SETTLE)
             c.cond.wait_for(
-                lambda: all(c.pushed.get(self._docs[r].uri, (0,))[0] > since for r in others),
+                lambda: (
+                    not c.running
+                    or all(c.pushed.get(self._docs[r].uri, (0,))[0] > since for r in others)
+                ),
                 timeout=settle - time.monotonic(),
             )
             got = {r: c.pushed.get(self._docs[r].uri) for r in [*edited, *others]}
+        c.live()  # raises if it stopped meanwhile
         late = [r for r in edited if not fresh(r)]
         for real, pushed in got.items():
             if real in late or pushed is None:
                 continue
             out[real] = self._problems(real, pushed[2])
         if late:
-            raise Stopped(f"no diagnostics for the text sent within {PUSH_WAIT:g} s")
+            names = ", ".join(os.path.basename(r) for r in late)
+            notes.append(
+                f"{self.spec.name}: no diagnostics of {names} within {PUSH_WAIT:g} s; left out"
+            )
         return out
 
     def _problems(self, real: str, items: Sequence[lsp.Diagnostic]) -> list[Problem]:

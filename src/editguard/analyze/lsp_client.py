@@ -259,6 +259,7 @@ class Connection:
             ),
             asyncio.create_task(client._server_exit()),  # type: ignore[no-untyped-call]
             asyncio.create_task(self._drain(proc.stderr)),
+            asyncio.create_task(self._watch(proc)),
         ]
 
     async def _drain(self, stream: asyncio.StreamReader) -> None:
@@ -266,9 +267,19 @@ class Connection:
             self._stderr += chunk
             del self._stderr[:-STDERR_TAIL]
 
+    async def _watch(self, proc: asyncio.subprocess.Process) -> None:
+        await proc.wait()
+        self._wake()
+
+    def _wake(self) -> None:
+        """Wake whoever waits for pushed diagnostics: the server stopped."""
+        with self.cond:
+            self.cond.notify_all()
+
     def _too_long(self) -> None:
         self.why_stopped = f"it sent a message over {MESSAGE_CAP // (1024 * 1024)} MB"
         self._kill_process()
+        self._wake()
 
     def exit_reason(self) -> str:
         proc = self._proc
