@@ -1,9 +1,10 @@
 """ruff: Python's fast linter, a dependency of editguard, run once per text.
 
 Each text is checked as the file at its real path (``--stdin-filename``), in its project folder,
-so the project's own ruff configuration applies (its rules, its excludes); a project without one
-gets ruff's defaults: pyflakes' checks and syntax errors. A ruff configuration cannot make ruff
-run another program.
+so the project's own ruff configuration applies (its rules, its excludes); a file with no ruff
+configuration above it gets pyflakes' checks and syntax errors (``F``, ``E9``; ruff's own
+defaults grew into style rules a model should not be told of after every edit). A ruff
+configuration cannot make ruff run another program.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from concurrent.futures import ThreadPoolExecutor
 from editguard.analyze.base import Analyzer, Findings, Job
 from editguard.analyze.problem import Problem
 from editguard.analyze.process import run_capped
+
+# Where no ruff configuration applies: pyflakes and syntax errors, nothing of style.
+DEFAULT_RULES = ("--isolated", "--select", "F,E9")
+CONFIG_FILES = ("ruff.toml", ".ruff.toml")
 
 # Per text: a file with more problems than this is reported up to this many.
 MAX_PROBLEMS = 500
@@ -75,6 +80,8 @@ class Ruff(Analyzer):
             found.notes.append("ruff: not installed, skipped")
             return found
         command = [self._binary, "check", "--output-format=json", "--force-exclude", "--no-cache"]
+        if not configured(reals[0] if reals else os.path.join(project, "x.py")):
+            command += DEFAULT_RULES
         ran = run_capped([*command, *(reals or [project])], cwd=project, timeout=TIMEOUT * 3)
         if ran.failed or ran.code not in (0, 1):
             found.notes.append(f"ruff: {ran.failed or _first_line(ran.stderr)}")
@@ -95,6 +102,7 @@ class Ruff(Analyzer):
                 "--output-format=json",
                 "--force-exclude",
                 "--no-cache",
+                *(() if configured(real) else DEFAULT_RULES),
                 "--stdin-filename",
                 real,
                 "-",
@@ -106,6 +114,27 @@ class Ruff(Analyzer):
         if ran.failed or ran.code not in (0, 1):
             return [], f"ruff: {ran.failed or _first_line(ran.stderr)}"
         return _parse(ran.stdout, real)[:MAX_PROBLEMS], None
+
+
+def configured(real: str) -> bool:
+    """Whether a ruff configuration applies to the file: a ruff.toml, .ruff.toml, or a
+    pyproject.toml with a ``[tool.ruff`` table in its folder or one above."""
+    folder = os.path.dirname(real)
+    while True:
+        if any(os.path.isfile(os.path.join(folder, name)) for name in CONFIG_FILES):
+            return True
+        pyproject = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(pyproject):
+            try:
+                with open(pyproject, "rb") as f:
+                    if b"[tool.ruff" in f.read(1 << 20):
+                        return True
+            except OSError:
+                pass
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
 
 
 def _parse(output: bytes, real: str | None) -> list[Problem]:
