@@ -7,7 +7,8 @@ them before and after in a worker thread; the answer waits until the budget is s
 problems the edits introduced and how many they removed, and names the analyzers still working
 (``problems_pending``). Their findings are kept, and :meth:`Analysis.diagnostics` gives them when
 ready, only while the file is still as that edit left it: nothing describes a text that is no
-longer on disk.
+longer on disk. A problem in a file outside the roots (an analyzer reads the packages a file
+imports, wherever they are) is never shown.
 """
 
 from __future__ import annotations
@@ -136,6 +137,7 @@ class Analysis:
             problems.extend(new)
             verdict.fixed += len(fixed)
             verdict.notes.extend(findings.notes)
+        problems = [p for p in problems if project_of(p.path, roots) is not None]
         verdict.problems, verdict.omitted = shown(problems, texts, read)
         return verdict
 
@@ -162,7 +164,7 @@ class Analysis:
             (current, introduced): each one's ``pending`` names analyses still running.
         """
         deadline = time.monotonic() + self.budget
-        introduced_now = self._finished(reals, read, deadline)
+        introduced_now = self._finished(reals, roots, read, deadline)
         current = Verdict()
         projects: dict[str, list[str]] = {folder: [] for folder in folders}
         for real in reals:
@@ -191,11 +193,16 @@ class Analysis:
             current.notes.extend(findings.notes)
             for found in findings.after.values():
                 problems.extend(found)
+        problems = [p for p in problems if project_of(p.path, roots) is not None]
         current.problems, current.omitted = shown(problems, {}, read)
         return current, introduced_now
 
     def _finished(
-        self, reals: Sequence[str], read: Callable[[str], str | None], deadline: float
+        self,
+        reals: Sequence[str],
+        roots: Sequence[str],
+        read: Callable[[str], str | None],
+        deadline: float,
     ) -> Verdict:
         """What pending analyses of earlier edits (of these files; none: of any) found, once
         done; dropped where a file changed since (its current problems say the rest)."""
@@ -227,6 +234,7 @@ class Analysis:
             out.fixed += len(fixed)
             out.notes.extend(findings.notes)
             texts.update(now)
+        problems = [p for p in problems if project_of(p.path, roots) is not None]
         out.problems, out.omitted = shown(problems, texts, read)
         return out
 
