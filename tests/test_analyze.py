@@ -466,3 +466,19 @@ def test_lines_inserted_elsewhere_never_make_an_old_problem_new(
     new_found, fixed = compare(found(lines), found(new_lines), old, new)
     assert new_found == []
     assert fixed == []
+
+
+def test_a_terminal_shows_problems_as_a_compiler_prints_them(project: Path) -> None:
+    import io
+
+    from editguard.terminal import print_human
+
+    ws = Workspace([project])
+    out = _edit(ws, "shapes/area.py", "return side * side", "return side * sidee")
+    shown = io.StringIO()
+    print_human(shown, out)
+    text = shown.getvalue()
+    where = f"{project / 'shapes' / 'area.py'}:11:19: ruff F821 Undefined name `sidee`"
+    assert where in text
+    assert "\n    11│    return side * sidee\n" in text
+    assert '"problems"' not in text  # not again in the summary line
