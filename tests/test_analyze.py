@@ -482,3 +482,30 @@ def test_a_terminal_shows_problems_as_a_compiler_prints_them(project: Path) -> N
     assert where in text
     assert "\n    11│    return side * sidee\n" in text
     assert '"problems"' not in text  # not again in the summary line
+
+
+def test_a_move_is_a_text_gone_from_one_path_and_come_to_another(root: Path) -> None:
+    seen = Slow()
+    seen.release.set()
+    jobs: list[list[tuple[str, str | None, str | None]]] = []
+    compare_before = seen.compare
+
+    def recording(job: Job) -> Findings:
+        jobs.append([(Path(e.real).name, e.before, e.after) for e in job.edits])
+        return compare_before(job)
+
+    seen.compare = recording  # type: ignore[method-assign]
+    ws = Workspace([root], analyzers=[seen])
+    (root / "a.txt").write_text("alpha\n")
+    (root / "b.txt").write_text("beta\n")
+    ws.call("move_file", source="a.txt", destination="c.txt")
+    assert jobs[-1] == [("a.txt", "alpha\n", None), ("c.txt", None, "alpha\n")]
+    # Two files that swap names (a diff that renames each to the other): each path ends with
+    # the other's text.
+    ws.call(
+        "apply_diff",
+        diff="diff --git a/b.txt b/c.txt\nsimilarity index 100%\nrename from b.txt\n"
+        "rename to c.txt\ndiff --git a/c.txt b/b.txt\nsimilarity index 100%\n"
+        "rename from c.txt\nrename to b.txt\n",
+    )
+    assert sorted(jobs[-1]) == [("b.txt", "beta\n", "alpha\n"), ("c.txt", "alpha\n", "beta\n")]

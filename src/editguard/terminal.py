@@ -138,8 +138,7 @@ def print_human(out: TextIO, result: dict[str, Any]) -> None:
     diffs = [f.get("diff") or "" for f in result.get("files", []) if isinstance(f, dict)]
     out.write(colour_diff(result.get("diff") or "".join(diffs)))
     shown = ("problems", "introduced")
-    for key in shown:  # a writing tool's problems, diagnostics' problems
-        out.write(format_problems(result.get(key)))
+    out.writelines(format_problems(result.get(key)) for key in shown)
     summary = {k: v for k, v in result.items() if k not in ("diff", "edits_applied", *shown)}
     out.write(f"\x1b[2m-- {json.dumps(summary, ensure_ascii=False)}\x1b[0m\n")
 
