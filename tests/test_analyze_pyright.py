@@ -8,19 +8,25 @@ workspace uses it), and each test works on files of its own, so that the tests p
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 import pytest
+from mcp import Client, StdioServerParameters
+from mcp_types import TextContent
 
 from editguard import Workspace
 from editguard.analyze import DEFAULT, KNOWN, analyzer_named
 from editguard.analyze.pyright import BasedPyright, installed, langserver_command
+
+from .test_mcp import STATE_ENV
 
 pytestmark = pytest.mark.skipif(not installed(), reason="basedpyright is not installed")
 
@@ -286,3 +292,37 @@ def test_a_crashed_server_is_a_note_then_starts_again(project: Path) -> None:
     finally:
         analyzer.close()
     assert session.pid is None
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_call_sites_over_mcp_stdio_with_the_analyzer_flag(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    demo = root / "src" / "demo"
+    demo.mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "0"\n')
+    files = {"__init__.py": "", "shapes.py": SHAPES, "report.py": REPORT, "command.py": COMMAND}
+    for name, text in files.items():
+        (demo / name).write_text(text)
+    args = ["-m", "editguard", "serve", str(root), "--log-level", "WARNING"]
+    args += ["--analyzer", "basedpyright", "--analysis-budget", "60"]
+    params = StdioServerParameters(command=sys.executable, args=args, env=STATE_ENV)
+    edit = {
+        "path": "src/demo/shapes.py",
+        "edits": [{"old_text": "width: float, height: float", "new_text": "width: float"}],
+    }
+    async with Client(params) as client:
+        result = await client.call_tool("edit_file", edit)
+        text = "".join(b.text for b in result.content if isinstance(b, TextContent))
+        assert not result.is_error, text
+        problems = json.loads(text)["problems"]
+        calls = {
+            (Path(p["path"]).name, p["line"]) for p in problems if p["code"] == "reportCallIssue"
+        }
+        assert calls == {("report.py", 7), ("command.py", 12)}
+        assert {p["analyzer"] for p in problems} == {"basedpyright"}
