@@ -41,9 +41,10 @@ STDERR_TAIL = 2048  # bytes of the server's stderr kept for a note
 
 T = TypeVar("T")
 _LOG = logging.getLogger("editguard.analyze.lsp")
-# pygls logs what it ignores (a server's own notifications) as warnings; a library's loggers
-# stay quiet unless the application configures logging.
+# pygls logs every message it sends at INFO (file texts included) and what it ignores as
+# warnings: only its errors reach a log editguard's server writes.
 logging.getLogger("pygls").addHandler(logging.NullHandler())
+logging.getLogger("pygls").setLevel(logging.ERROR)
 
 _CONNECTIONS: weakref.WeakSet[Connection] = weakref.WeakSet()
 
