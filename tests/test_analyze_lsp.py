@@ -8,7 +8,10 @@ demand, a small script that speaks LSP badly (a message too large, no answer at 
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -22,6 +25,8 @@ from editguard.analyze.base import Edit, Job
 from editguard.analyze.dependents import imported_modules, module_names, python_dependents
 from editguard.analyze.language_server import resolve_command
 from editguard.analyze.pyright import installed, langserver_command
+
+from .conftest import SRC, run_cli
 
 
 @pytest.mark.parametrize(
@@ -271,3 +276,38 @@ def test_the_files_that_import_a_module_are_found_nearest_first(tmp_path: Path) 
     os.remove(real)
     gone, _ = python_dependents(real, str(tmp_path), [str(tmp_path)], limit=20)
     assert sorted(gone) == sorted(found)
+
+
+@pytest.mark.skipif(not installed(), reason="basedpyright is not installed")
+def test_the_command_line_takes_a_language_server_flag(tmp_path: Path) -> None:
+    command = langserver_command()
+    assert command is not None
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "pyrightconfig.json").write_text('{"typeCheckingMode": "standard"}')
+    (root / "main.py").write_text("def f(a: int) -> int:\n    return a\n")
+    flag = f"pyls:.py:{shlex.join(command)}"
+    edit = {"path": "main.py", "edits": [{"old_text": "return a", "new_text": "return b"}]}
+    code, out = run_cli(root, "call", "--language-server", flag, "edit_file", json.dumps(edit))
+    assert code == 0, out
+    assert {(p["analyzer"], p["line"]) for p in out["problems"]} == {("pyls", 2), ("ruff", 2)}
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "editguard",
+            "call",
+            "--language-server",
+            "gopls",
+            "read_file",
+            "{}",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+    )
+    assert bad.returncode == 2
+    assert "NAME:EXT[,EXT]:COMMAND" in bad.stderr

@@ -293,18 +293,19 @@ class Session:
         self._tell(events)
 
     def _tell_written(self, edits: Sequence[Any]) -> None:
+        """Tell the server of the files written: a file created (its folder's listing changed)
+        or deleted; a changed file is open, and an open document is not read from disk (telling
+        of it would only make the server check its importers once more)."""
         events = []
         for e in edits:
             stamp = _stamp(e.real)
             if stamp is None:
                 self._listing.pop(e.real, None)
                 events.append((e.real, lsp.FileChangeType.Deleted))
-            else:
-                kind = lsp.FileChangeType.Changed
-                if e.before is None:
-                    kind = lsp.FileChangeType.Created
-                self._listing[e.real] = stamp
-                events.append((e.real, kind))
+                continue
+            self._listing[e.real] = stamp
+            if e.before is None:
+                events.append((e.real, lsp.FileChangeType.Created))
         self._tell(events)
 
     def _tell(self, events: list[tuple[str, lsp.FileChangeType]]) -> None:
