@@ -53,6 +53,8 @@ MAX_PROBLEMS = 500  # diagnostics kept per file
 MESSAGE_CHARS = 1000  # characters of one diagnostic's message
 READ_LIMIT = 4 * 1024 * 1024  # bytes of a file read to tell the server
 WATCH_LIMIT = 20_000  # files listed to find changes made outside editguard
+QUICK_LISTING = 0.05  # seconds: a project listed this fast is listed again before each job
+RELIST_AFTER = 30.0  # seconds: else the whole listing is redone at most this often
 SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "site-packages"})
 
 
@@ -102,6 +104,8 @@ class Session:
         self._versions: dict[str, int] = {}
         self._listing: dict[str, tuple[int, int]] = {}
         self._listing_capped = False
+        self._listing_cost = 0.0
+        self._listed_at = 0.0
         self._failed: tuple[float, str] | None = None
 
     # --- jobs ---------------------------------------------------------------------------
@@ -264,11 +268,21 @@ class Session:
 
     def _sync_disk(self, edited: set[str], notes: list[str]) -> None:
         """Tell the server of changes made outside editguard: open documents whose disk text
-        differs, and files it may have read whose size or time changed since the last look."""
+        differs, and files it may have read whose size or time changed since the last look.
+
+        The project is listed again before each job where that is quick (under
+        :data:`QUICK_LISTING`); in a larger one the files already known are looked at each time
+        and the whole listing (files created) is redone at most every :data:`RELIST_AFTER`."""
         for real in list(self._docs):
             if real not in edited and not self._set_from_disk(real):
                 self._close(real)
-        listing, capped = self._list_files()
+        now = time.monotonic()
+        if self._listing_cost < QUICK_LISTING or now - self._listed_at > RELIST_AFTER:
+            listing, capped = self._list_files()
+            self._listing_cost, self._listed_at = time.monotonic() - now, now
+        else:
+            stamps = ((r, _stamp(r)) for r in self._listing)
+            listing, capped = {r: s for r, s in stamps if s is not None}, self._listing_capped
         events = []
         for real, stamp in listing.items():
             if real in edited:
@@ -488,7 +502,9 @@ class Session:
             return False
         self._conn, self._failed = conn, None
         self._docs.clear()
+        started = time.monotonic()
         self._listing, self._listing_capped = self._list_files()
+        self._listing_cost, self._listed_at = time.monotonic() - started, started
         return True
 
     def kill(self) -> None:
