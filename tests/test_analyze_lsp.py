@@ -8,6 +8,7 @@ demand, a small script that speaks LSP badly (a message too large, no answer at 
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shlex
@@ -24,7 +25,7 @@ from editguard.analyze import lsp_client as client_module
 from editguard.analyze.base import Edit, Job
 from editguard.analyze.dependents import imported_modules, module_names, python_dependents
 from editguard.analyze.language_server import resolve_command
-from editguard.analyze.pyright import installed, langserver_command
+from editguard.analyze.pyright import BasedPyright, installed, langserver_command
 
 from .conftest import SRC, run_cli
 
@@ -154,7 +155,10 @@ FAKE_SERVER = textwrap.dedent(
         if mode == "silent":
             continue
         if message.get("method") == "initialize":
-            send({"jsonrpc": "2.0", "id": message["id"], "result": {"capabilities": {}}})
+            pull = {"interFileDependencies": True, "workspaceDiagnostics": False}
+            capabilities = {"diagnosticProvider": pull} if mode == "hang" else {}
+            result = {"capabilities": capabilities}
+            send({"jsonrpc": "2.0", "id": message["id"], "result": result})
         elif message.get("method") == "initialized" and mode == "huge":
             sys.stdout.buffer.write(b"Content-Length: 999999999\\r\\n\\r\\n")
             sys.stdout.buffer.flush()
@@ -201,6 +205,64 @@ def test_a_server_that_never_answers_is_a_note_not_a_hang(
     assert found.after == {}
     assert any("fake: could not start" in note for note in found.notes), found.notes
     assert again.notes == [n for n in found.notes if "could not start" in n]
+
+
+def test_a_server_that_stops_answering_is_killed_and_started_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(client_module, "REQUEST_TIMEOUT", 0.5)  # the fault: no diagnostics
+    root, server = _fake(tmp_path, "hang")
+    try:
+        first = server.compare(_job(root))
+        session = server.session(str(root), [str(root)])
+        assert not isinstance(session, str)
+        assert session.pid is None  # killed, not left hanging
+        second = server.compare(_job(root))  # a new one, which hangs too
+    finally:
+        server.close()
+    for found in (first, second):
+        assert found.before == found.after == {}
+        assert found.notes == [
+            "fake: it did not answer within 0.5 s; it is started again on next use"
+        ]
+
+
+@pytest.mark.skipif(not installed(), reason="basedpyright is not installed")
+def test_no_server_outlives_a_workspace_dropped_or_a_process_that_exits(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "main.py").write_text("X = 1\n")
+    script = textwrap.dedent(
+        f"""
+        from editguard import Workspace
+        from editguard.analyze.pyright import BasedPyright
+        server = BasedPyright()
+        ws = Workspace(roots=[{str(root)!r}], analyzers=[server], analysis_budget=60)
+        ws.call("edit_file", path="main.py", edits=[{{"old_text": "1", "new_text": "2"}}])
+        print(server.session({str(root)!r}, []).pid)
+        """
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+    )
+    gone_at_exit = int(ran.stdout)
+    server = BasedPyright()
+    ws = Workspace(roots=[root], analyzers=[server], analysis_budget=60)
+    ws.call("edit_file", path="main.py", edits=[{"old_text": "2", "new_text": "3"}])
+    session = server.session(str(root), [])
+    assert not isinstance(session, str)
+    gone_with_workspace = session.pid
+    assert gone_with_workspace is not None
+    del ws, server, session
+    gc.collect()
+    for pid in (gone_at_exit, gone_with_workspace):
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
 
 
 # --- the files that import an edited Python file ---------------------------------------------
