@@ -326,3 +326,19 @@ async def test_call_sites_over_mcp_stdio_with_the_analyzer_flag(tmp_path: Path) 
         }
         assert calls == {("report.py", 7), ("command.py", 12)}
         assert {p["analyzer"] for p in problems} == {"basedpyright"}
+
+
+def test_moving_a_module_away_reports_the_imports_it_breaks(
+    project: Path, pyright: BasedPyright
+) -> None:
+    demo = project / "src" / "demo"
+    (demo / "mover.py").write_text("def go() -> int:\n    return 1\n")
+    (demo / "mover_user.py").write_text("from demo.mover import go\n\nX = go()\n")
+    ws = workspace(project, pyright)
+    moved = ws.call("move_file", source="src/demo/mover.py", destination="src/demo/moved.py")
+    out = moved.model_dump(exclude_none=True)
+    [problem] = typed(out)
+    assert problem["code"] == "reportMissingImports"
+    assert problem["text"] == "1│from demo.mover import go"
+    back = ws.call("move_file", source="src/demo/moved.py", destination="src/demo/mover.py")
+    assert typed(back.model_dump(exclude_none=True)) == []

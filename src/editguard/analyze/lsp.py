@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import collections
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -183,6 +184,9 @@ class Session:
         since = self._mark()
         wanted = [e.real for e in edits if e.before is not None]
         found.before = self._diagnose(wanted, others, since, deadline, found.notes)
+        gone = [e.real for e in edits if e.after is None and job.written]
+        if gone:
+            self._as_if_present(gone, others, found)
         missing = {r for r in [*wanted, *others] if r not in found.before}
         for e in edits:
             if e.after is None:
@@ -207,6 +211,24 @@ class Session:
                 if not self._set_from_disk(e.real):
                     self._close(e.real)
         self._trim(keep={*edited, *others})
+
+    def _as_if_present(self, gone: Sequence[str], others: Sequence[str], found: Findings) -> None:
+        """The other files' problems before a file was deleted (or moved away), as far as they
+        can be told once it is gone: a server resolves imports on disk, not among the open
+        documents, so the lines that name the gone module already fail to import it. Those
+        lines' problems are taken out of the before side: after, they are new."""
+        names = set()
+        for real in gone:
+            stem = os.path.splitext(os.path.basename(real))[0]
+            names.add(os.path.basename(os.path.dirname(real)) if stem == "__init__" else stem)
+        pattern = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
+        for real in others:
+            lines = self._docs[real].text.split("\n") if real in self._docs else []
+            found.before[real] = [
+                p
+                for p in found.before.get(real, [])
+                if not (0 < p.line <= len(lines) and pattern.search(lines[p.line - 1]))
+            ]
 
     def _current(self, reals: Sequence[str], found: Findings, deadline: float) -> None:
         self._sync_disk(set(), found.notes)
