@@ -65,6 +65,7 @@ from editguard.transaction.build import C, Change, Mode, Outcome, build_change, 
 from editguard.transaction.commit import Commit, Staged, commit, writes
 from editguard.transaction.context import Context
 from editguard.transaction.folders import folder_state
+from editguard.transaction.formatting import Formatting
 from editguard.transaction.read import check_version, load_with_mode
 from editguard.transaction.record import records_of
 from editguard.transaction.settle import recovered, settle
@@ -82,6 +83,7 @@ __all__ = [
     "Change",
     "Commit",
     "Context",
+    "Formatting",
     "Mode",
     "Outcome",
     "StagedFile",
@@ -117,6 +119,8 @@ class Transaction:
         # first change and (made when asked) after the last (see edits()).
         self._texts: dict[str, tuple[str | None, Callable[[], str | None]]] = {}
         self._checks = False  # the call running only checks (see checking)
+        self._format = ctx.format  # the call formats what it writes (see formatting)
+        self.formatted = Formatting()  # what formatting did, for the result
         self._stack = contextlib.ExitStack()
 
     def __enter__(self) -> Transaction:
@@ -141,6 +145,18 @@ class Transaction:
             yield
         finally:
             self._checks = was
+
+    @contextlib.contextmanager
+    def formatting(self, on: bool | None) -> Iterator[None]:
+        """Run one call (or a batch of them) that formats the lines it writes with the
+        project's formatter (``on``), or does not; ``None`` keeps what holds already (the
+        batch's choice, else the workspace's)."""
+        was = self._format
+        self._format = was if on is None else on
+        try:
+            yield
+        finally:
+            self._format = was
 
     @property
     def stages(self) -> bool:
@@ -298,6 +314,7 @@ class Transaction:
                 view=build_view is not None,
             )
             built = None
+            formatting = self.formatted if self._format else None
             if before.utf8_view:
                 if build_view is not None:
                     try:
@@ -308,7 +325,7 @@ class Transaction:
                     del before
                     before = self._as_text(staged)
             if built is None:
-                built = build_change(self.ctx, where, before, build, mode)
+                built = build_change(self.ctx, where, before, build, mode, formatting)
             change, modifies, report = built
             version = staged.version
             creates = version is None

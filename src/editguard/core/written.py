@@ -1,0 +1,133 @@
+"""The lines an edit wrote, and a formatter's changes kept to them: pure, text in, text out.
+
+A formatter run on a text may change lines the edit never touched (the whole file, or a little
+beyond the range it was given). :func:`keep_written` keeps only the changes that fall inside the
+written lines: the formatted text is compared with the text line by line, and a changed block
+that touches any line outside the written ones is dropped whole. Lines the edit did not write
+therefore come out byte for byte as they went in, in the same order; only new lines may appear
+between them, at the edge of a written block.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from editguard.core.document import LF
+from editguard.core.plan import Changed, Plan, Replacement
+
+# Line ranges are 0-based and inclusive: (first, last).
+Lines = tuple[int, int]
+
+
+def split_lines(text: str) -> list[str]:
+    """``text`` cut after each ``\\n`` (each piece keeps its break; the last may have none).
+    Only ``\\n`` ends a line: the other characters ``str.splitlines`` cuts at do not."""
+    lines = text.split(LF)
+    out = [line + LF for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1])
+    return out
+
+
+def written_lines(old: str, plan: Plan) -> list[Lines]:
+    """The lines of the new text (``plan`` applied to ``old``) that the plan wrote: every line
+    that holds a character of a replacement's text, merged where they touch. A replacement
+    that only removes text writes no line."""
+    out: list[Lines] = []
+    line = 0  # lines of the new text before ``pos``
+    pos = 0  # in the old text
+    for r in plan.replacements:
+        line += old.count(LF, pos, r.start)
+        pos = r.end
+        if r.text:
+            first = line
+            last = line + r.text.count(LF, 0, len(r.text) - 1)
+            if out and first <= out[-1][1] + 1:
+                out[-1] = (out[-1][0], max(out[-1][1], last))
+            else:
+                out.append((first, last))
+        line += r.text.count(LF)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """What :func:`keep_written` kept: the new ``text``, the ``plan`` on the text it started
+    from that gives it, and the ``written`` lines of the new text (0-based, inclusive)."""
+
+    text: str
+    plan: Plan
+    written: list[Lines]
+
+
+def keep_written(text: str, formatted: str, written: list[Lines]) -> Kept:
+    """``text`` with only the changes of ``formatted`` that lie inside the ``written`` lines.
+
+    A block of changed lines is kept when every line of ``text`` it replaces is written, or,
+    for lines it only adds, when a line next to where they go is written; any other block is
+    dropped whole (those lines stay as in ``text``).
+    """
+    old = split_lines(text)
+    new = split_lines(formatted)
+    inside = [False] * (len(old) + 1)
+    for first, last in written:
+        for i in range(max(first, 0), min(last, len(old) - 1) + 1):
+            inside[i] = True
+    # Lines alike at both ends are never compared one by one: a range formatter changes a
+    # few lines of a large file.
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    matcher = difflib.SequenceMatcher(
+        None, old[head : len(old) - tail], new[head : len(new) - tail], autojunk=False
+    )
+    out: list[str] = []
+    marks: list[bool] = []  # per line of out: written
+    reps: list[Replacement] = []
+    starts = [0]  # where each line of ``text`` starts
+    for line in old:
+        starts.append(starts[-1] + len(line))
+
+    def keep(i1: int, i2: int) -> None:
+        out.extend(old[i1:i2])
+        marks.extend(inside[i1:i2])
+
+    keep(0, head)
+    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+        i1, i2, j1, j2 = a1 + head, a2 + head, b1 + head, b2 + head
+        if tag == "equal":
+            keep(i1, i2)
+            continue
+        if i1 < i2:
+            ok = all(inside[i1:i2])
+        else:  # lines only added: next to a written line
+            ok = (i1 > 0 and inside[i1 - 1]) or (i1 < len(old) and inside[i1])
+        if not ok:
+            keep(i1, i2)
+            continue
+        reps.append(Replacement(starts[i1], starts[i2], "".join(new[j1:j2])))
+        out.extend(new[j1:j2])
+        marks.extend([True] * (j2 - j1))
+    keep(len(old) - tail, len(old))
+    ranges: list[Lines] = []
+    for n, mark in enumerate(marks):
+        if not mark:
+            continue
+        if ranges and ranges[-1][1] == n - 1:
+            ranges[-1] = (ranges[-1][0], n)
+        else:
+            ranges.append((n, n))
+    return Kept("".join(out), Plan(tuple(reps)), ranges)
+
+
+def then(old: str, first: Plan, second: Plan, final: str) -> Plan:
+    """One plan on ``old`` that gives ``final``: ``first`` applied to ``old``, then ``second``
+    to the result. Replaced spans that overlap or touch become one."""
+    changed = Changed()
+    changed.then(first)
+    changed.then(second)
+    return changed.plan(old, final)
