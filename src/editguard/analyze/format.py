@@ -95,13 +95,15 @@ def format_text(
     written: Sequence[Lines],
     enabled: Collection[str] | None = None,
     *,
-    timeout: float = TIMEOUT,
+    timeout: float | None = None,
 ) -> Formatted | None:
     """Format ``text`` (the new text of the file at ``real``), asking the formatter to keep to
     the ``written`` lines (0-based, inclusive) where it can. ``enabled``: the formatters the
     user allows (``None``: :data:`DEFAULT`). ``None`` when no formatter is meant for this kind
-    of file (or the project uses none: no prettier in it and the user did not enable one)."""
+    of file (or the project uses none: no prettier in it and the user did not enable one).
+    ``timeout``: seconds (default :data:`TIMEOUT`)."""
     on = frozenset(DEFAULT if enabled is None else enabled)
+    timeout = TIMEOUT if timeout is None else timeout
     project = project_of(real, roots)
     if project is None or not written or not formats(real):
         return None
@@ -214,14 +216,16 @@ def _on_path(
 
 
 def _outside(path: str | None, roots: Sequence[str]) -> str | None:
-    """``path`` resolved, unless it lies inside a root (a program the project put there)."""
+    """``path``, unless it (or what it links to) lies inside a root: a program the project
+    put there. It is run by the name it was found as (rustup's proxies tell the tool they stand
+    for by it)."""
     if path is None:
         return None
-    real = os.path.realpath(path)
-    for root in roots:
-        if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
-            return None
-    return real
+    for place in {os.path.abspath(path), os.path.realpath(path)}:
+        for root in roots:
+            if place == root or place.startswith(root.rstrip(os.sep) + os.sep):
+                return None
+    return path
 
 
 def _nearest(real: str, roots: Sequence[str], name: str) -> str | None:

@@ -32,23 +32,45 @@ def split_lines(text: str) -> list[str]:
 
 def written_lines(old: str, plan: Plan) -> list[Lines]:
     """The lines of the new text (``plan`` applied to ``old``) that the plan wrote: every line
-    that holds a character of a replacement's text, merged where they touch. A replacement
-    that only removes text writes no line."""
+    that holds a character of a replacement's text that differs from the text it replaced
+    (whole lines sent back as they were are not written), merged where they touch. A
+    replacement that only removes text writes no line."""
     out: list[Lines] = []
-    line = 0  # lines of the new text before ``pos``
+    line = 0  # lines of the new text before r.start
     pos = 0  # in the old text
     for r in plan.replacements:
         line += old.count(LF, pos, r.start)
         pos = r.end
-        if r.text:
-            first = line
-            last = line + r.text.count(LF, 0, len(r.text) - 1)
+        span = _changed(r.text, old[r.start : r.end])
+        if span is not None:
+            first = line + r.text.count(LF, 0, span[0])
+            last = line + r.text.count(LF, 0, span[1] - 1)
             if out and first <= out[-1][1] + 1:
                 out[-1] = (out[-1][0], max(out[-1][1], last))
             else:
                 out.append((first, last))
         line += r.text.count(LF)
     return out
+
+
+def _changed(text: str, was: str) -> tuple[int, int] | None:
+    """Where ``text`` differs from ``was``, in whole lines of ``text``: ``(start, end)`` from
+    the start of its first differing line to the end of its last (``None``: no line differs,
+    as in a pure deletion)."""
+    size = min(len(text), len(was))
+    same = 0
+    while same < size and text[same] == was[same]:
+        same += 1
+    start = text.rfind(LF, 0, same) + 1
+    tail = 0
+    most = min(len(text), len(was)) - start
+    while tail < most and text[-1 - tail] == was[-1 - tail]:
+        tail += 1
+    end = len(text) - tail
+    if end > start and text[end - 1] != LF:
+        found = text.find(LF, end)
+        end = found + 1 if found >= 0 else len(text)
+    return (start, end) if end > start else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,22 +118,39 @@ def keep_written(text: str, formatted: str, written: list[Lines]) -> Kept:
         out.extend(old[i1:i2])
         marks.extend(inside[i1:i2])
 
-    keep(0, head)
-    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
-        i1, i2, j1, j2 = a1 + head, a2 + head, b1 + head, b2 + head
-        if tag == "equal":
-            keep(i1, i2)
-            continue
+    def change(i1: int, i2: int, j1: int, j2: int) -> None:
         if i1 < i2:
             ok = all(inside[i1:i2])
         else:  # lines only added: next to a written line
             ok = (i1 > 0 and inside[i1 - 1]) or (i1 < len(old) and inside[i1])
         if not ok:
             keep(i1, i2)
-            continue
+            return
         reps.append(Replacement(starts[i1], starts[i2], "".join(new[j1:j2])))
         out.extend(new[j1:j2])
         marks.extend([True] * (j2 - j1))
+
+    keep(0, head)
+    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+        i1, i2, j1, j2 = a1 + head, a2 + head, b1 + head, b2 + head
+        if tag == "equal":
+            keep(i1, i2)
+            continue
+        # A block of changed lines: lines alike but for their spacing pair up one to one, so
+        # that a line the edit did not write, respaced beside written ones, is dropped alone.
+        pairs = difflib.SequenceMatcher(
+            None, [_squash(x) for x in old[i1:i2]], [_squash(x) for x in new[j1:j2]], False
+        )
+        for sub, c1, c2, d1, d2 in pairs.get_opcodes():
+            if sub == "equal":
+                for k in range(c2 - c1):
+                    at, to = i1 + c1 + k, j1 + d1 + k
+                    if old[at] == new[to]:
+                        keep(at, at + 1)
+                    else:
+                        change(at, at + 1, to, to + 1)
+            else:
+                change(i1 + c1, i1 + c2, j1 + d1, j1 + d2)
     keep(len(old) - tail, len(old))
     ranges: list[Lines] = []
     for n, mark in enumerate(marks):
@@ -122,6 +161,11 @@ def keep_written(text: str, formatted: str, written: list[Lines]) -> Kept:
         else:
             ranges.append((n, n))
     return Kept("".join(out), Plan(tuple(reps)), ranges)
+
+
+def _squash(line: str) -> str:
+    """A line without its spacing."""
+    return "".join(line.split())
 
 
 def then(old: str, first: Plan, second: Plan, final: str) -> Plan:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 
 from editguard.analyze.format import format_text, formats
-from editguard.core.document import Document
+from editguard.core.document import Document, code_of
 from editguard.core.listing import listing
 from editguard.core.plan import Plan
 from editguard.core.written import keep_written, split_lines, then, written_lines
@@ -45,8 +45,11 @@ class Formatting:
         formatting changes nothing or cannot run (then noted)."""
         if not formats(where.real) or not plan.changes(before.text):
             return None
-        if before.line_endings is not None or any(r.codes is not None for r in plan.replacements):
-            return None
+        usual = bytes([code_of(before.newline)])
+        if before.line_endings is not None or any(
+            r.codes is not None and r.codes.strip(usual) for r in plan.replacements
+        ):
+            return None  # endings of its own, which one plan of new text could not keep
         new = plan.apply_to_text(before.text)
         written = written_lines(before.text, plan)
         done = format_text(where.real, ctx.sandbox.roots, new, written, ctx.formatters)
