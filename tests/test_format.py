@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from filelock import FileLock
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import editguard.analyze.format as format_module
@@ -346,6 +346,109 @@ def test_write_file_and_apply_patch_format_too(root: Path) -> None:
     assert result.formatted == {str(path): "7│    return a + b"}
 
 
+WRITERS = {
+    "edit_lines": {"edits": [{"line_number": 8, "type": "insert", "text": "x=[1,\n  2]"}]},
+    "safe_edit": {
+        "search_replace": {
+            "search": "    return a + b\n",
+            "replace": "    return a + b\nx=[1,\n  2]\n",
+        }
+    },
+    "edit_symbol": {"symbol": "add", "insert_after": "x=[1,\n  2]"},
+    "apply_diff": {
+        "diff": "--- a/mod.py\n+++ b/mod.py\n@@ -7,2 +7,3 @@\n     return a + b\n+x=[1,\n+  2]\n \n"
+    },
+}
+
+
+@pytest.mark.parametrize("tool", sorted(WRITERS))
+def test_every_writing_tool_formats_what_it_wrote(root: Path, tool: str) -> None:
+    path = _project(root)
+    ws = Workspace([root], history=False)
+    arguments = WRITERS[tool] if tool == "apply_diff" else {"path": "mod.py", **WRITERS[tool]}
+    result = call(ws, tool, **arguments, format=True)
+    assert result.format_note is None
+    assert "x = [1, 2]" in _shown(result)
+    after = path.read_text()
+    assert "\nx = [1, 2]\n" in after
+    # Everything else as it was: the file less the formatted line is the module.
+    assert after.replace("x = [1, 2]\n", "", 1).replace("\n\n\n\n", "\n\n\n") in (
+        MODULE,
+        MODULE.replace("\n\n\ndef scale", "\n\n\n\n\ndef scale"),
+    )
+
+
+def test_a_formatted_text_the_guard_refuses_leaves_the_edit_unformatted(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A formatter that breaks the code (a fault no real formatter here makes on purpose, so
+    injected): the syntax guard refuses the formatted text, and the edit lands as sent."""
+    path = _project(root)
+    real = format_module.format_text
+
+    def breaking(*args: Any, **kwargs: Any) -> format_module.Formatted | None:
+        done = real(*args, **kwargs)
+        assert done is not None
+        assert done.text is not None
+        return format_module.Formatted(done.formatter, done.text.replace("total = ", "total = ("))
+
+    monkeypatch.setattr("editguard.transaction.formatting.format_text", breaking)
+    ws = Workspace([root], history=False)
+    result = _insert(ws)
+    assert result.written
+    assert result.formatted is None
+    assert "left unformatted" in result.format_note
+    assert "VALIDATION_FAILED" in result.format_note
+    assert INSERTED in path.read_text()
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(data=st.data())
+def test_a_formatted_insertion_into_real_code_changes_only_its_lines(
+    tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
+) -> None:
+    """Real modules, an untidy copy of one of their own lines inserted after it with format
+    on: the file is the module with the inserted lines, all else byte for byte."""
+    root = tmp_path_factory.mktemp("real")
+    source = Path(data.draw(st.sampled_from(_real_python())))
+    before = source.read_text(encoding="utf-8")
+    (root / "pyproject.toml").write_text("[tool.ruff]\nline-length = 100\n")
+    (root / "m.py").write_text(before)
+    lines = split_lines(before)
+    # A copy of a line put right after it (where it is still Python, mostly), made untidy.
+    candidates = [
+        i
+        for i, x in enumerate(lines)
+        if x.endswith("\n")
+        and _untidy(x) != x
+        and not x.strip().startswith("#")
+        and not x.rstrip().endswith(("(", "[", "{", ":", "\\"))
+    ]
+    at = data.draw(st.sampled_from(candidates)) + 1
+    inserted = _untidy(lines[at - 1])
+    ws = Workspace([root], history=False, analyzers=())
+    result = call(
+        ws,
+        "edit_lines",
+        path="m.py",
+        edits=[{"line_number": at + 1, "type": "insert", "text": inserted.rstrip("\n")}],
+        format=True,
+        mode="interactive",
+    )
+    after = split_lines((root / "m.py").read_text(encoding="utf-8"))
+    shown = result.formatted[str(root / "m.py")] if result.formatted else None
+    event("formatted" if shown else "not formatted")
+    if shown is None:  # nothing to format, or ruff could not (the line alone is no Python)
+        assert after == [*lines[:at], inserted, *lines[at:]]
+        return
+    numbers = [int(row.split("│", 1)[0]) for row in shown.split("\n")]
+    kept = [line for n, line in enumerate(after, 1) if n not in numbers]
+    assert kept == lines
+    assert [after[n - 1].removesuffix("\n") for n in numbers] == [
+        row.split("│", 1)[1] for row in shown.split("\n")
+    ]
+
+
 # -- prettier: the project's own, only when enabled ------------------------------------------
 
 
@@ -374,7 +477,12 @@ def test_a_project_prettier_runs_only_when_enabled(root: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("script", "said"), [("exit 2\n", "prettier failed"), ("exec sleep 30\n", "timed out")]
+    ("script", "said"),
+    [
+        ("exit 2\n", "prettier failed"),
+        ("exec sleep 30\n", "timed out"),
+        ("cat > /dev/null\n", "printed nothing"),
+    ],
 )
 def test_a_prettier_that_fails_or_hangs_leaves_the_edit_unformatted(
     root: Path, script: str, said: str, monkeypatch: pytest.MonkeyPatch
