@@ -346,7 +346,7 @@ def test_write_file_and_apply_patch_format_too(root: Path) -> None:
     assert result.formatted == {str(path): "7│    return a + b"}
 
 
-WRITERS = {
+WRITERS: dict[str, dict[str, Any]] = {
     "edit_lines": {"edits": [{"line_number": 8, "type": "insert", "text": "x=[1,\n  2]"}]},
     "safe_edit": {
         "search_replace": {
