@@ -11,6 +11,7 @@ between them, at the edge of a written block.
 from __future__ import annotations
 
 import difflib
+import itertools
 from dataclasses import dataclass
 
 from editguard.core.document import LF
@@ -94,15 +95,16 @@ def keep_written(text: str, formatted: str, written: list[Lines]) -> Kept:
     new = split_lines(formatted)
     inside = [False] * (len(old) + 1)
     for first, last in written:
-        for i in range(max(first, 0), min(last, len(old) - 1) + 1):
-            inside[i] = True
+        lo, hi = max(first, 0), min(last, len(old) - 1) + 1
+        inside[lo:hi] = [True] * max(0, hi - lo)
     # Lines alike at both ends are never compared one by one: a range formatter changes a
     # few lines of a large file.
+    size = min(len(old), len(new))
     head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
+    while head < size and old[head] == new[head]:
         head += 1
     tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+    while tail < size - head and old[-1 - tail] == new[-1 - tail]:
         tail += 1
     matcher = difflib.SequenceMatcher(
         None, old[head : len(old) - tail], new[head : len(new) - tail], autojunk=False
@@ -110,9 +112,7 @@ def keep_written(text: str, formatted: str, written: list[Lines]) -> Kept:
     out: list[str] = []
     marks: list[bool] = []  # per line of out: written
     reps: list[Replacement] = []
-    starts = [0]  # where each line of ``text`` starts
-    for line in old:
-        starts.append(starts[-1] + len(line))
+    starts = [0, *itertools.accumulate(map(len, old))]  # where each line of ``text`` starts
 
     def keep(i1: int, i2: int) -> None:
         out.extend(old[i1:i2])
