@@ -156,6 +156,10 @@ def test_lines_outside_the_written_ones_stay_byte_for_byte(data: st.DataObject) 
     ]
     outside_old = [line for n, line in enumerate(old_lines) if not first <= n <= last]
     assert outside_new == outside_old
+    # Each line not written is found where ``moved`` says it now is.
+    for n, line in enumerate(old_lines):
+        if not first <= n <= last:
+            assert new_lines[kept.moved[n]] == line
     assert kept.plan.apply_to_text(text) == kept.text
     # Composed with the plan that made the text from the file, one plan on the file gives it.
     edit = Plan(tuple(Replacement(0, len(before), text) for _ in [0] if before != text))
@@ -192,6 +196,25 @@ def test_a_badly_formatted_insertion_is_formatted_and_nothing_else(root: Path) -
     )
     assert again.written
     assert "    return 0.0\n" in path.read_text()
+
+
+def test_where_each_edit_landed_is_told_in_the_formatted_file(root: Path) -> None:
+    path = _project(root)
+    ws = Workspace([root], history=False)
+    result = call(
+        ws,
+        "edit_file",
+        path="mod.py",
+        edits=[
+            {"old_text": "    return a + b\n", "new_text": "    return (a\n        +b)\n"},
+            {"old_text": "    return [v * factor", "new_text": "    return [v*factor"},
+        ],
+        format=True,
+    )
+    lines = path.read_text().split("\n")
+    assert lines[6] == "    return a + b"
+    (second,) = result.edits_applied[1].lines
+    assert lines[second - 1] == "    return [v * factor for v in values]"
 
 
 def test_without_format_nothing_is_formatted(root: Path) -> None:

@@ -77,11 +77,20 @@ def _changed(text: str, was: str) -> tuple[int, int] | None:
 @dataclass(frozen=True, slots=True)
 class Kept:
     """What :func:`keep_written` kept: the new ``text``, the ``plan`` on the text it started
-    from that gives it, and the ``written`` lines of the new text (0-based, inclusive)."""
+    from that gives it, the ``written`` lines of the new text (0-based, inclusive), and where
+    each line of the old text now is (``moved[i]``: 0-based; a line of a changed block is
+    where the block's new lines start)."""
 
     text: str
     plan: Plan
     written: list[Lines]
+    moved: list[int]
+
+    def line_of(self, line: int) -> int:
+        """Where the 1-based line ``line`` of the old text now is (1-based)."""
+        if 1 <= line <= len(self.moved):
+            return self.moved[line - 1] + 1
+        return line
 
 
 def keep_written(text: str, formatted: str, written: list[Lines]) -> Kept:
@@ -114,7 +123,10 @@ def keep_written(text: str, formatted: str, written: list[Lines]) -> Kept:
     reps: list[Replacement] = []
     starts = [0, *itertools.accumulate(map(len, old))]  # where each line of ``text`` starts
 
+    moved: list[int] = []
+
     def keep(i1: int, i2: int) -> None:
+        moved.extend(range(len(out), len(out) + i2 - i1))
         out.extend(old[i1:i2])
         marks.extend(inside[i1:i2])
 
@@ -127,6 +139,7 @@ def keep_written(text: str, formatted: str, written: list[Lines]) -> Kept:
             keep(i1, i2)
             return
         reps.append(Replacement(starts[i1], starts[i2], "".join(new[j1:j2])))
+        moved.extend([len(out)] * (i2 - i1))
         out.extend(new[j1:j2])
         marks.extend([True] * (j2 - j1))
 
@@ -160,7 +173,7 @@ def keep_written(text: str, formatted: str, written: list[Lines]) -> Kept:
             ranges[-1] = (ranges[-1][0], n)
         else:
             ranges.append((n, n))
-    return Kept("".join(out), Plan(tuple(reps)), ranges)
+    return Kept("".join(out), Plan(tuple(reps)), ranges, moved)
 
 
 def _squash(line: str) -> str:

@@ -149,9 +149,16 @@ def build_change(
     _check_size(ctx, before, plan)
     size = max(len(before.text), len(before.text) + plan.size_change())
     if formatting is not None and not before.utf8_view and size <= VALIDATE_LIMIT:
-        formatted = formatting.plan_for(ctx, where, before, plan)
-        if formatted is not None:
-            shaped = dataclasses.replace(change, plan=formatted)
+        done = formatting.plan_for(ctx, where, before, plan)
+        if done is not None:
+            formatted, line_of = done
+            # Where each edit landed, in the formatted text (a block it reformatted above
+            # may have more or fewer lines now).
+            applied = tuple(
+                dataclasses.replace(e, lines=tuple(line_of(n) for n in e.lines))
+                for e in change.applied
+            )
+            shaped = dataclasses.replace(change, plan=formatted, applied=applied)
             try:
                 for r in formatted.replacements:
                     before.check_no_nul(r.text)

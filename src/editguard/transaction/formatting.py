@@ -17,6 +17,7 @@ view or over the validation limit.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 from editguard.analyze.format import format_text, formats
 from editguard.core.document import Document, code_of
@@ -40,9 +41,12 @@ class Formatting:
     shown: dict[str, str] = dataclasses.field(default_factory=dict)
     notes: list[str] = dataclasses.field(default_factory=list)
 
-    def plan_for(self, ctx: Context, where: Resolved, before: Document, plan: Plan) -> Plan | None:
-        """The plan on ``before`` that gives ``plan``'s text formatted, or ``None`` where
-        formatting changes nothing or cannot run (then noted)."""
+    def plan_for(
+        self, ctx: Context, where: Resolved, before: Document, plan: Plan
+    ) -> tuple[Plan, Callable[[int], int]] | None:
+        """The plan on ``before`` that gives ``plan``'s text formatted, and where a (1-based)
+        line of ``plan``'s text is in it; ``None`` where formatting changes nothing or cannot
+        run (then noted)."""
         if not formats(where.real) or not plan.changes(before.text):
             return None
         usual = bytes([code_of(before.newline)])
@@ -68,7 +72,7 @@ class Formatting:
             self.unformatted(where, f"{done.formatter}'s text does not fit the file: {exc.message}")
             return None
         self.shown[where.real] = _show(kept.text, kept.written)
-        return then(before.text, plan, kept.plan, kept.text)
+        return then(before.text, plan, kept.plan, kept.text), kept.line_of
 
     def unformatted(self, where: Resolved, why: str) -> None:
         """Note that a file was left as the edit made it, and why; it shows no lines."""
