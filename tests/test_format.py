@@ -266,6 +266,20 @@ def test_black_formats_where_the_project_configures_it(root: Path) -> None:
     assert "    d = {'a': a, 'b': b}\n" in path.read_text()
 
 
+def test_a_black_module_of_the_project_never_stands_in_for_black(root: Path) -> None:
+    pytest.importorskip("black")
+    marker = root / "ran"
+    path = _project(root, "[tool.black]\nskip-string-normalization = true\n")
+    (root / "black.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    (root / "black").mkdir()
+    (root / "black" / "__main__.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    ws = Workspace([root], history=False)
+    result = _insert(ws)
+    assert not marker.exists()
+    assert result.format_note is None
+    assert "    total = sum(values)\n" in path.read_text()
+
+
 def test_a_crlf_file_stays_crlf_and_a_bom_stays(root: Path) -> None:
     _project(root)
     path = root / "mod.py"
@@ -637,6 +651,31 @@ def test_rustfmt_changes_only_the_written_lines(root: Path) -> None:
     assert path.read_text() == RUST.replace(
         '    println!("{}", 1);\n', '    let y = 2;\n    println!("{}", y);\n'
     )
+
+
+def test_a_projects_rust_toolchain_cannot_name_the_rustfmt_that_runs(root: Path) -> None:
+    found = shutil.which("rustfmt")
+    if not found or not os.path.realpath(found).endswith("rustup"):
+        pytest.skip("rustfmt through rustup's proxy is not installed")
+    marker = root / "ran"
+    fake = root / "toolchain" / "bin"
+    fake.mkdir(parents=True)
+    (fake / "rustfmt").write_text(f"#!/bin/sh\ntouch {marker}\ncat\n")
+    (fake / "rustfmt").chmod(0o755)
+    (root / "rust-toolchain.toml").write_text(f'[toolchain]\npath = "{root / "toolchain"}"\n')
+    path = root / "main.rs"
+    path.write_text("fn main() {}\n")
+    ws = Workspace([root], history=False)
+    result = call(
+        ws,
+        "edit_file",
+        path="main.rs",
+        edits=[{"old_text": "{}", "new_text": "{ let x=1; }"}],
+        format=True,
+    )
+    assert not marker.exists()
+    assert result.format_note is None
+    assert path.read_text() == "fn main() {\n    let x = 1;\n}\n"
 
 
 def test_gofmt_formats_go(root: Path) -> None:

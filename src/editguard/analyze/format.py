@@ -12,11 +12,13 @@ settings apply (line length, quotes). Which formatter, by the file's kind and th
   ``--range-start/--range-end``.
 - Go: ``gofmt``; Rust: ``rustfmt``, from the PATH: the whole text (they have no range).
 
-Trust: editguard runs only programs that come with it (ruff; black where installed beside it)
-and programs on the user's PATH that lie outside the roots (gofmt, rustfmt). prettier is the
-project's own code (and so are the plugins its configuration names): it runs only when the user
-names it among the enabled formatters. No setting in a project's files names a program that
-editguard runs.
+Trust: editguard runs only programs that come with it (ruff; black where installed beside it,
+run by editguard's Python with ``-P``, so that no module of the project stands in for it) and
+programs on the user's PATH that lie outside the roots (gofmt, rustfmt; rustup's proxy is told
+the user's default toolchain, so that a project's rust-toolchain.toml cannot name another).
+prettier is the project's own code (and so are the plugins its configuration names): it runs
+only when the user names it among the enabled formatters. No setting in a project's files names
+a program that editguard runs.
 
 This module only runs the formatter and says what came out, or why nothing did (a note); it
 never raises for a formatter's failure. Keeping its changes to the written lines is
@@ -25,6 +27,7 @@ never raises for a formatter's failure. Keeping its changes to the written lines
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import re
@@ -129,7 +132,10 @@ def _python(
 ) -> Formatted:
     if "black" in on and _uses_black(real, roots) and importlib.util.find_spec("black"):
         ranges = [f"--line-ranges={a + 1}-{b + 1}" for a, b in written]
-        command = [sys.executable, "-m", "black", "--quiet", *ranges, "--stdin-filename", real]
+        # -P: the project folder (the working folder) is not put on sys.path, so a black.py
+        # of the project's cannot stand in for black.
+        command = [sys.executable, "-P", "-m", "black", "--quiet", *ranges]
+        command += ["--stdin-filename", real]
         return _run("black", [*command, "-"], project, text, timeout)
     if "ruff" not in on:
         return Formatted("ruff", note="no Python formatter is enabled")
@@ -212,7 +218,24 @@ def _on_path(
     if binary is None:
         why = "lies inside the roots, so it is not run" if found else "is not installed"
         return Formatted(name, note=f"{name} {why}")
-    return _run(name, [binary, *command[1:]], project, text, timeout)
+    env = None
+    rustup = os.path.realpath(binary)
+    if os.path.basename(rustup).startswith("rustup"):
+        # rustup's proxy would run the toolchain a rust-toolchain.toml of the project names
+        # (a path inside the project, even): the user's default toolchain is named instead.
+        toolchain = _default_toolchain(rustup)
+        if toolchain is None:
+            return Formatted(name, note=f"{name}: rustup has no default toolchain")
+        env = {**os.environ, "RUSTUP_TOOLCHAIN": toolchain}
+    return _run(name, [binary, *command[1:]], project, text, timeout, env)
+
+
+@functools.cache
+def _default_toolchain(rustup: str) -> str | None:
+    """The user's default rustup toolchain (``rustup default``, asked once per process)."""
+    ran = run_capped([rustup, "default"], cwd=os.sep, timeout=TIMEOUT)
+    words = ran.stdout.decode("utf-8", "replace").split()
+    return words[0] if ran.code == 0 and words else None
 
 
 def _outside(path: str | None, roots: Sequence[str]) -> str | None:
@@ -254,9 +277,17 @@ def _rust_edition(real: str, project: str) -> str:
     return found.group(1) if found else "2021"
 
 
-def _run(name: str, command: list[str], cwd: str, text: str, timeout: float) -> Formatted:
+def _run(
+    name: str,
+    command: list[str],
+    cwd: str,
+    text: str,
+    timeout: float,
+    env: dict[str, str] | None = None,
+) -> Formatted:
     data = text.encode("utf-8", "surrogatepass")
-    ran = run_capped(command, cwd=cwd, stdin=data, timeout=timeout, cap=4 * len(data) + 65536)
+    cap = 4 * len(data) + 65536
+    ran = run_capped(command, cwd=cwd, stdin=data, timeout=timeout, cap=cap, env=env)
     if ran.failed:
         return Formatted(name, note=f"{name} {ran.failed}")
     if ran.code != 0:
