@@ -317,6 +317,15 @@ def test_a_ruff_that_fails_leaves_the_edit_unformatted_with_a_note(root: Path) -
     assert INSERTED in path.read_text()
 
 
+def test_a_file_the_projects_ruff_excludes_is_left_as_written(root: Path) -> None:
+    path = _project(root, '[tool.ruff]\nextend-exclude = ["mod.py"]\n')
+    ws = Workspace([root], history=False)
+    result = _insert(ws)
+    assert result.formatted is None
+    assert result.format_note is None
+    assert INSERTED in path.read_text()
+
+
 def test_a_dry_run_shows_the_formatted_diff_and_writes_nothing(root: Path) -> None:
     path = _project(root)
     ws = Workspace([root], history=False)

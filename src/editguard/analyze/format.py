@@ -145,7 +145,9 @@ def _python(
     # One range (ruff takes one): from the first written line to the end of the last (the end
     # is exclusive: the start of the next line).
     span = f"--range={written[0][0] + 1}-{written[-1][1] + 2}"
-    command = [binary, "format", "--no-cache", span, "--stdin-filename", real, "-"]
+    # --force-exclude: a file the project excludes (generated code) is left as it is.
+    command = [binary, "format", "--no-cache", "--force-exclude", span]
+    command += ["--stdin-filename", real, "-"]
     return _run("ruff format", command, project, text, timeout)
 
 

@@ -11,7 +11,8 @@ through the journal) and records them in the history.
 ::
 
     lock the files the call names (sorted by real path) -> for each change: load or take the
-    staged text, check expected_version, build, check and validate (build.py), stage ->
+    staged text, check expected_version, build, format what it wrote when the call asks
+    (formatting.py), check and validate (build.py), stage ->
     commit: write (commit.py), with the history's record (record.py) -> warm the parse cache
 
 Whether a call writes is decided here and nowhere else: a change is staged when it modifies
@@ -30,7 +31,8 @@ that only a call inside a batch names) is locked when it is first touched, and a
 be had within the timeout is FILE_BUSY, never a deadlock.
 
 The modules, each one step, importing only downwards (tests/test_layers.py checks the order):
-``context`` (configuration) <- ``build`` (the change and its checks) <- ``read`` <- ``folders``,
+``context`` (configuration) <- ``formatting`` (the project's formatter on the written lines)
+<- ``build`` (the change and its checks) <- ``read`` <- ``folders``,
 ``staged`` (a file's staged state) <- ``record`` (the history's records) <- ``settle`` (after a
 crash), ``commit`` (the one place that writes) <- this module <- ``files`` (the file operations
 of apply_patch and apply_diff), ``move`` (move_file's).
