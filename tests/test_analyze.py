@@ -107,10 +107,13 @@ def test_problems_already_there_are_not_new_when_lines_move(project: Path) -> No
     assert out["problems_fixed"] == 0
 
 
-def test_a_dry_run_reports_the_problems_it_would_bring_and_writes_nothing(project: Path) -> None:
+@pytest.mark.parametrize("only", [{"dry_run": True}, {"mode": "verify_only"}])
+def test_a_call_that_only_checks_reports_the_problems_it_would_bring(
+    project: Path, only: dict[str, Any]
+) -> None:
     ws = Workspace([project])
     before = (project / "shapes" / "area.py").read_bytes()
-    out = _edit(ws, "shapes/area.py", "math.pi", "maths.pi", dry_run=True)
+    out = _edit(ws, "shapes/area.py", "math.pi", "maths.pi", **only)
     assert not out["written"]
     assert [p["code"] for p in out["problems"]] == ["F401", "F821"]
     assert out["problems_note"].startswith("Nothing was written")
@@ -260,6 +263,9 @@ def test_past_the_budget_problems_are_pending_and_diagnostics_gives_them(root: P
     assert out["written"]
     assert out["problems"] == []
     assert out["problems_pending"] == ["slow"]
+    assert out["problems_note"] == (
+        "Still checking: slow; the diagnostics tool gives what they find."
+    )
     early = ws.call("diagnostics", path="a.txt").model_dump(mode="json")
     assert early["pending"] == ["slow"]
     slow.release.set()
