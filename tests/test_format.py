@@ -598,11 +598,16 @@ export const   untouched   =   {a:1};
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("installed", ["bin", "package only"])
 def test_the_projects_prettier_formats_a_typescript_insertion_by_range(
-    root: Path, prettier: Path
+    root: Path, prettier: Path, installed: str
 ) -> None:
     (root / "package.json").write_text('{"name": "x"}\n')
-    (root / "node_modules").symlink_to(prettier)
+    if installed == "bin":
+        (root / "node_modules").symlink_to(prettier)
+    else:  # no node_modules/.bin: prettier's own script, run by node
+        (root / "node_modules").mkdir()
+        (root / "node_modules" / "prettier").symlink_to(prettier / "prettier")
     path = root / "a.ts"
     path.write_text(TS)
     ws = Workspace([root], history=False, formatters=["prettier"])
