@@ -165,7 +165,9 @@ def build_change(
                 _check_size(ctx, before, formatted)
                 report = _validated(ctx, where, before.text, shaped, mode)
             except EditError as exc:
-                formatting.unformatted(where, f"the formatted text was refused ({exc.code})")
+                formatting.unformatted(
+                    where, f"the formatted text was refused ({exc.code})", dropped=True
+                )
             else:
                 return shaped, formatted.modifies(before), report
     report = _validated(ctx, where, before.text, change, mode, before.utf8_view)

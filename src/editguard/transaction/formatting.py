@@ -74,9 +74,11 @@ class Formatting:
         self.shown[where.real] = _show(kept.text, kept.written)
         return then(before.text, plan, kept.plan, kept.text), kept.line_of
 
-    def unformatted(self, where: Resolved, why: str) -> None:
-        """Note that a file was left as the edit made it, and why; it shows no lines."""
-        self.shown.pop(where.real, None)
+    def unformatted(self, where: Resolved, why: str, *, dropped: bool = False) -> None:
+        """Note that a file was left as the edit made it, and why; ``dropped``: the text
+        :meth:`plan_for` formatted was not used after all, so its lines are not shown."""
+        if dropped:
+            self.shown.pop(where.real, None)
         self.notes.append(f"{where.display} left unformatted: {why}")
 
 
