@@ -448,6 +448,23 @@ def test_a_formatted_text_the_guard_refuses_leaves_the_edit_unformatted(
     assert INSERTED in path.read_text()
 
 
+def test_a_bug_in_formatting_never_fails_the_edit(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An exception inside the formatting step (a bug; injected, none is known): the edit lands
+    as sent, with a note."""
+    path = _project(root)
+
+    def broken(*_: object) -> None:
+        raise RuntimeError
+
+    monkeypatch.setattr("editguard.transaction.formatting.keep_written", broken)
+    result = _insert(Workspace([root], history=False))
+    assert result.written
+    assert result.format_note == "mod.py left unformatted: formatting failed (RuntimeError)"
+    assert INSERTED in path.read_text()
+
+
 @settings(max_examples=examples(30), deadline=None)
 @given(data=st.data())
 def test_a_formatted_insertion_into_real_code_changes_only_its_lines(

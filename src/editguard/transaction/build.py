@@ -149,7 +149,11 @@ def build_change(
     _check_size(ctx, before, plan)
     size = max(len(before.text), len(before.text) + plan.size_change())
     if formatting is not None and not before.utf8_view and size <= VALIDATE_LIMIT:
-        done = formatting.plan_for(ctx, where, before, plan)
+        try:
+            done = formatting.plan_for(ctx, where, before, plan)
+        except Exception as exc:  # noqa: BLE001 - formatting never fails an edit, a bug neither
+            formatting.unformatted(where, f"formatting failed ({type(exc).__name__})")
+            done = None
         if done is not None:
             formatted, line_of = done
             # Where each edit landed, in the formatted text (a block it reformatted above
