@@ -525,7 +525,11 @@ def test_the_cli_takes_format_and_formatter(root: Path) -> None:
     assert out["formatted"] == {str(root / "m.py"): '1│x = {"a": 1}'}
     assert (root / "m.py").read_text() == 'x = {"a": 1}\n'
     # With only prettier allowed, ruff may not format: the edit lands as sent, with a note.
-    args = {"path": "m.py", "edits": [{"old_text": "1}", "new_text": "2 }"}], "format": True}
+    args: dict[str, Any] = {
+        "path": "m.py",
+        "edits": [{"old_text": "1}", "new_text": "2 }"}],
+        "format": True,
+    }
     code, out = run_cli(root, "call", "--formatter", "none,prettier", "edit_file", json.dumps(args))
     assert code == 0
     assert (root / "m.py").read_text() == 'x = {"a": 2 }\n'
