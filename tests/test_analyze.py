@@ -112,10 +112,13 @@ def test_problems_already_there_are_not_new_when_lines_move(project: Path) -> No
     assert out["problems_fixed"] == 0
 
 
-def test_a_dry_run_reports_the_problems_it_would_bring_and_writes_nothing(project: Path) -> None:
+@pytest.mark.parametrize("only", [{"dry_run": True}, {"mode": "verify_only"}])
+def test_a_call_that_only_checks_reports_the_problems_it_would_bring(
+    project: Path, only: dict[str, Any]
+) -> None:
     ws = Workspace([project], analyzers=RUFF)
     before = (project / "shapes" / "area.py").read_bytes()
-    out = _edit(ws, "shapes/area.py", "math.pi", "maths.pi", dry_run=True)
+    out = _edit(ws, "shapes/area.py", "math.pi", "maths.pi", **only)
     assert not out["written"]
     assert [p["code"] for p in out["problems"]] == ["F401", "F821"]
     assert out["problems_note"].startswith("Nothing was written")
@@ -265,6 +268,9 @@ def test_past_the_budget_problems_are_pending_and_diagnostics_gives_them(root: P
     assert out["written"]
     assert out["problems"] == []
     assert out["problems_pending"] == ["slow"]
+    assert out["problems_note"] == (
+        "Still checking: slow; the diagnostics tool gives what they find."
+    )
     early = ws.call("diagnostics", path="a.txt").model_dump(mode="json")
     assert early["pending"] == ["slow"]
     slow.release.set()
@@ -514,3 +520,21 @@ def test_a_move_is_a_text_gone_from_one_path_and_come_to_another(root: Path) -> 
         "rename from c.txt\nrename to b.txt\n",
     )
     assert sorted(jobs[-1]) == [("b.txt", "beta\n", "alpha\n"), ("c.txt", "alpha\n", "beta\n")]
+
+
+def test_the_cli_takes_format_and_formatter(root: Path) -> None:
+    (root / "m.py").write_text("x = 1\n")
+    args: dict[str, Any] = {
+        "path": "m.py",
+        "edits": [{"old_text": "x = 1", "new_text": "x = {'a':1}"}],
+    }
+    code, out = run_cli(root, "call", "--format", "edit_file", json.dumps(args))
+    assert code == 0
+    assert out["formatted"] == {str(root / "m.py"): '1│x = {"a": 1}'}
+    assert (root / "m.py").read_text() == 'x = {"a": 1}\n'
+    # With only prettier allowed, ruff may not format: the edit lands as sent, with a note.
+    args = {"path": "m.py", "edits": [{"old_text": "1}", "new_text": "2 }"}], "format": True}
+    code, out = run_cli(root, "call", "--formatter", "none,prettier", "edit_file", json.dumps(args))
+    assert code == 0
+    assert (root / "m.py").read_text() == 'x = {"a": 2 }\n'
+    assert out["format_note"] == "m.py left unformatted: no Python formatter is enabled"
