@@ -342,3 +342,20 @@ def test_moving_a_module_away_reports_the_imports_it_breaks(
     assert problem["text"] == "1│from demo.mover import go"
     back = ws.call("move_file", source="src/demo/moved.py", destination="src/demo/mover.py")
     assert typed(back.model_dump(exclude_none=True)) == []
+
+
+def test_current_without_files_lists_the_open_ones_and_says_so(
+    project: Path, pyright: BasedPyright
+) -> None:
+    module = project / "src" / "demo" / "listed.py"
+    module.write_text("Y: str = 1\n")
+    pyright.current(str(project), [str(module)])  # opens it
+    found = pyright.current(str(project), [])
+    assert [p.code for p in found.after[str(module)]] == ["reportAssignmentType"]
+    assert found.notes[-1].startswith("basedpyright: the problems of the ")
+    assert found.notes[-1].endswith("not of the whole project (name files to check them)")
+    elsewhere = BasedPyright()  # nothing running: nothing started to answer
+    assert elsewhere.current(str(project), []).after == {}
+    session = elsewhere.session(str(project), [])
+    assert not isinstance(session, str)
+    assert session.pid is None

@@ -138,10 +138,33 @@ class LanguageServer(Analyzer):
         return session.check(job, others, notes)
 
     def current(self, project: str, reals: Sequence[str]) -> Findings:
+        """The problems of these files as on disk; none named: of the files open in the servers
+        already running in ``project`` (no server is started for that, and it is not the whole
+        project: a note says so)."""
+        if not reals:
+            return self._open_files(project)
         session = self.session(project, ())
         if isinstance(session, str):
             return Findings(notes=[session])
         return session.current([r for r in reals if self.accepts(r)])
+
+    def _open_files(self, folder: str) -> Findings:
+        with self._lock:
+            inside = [
+                s
+                for p, s in self._sessions.items()
+                if (p == folder or p.startswith(folder.rstrip(os.sep) + os.sep)) and s.running
+            ]
+        found = Findings()
+        for session in inside:
+            got = session.current([])
+            found.after.update(got.after)
+            found.notes += [n for n in got.notes if "files it has open" not in n]
+        found.notes.append(
+            f"{self.name}: the problems of the {len(found.after)} files it has open, not of the "
+            "whole project (name files to check them)"
+        )
+        return found
 
     def warm(self, project: str) -> None:
         session = self.session(project, ())
