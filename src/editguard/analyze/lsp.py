@@ -329,9 +329,8 @@ class Session:
         self._tell(events)
 
     def _tell_written(self, edits: Sequence[Any]) -> None:
-        """Tell the server of the files written: a file created (its folder's listing changed)
-        or deleted; a changed file is open, and an open document is not read from disk (telling
-        of it would only make the server check its importers once more)."""
+        """Tell the server of the files written (created, changed, deleted), as a client that
+        watches the disk would."""
         events = []
         for e in edits:
             stamp = _stamp(e.real)
@@ -340,8 +339,10 @@ class Session:
                 events.append((e.real, lsp.FileChangeType.Deleted))
                 continue
             self._listing[e.real] = stamp
-            if e.before is None:
-                events.append((e.real, lsp.FileChangeType.Created))
+            created = e.before is None
+            events.append(
+                (e.real, lsp.FileChangeType.Created if created else lsp.FileChangeType.Changed)
+            )
         self._tell(events)
 
     def _tell(self, events: list[tuple[str, lsp.FileChangeType]]) -> None:
