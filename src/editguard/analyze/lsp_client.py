@@ -162,6 +162,13 @@ class Connection:
         return self._proc.pid if self._proc is not None and self.running else None
 
     def start(self) -> None:
+        """Spawn the server in the project folder, initialize it, and learn how it gives its
+        diagnostics (pulled or pushed) and counts columns.
+
+        Raises:
+            Exception: it could not be spawned, or did not answer ``initialize`` in time
+                (:data:`START_TIMEOUT`); the caller kills what was started.
+        """
         loop = asyncio.new_event_loop()
         thread = threading.Thread(
             target=loop.run_forever, daemon=True, name=f"editguard-lsp-{self.spec.name}"
