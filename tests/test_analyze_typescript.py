@@ -206,6 +206,35 @@ def test_past_the_budget_the_problems_are_pending_then_given_by_diagnostics(
         assert [(s.problem.code, s.problem.line) for s in current.problems] == [("TS2304", 3)]
 
 
+def test_diagnostics_lists_the_problems_on_disk_now(ws: Workspace, project: Path) -> None:
+    analysis = ws.context.analysis
+    assert analysis is not None
+    analyzer_of(ws).warm(str(project))  # loads the project by one of its files
+    current, _ = analysis.diagnostics([], ws.roots, lambda real: Path(real).read_text())
+    assert [(s.problem.path, s.problem.code) for s in current.problems] == [
+        (str(project / "src/broken.ts"), "TS2322")
+    ]
+    assert any("files of the projects tsserver has loaded" in n for n in current.notes)
+    (project / "src/a.ts").write_text("export const a: string = 1;\n")  # outside editguard
+    current, _ = analysis.diagnostics(
+        [str(project / "src/a.ts")], ws.roots, lambda real: Path(real).read_text()
+    )
+    assert [(s.problem.line, s.problem.code) for s in current.problems] == [(1, "TS2322")]
+
+
+def test_non_ascii_text_and_columns_stay_in_step_with_tsserver(
+    ws: Workspace, project: Path
+) -> None:
+    out = edit(ws, "src/a.ts", "export const a", 'const s = "é😀"; export const a')
+    assert out["problems"] == []
+    out = edit(ws, "src/a.ts", '"é😀";', '"é😀"; nothere;')
+    ((line, column),) = [(p["line"], p["column"]) for p in out["problems"]]
+    assert (line, column) == (3, 17)  # characters; tsserver counts 18 UTF-16 units
+    out = edit(ws, "src/a.ts", "nothere;", "")
+    assert out["problems"] == []
+    assert out["problems_fixed"] == 1
+
+
 def test_a_killed_tsserver_gives_a_note_and_starts_again(ws: Workspace) -> None:
     assert edit(ws, "src/greet.ts", '"Hello, "', '"Hi, "')["problems"] == []
     (served,) = analyzer_of(ws)._served.values()

@@ -162,12 +162,13 @@ class TsServer:
         with self._write:
             self._seq += 1
             seq = self._seq
+            # ASCII: a lone surrogate (an undecodable byte) reaches tsserver as one UTF-16
+            # unit, as the spans of later changes count it.
             line = json.dumps(
-                {"seq": seq, "type": "request", "command": command, "arguments": arguments},
-                ensure_ascii=False,
+                {"seq": seq, "type": "request", "command": command, "arguments": arguments}
             )
             try:
-                proc.stdin.write(line.encode("utf-8", "surrogatepass") + b"\n")
+                proc.stdin.write(line.encode("ascii") + b"\n")
                 proc.stdin.flush()
             except OSError:
                 self._fail("tsserver stopped reading its input")
