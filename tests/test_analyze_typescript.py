@@ -85,15 +85,42 @@ def make_project(folder: Path, modules: Path | None, sources: dict[str, str] = S
     return folder
 
 
-@pytest.fixture
-def project(tmp_path: Path, node_modules: Path) -> Path:
-    return make_project(tmp_path / "proj", node_modules)
+@pytest.fixture(scope="module")
+def shared(
+    tmp_path_factory: pytest.TempPathFactory, node_modules: Path
+) -> Iterator[tuple[Path, Workspace]]:
+    """One project and one warm tsserver for the tests of this module that do not stop it."""
+    folder = make_project(tmp_path_factory.mktemp("shared") / "proj", node_modules)
+    workspace = Workspace(roots=[folder], analyzers=["typescript"], analysis_budget=60.0)
+    yield folder, workspace
+    workspace.close()
 
 
 @pytest.fixture
-def ws(project: Path) -> Iterator[Workspace]:
-    workspace = Workspace(roots=[project], analyzers=["typescript"], analysis_budget=60.0)
-    yield workspace
+def project(shared: tuple[Path, Workspace]) -> Path:
+    """The shared project, its sources as :data:`SOURCES` says (put back on disk, as a change
+    made outside editguard, which the analyzer picks up before the next edit)."""
+    folder = shared[0]
+    for path in (folder / "src").rglob("*"):
+        if path.is_file() and str(path.relative_to(folder)) not in SOURCES:
+            path.unlink()
+    for name, text in SOURCES.items():
+        if (folder / name).read_text() != text:
+            (folder / name).write_text(text)
+    return folder
+
+
+@pytest.fixture
+def ws(project: Path, shared: tuple[Path, Workspace]) -> Workspace:
+    return shared[1]
+
+
+@pytest.fixture
+def own(tmp_path: Path, node_modules: Path) -> Iterator[tuple[Path, Workspace]]:
+    """A project and workspace of the test's own (for a test that stops its tsserver)."""
+    folder = make_project(tmp_path / "proj", node_modules)
+    workspace = Workspace(roots=[folder], analyzers=["typescript"], analysis_budget=60.0)
+    yield folder, workspace
     workspace.close()
 
 
@@ -188,8 +215,9 @@ def test_a_dry_run_reports_and_leaves_tsserver_at_the_disk_text(
 
 
 def test_past_the_budget_the_problems_are_pending_then_given_by_diagnostics(
-    project: Path,
+    own: tuple[Path, Workspace],
 ) -> None:
+    project = own[0]
     with Workspace(roots=[project], analyzers=["typescript"], analysis_budget=0.0) as ws:
         out = edit(ws, "src/a.ts", 'greet("a", "!")', "nothere")
         assert out["problems_pending"] == ["typescript"]
@@ -235,7 +263,8 @@ def test_non_ascii_text_and_columns_stay_in_step_with_tsserver(
     assert out["problems_fixed"] == 1
 
 
-def test_a_killed_tsserver_gives_a_note_and_starts_again(ws: Workspace) -> None:
+def test_a_killed_tsserver_gives_a_note_and_starts_again(own: tuple[Path, Workspace]) -> None:
+    ws = own[1]
     assert edit(ws, "src/greet.ts", '"Hello, "', '"Hi, "')["problems"] == []
     (served,) = analyzer_of(ws)._served.values()
     pid = served.server.pid
@@ -253,8 +282,9 @@ def test_a_killed_tsserver_gives_a_note_and_starts_again(ws: Workspace) -> None:
 
 @pytest.mark.slow
 def test_a_hung_tsserver_gives_a_note_and_starts_again(
-    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+    own: tuple[Path, Workspace], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    ws = own[1]
     assert edit(ws, "src/greet.ts", '"Hello, "', '"Hi, "')["problems"] == []
     (served,) = analyzer_of(ws)._served.values()
     assert served.server.pid is not None
