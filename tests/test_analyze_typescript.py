@@ -18,11 +18,14 @@ from typing import Any
 
 import pytest
 from filelock import FileLock
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from editguard import Workspace
 from editguard.analyze import typescript
 from editguard.analyze.dependents import typescript_dependents
-from editguard.analyze.typescript import SERVER_JS, TypeScript
+from editguard.analyze.typescript import SERVER_JS, TypeScript, _change
+from tests.conftest import examples
 
 TYPESCRIPT = "5.9.3"
 
@@ -387,3 +390,21 @@ def test_the_files_that_import_a_file_are_found_by_a_text_scan(tmp_path: Path) -
     index = os.path.join(root, "src/pkg/index.ts")
     assert typescript_dependents(index, root, [root])[0] == [os.path.join(root, "src/idx/user.ts")]
     assert typescript_dependents(real, root, [str(tmp_path / "elsewhere")]) == ([], 0)
+
+
+TEXT = st.text(alphabet="ab\r\n\u00e9\U0001f600\udc80", max_size=40)
+
+
+@settings(max_examples=examples(300))
+@given(old=TEXT, new=TEXT, cut=st.integers(0, 40), keep=st.integers(0, 40))
+def test_a_change_sent_to_tsserver_turns_the_old_text_into_the_new(
+    old: str, new: str, cut: int, keep: int
+) -> None:
+    for after in (new, old[:cut] + new[:3] + old[keep:]):
+        change = _change(old, after)
+        units = old.encode("utf-16-le", "surrogatepass")
+        start, length = change["span"]["start"] * 2, change["span"]["length"] * 2
+        made = units[:start] + change["newText"].encode("utf-16-le", "surrogatepass")
+        made += units[start + length :]
+        assert made.decode("utf-16-le", "surrogatepass") == after
+        assert len(change["newText"]) <= len(after)

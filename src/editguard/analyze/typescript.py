@@ -122,15 +122,9 @@ class _Served:
             )
             self.loaded = True
         elif old != text:
-            # A span in UTF-16 code units, as tsserver counts: the whole old text.
-            span = {"start": 0, "length": _utf16_len(old)}
             self.server.request(
                 "applyChangedToOpenFiles",
-                {
-                    "changedFiles": [
-                        {"fileName": real, "changes": [{"span": span, "newText": text}]}
-                    ]
-                },
+                {"changedFiles": [{"fileName": real, "changes": [_change(old, text)]}]},
                 timeout,
             )
         self.texts[real] = text
@@ -504,6 +498,36 @@ def _read(real: str) -> str | None:
     if len(data) > MAX_READ:
         return None
     return data.decode("utf-8", "replace").removeprefix("\ufeff")
+
+
+def _change(old: str, new: str) -> dict[str, Any]:
+    """The change from ``old`` to ``new`` as tsserver takes it: the span between their common
+    start and end (so that it parses again only around it), in UTF-16 code units."""
+    limit = min(len(old), len(new))
+    head = 0
+    step = 4096
+    while step:  # the common start, by blocks, then finer
+        while head + step <= limit and old[head : head + step] == new[head : head + step]:
+            head += step
+        step //= 8
+    tail = 0
+    step = 4096
+    while step:
+        while (
+            tail + step <= limit - head
+            and old[len(old) - tail - step : len(old) - tail]
+            == new[len(new) - tail - step : len(new) - tail]
+        ):
+            tail += step
+        step //= 8
+    # Never split a surrogate pair or a CR LF (tsserver's line starts must stay the same).
+    while head and (old[head - 1] == "\r" or "\ud800" <= old[head - 1] <= "\udbff"):
+        head -= 1
+    while tail and (old[-tail] == "\n" or "\udc00" <= old[-tail] <= "\udfff"):
+        tail -= 1
+    start = _utf16_len(old[:head])
+    length = _utf16_len(old[head : len(old) - tail])
+    return {"span": {"start": start, "length": length}, "newText": new[head : len(new) - tail]}
 
 
 def _utf16_len(text: str) -> int:
