@@ -37,6 +37,7 @@ BENCH_EXTRA = {"bench_tokens.py": "mistral_common"}
         "bench_mcp.py",
         "bench_walk.py",
         "bench_grep.py",
+        "bench_analyze.py",
     ],
 )
 def test_the_benchmark_runs_and_prints_its_summary(script: str) -> None:

@@ -24,6 +24,10 @@ from editguard.terminal import format_history, print_error, print_human
 
 EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE = 0, 1, 2
 
+# Seconds a one-shot call waits for a slow analyzer it asked for (a language server starting
+# cold): the process ends after the answer, so nothing pending would ever be read.
+ONE_SHOT_WAIT = 60.0
+
 
 class _Usage(Exception):
     """A usage error: bad JSON, an unknown tool, arguments given twice."""
@@ -54,6 +58,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="like --linter, but its new findings refuse the edit in strict mode",
     )
 
+    checks.add_argument(
+        "--analyzer",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="find the problems each edit introduced with this analyzer: ruff, basedpyright "
+        "(with editguard[types]), typescript (the project's own node_modules/typescript: turning "
+        "it on trusts that code); repeatable; none: no analyzer (default: ruff and basedpyright "
+        "when installed for serve, ruff alone for call)",
+    )
+    checks.add_argument(
+        "--analysis-budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help=f"how long an edit's answer waits for the analyzers (default: "
+        f"{Config.analysis_budget:g} s for serve; for call, {ONE_SHOT_WAIT:g} s when an analyzer "
+        "other than ruff is asked for); those still working are named in problems_pending",
+    )
     checks.add_argument(
         "--journal",
         metavar="DIR",
@@ -279,7 +302,9 @@ def _serve(args: argparse.Namespace) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     # Each call names its client from the initialize request; "mcp" where it gave none.
-    context = dataclasses.replace(_context(args, prewarm=True), client="mcp")
+    context = dataclasses.replace(_context(args, prewarm=True, serving=True), client="mcp")
+    if context.analysis is not None:  # language servers start while the client connects
+        context.analysis.warm(context.sandbox.roots)
     from editguard._http import (  # noqa: PLC0415 - the SDK loads only to serve
         TOKEN_ENV,
         parse_address,
@@ -297,29 +322,39 @@ def _serve(args: argparse.Namespace) -> int:
     if args.compat is not None and args.tools != "all":
         raise _Usage("--compat serves its own tool set: leave out --tools")
     server = EditguardServer(context, log_level=args.log_level, tools=tools, compat=args.compat)
-    if address is None:
-        serve_stdio(server)
-        return EXIT_OK
-    token = args.token or os.environ.get(TOKEN_ENV) or None
     try:
-        serve_http(server, address[0], address[1], token, args.log_level, args.allow_host)
-    except ValueError as exc:
-        raise _Usage(str(exc)) from None
-    return EXIT_OK
+        if address is None:
+            serve_stdio(server)
+            return EXIT_OK
+        token = args.token or os.environ.get(TOKEN_ENV) or None
+        try:
+            serve_http(server, address[0], address[1], token, args.log_level, args.allow_host)
+        except ValueError as exc:
+            raise _Usage(str(exc)) from None
+        return EXIT_OK
+    finally:
+        if context.analysis is not None:  # the language servers end with the server
+            context.analysis.close()
 
 
-def _context(args: argparse.Namespace, *, prewarm: bool) -> Any:
+def _context(
+    args: argparse.Namespace, *, prewarm: bool, serving: bool = False, analysed: bool = True
+) -> Any:
     """The tools' context the command line describes (what a Workspace holds, without importing
-    every tool).
+    every tool). ``serving``: a long-lived process (every configured analyzer, kept warm);
+    else one call (the fast analyzers only, unless asked for others).
 
     Raises:
-        _Usage: a bad limit, linter or root.
+        _Usage: a bad limit, linter, analyzer or root.
     """
     from editguard.tools._context import open_context  # noqa: PLC0415
 
+    analyzers, budget = _analyzers(args, serving=serving) if analysed else ((), 0.0)
     try:
         config = Config(
             roots=args.roots or Config.roots,
+            analyzers=analyzers,
+            analysis_budget=budget,
             linters=_linters(args),
             prewarm=prewarm,
             max_file_bytes=_limit(args.max_file_bytes, "--max-file-bytes"),
@@ -340,7 +375,7 @@ def _history(args: argparse.Namespace, out: TextIO) -> int:
     from editguard.errors import EditError  # noqa: PLC0415
     from editguard.tools import tool_named  # noqa: PLC0415
 
-    context = _context(args, prewarm=False)
+    context = _context(args, prewarm=False, analysed=False)
     arguments: dict[str, Any] = {"limit": _limit(args.limit, "--limit")}
     if args.path is not None:
         arguments["path"] = args.path
@@ -365,6 +400,32 @@ def _limit(value: int, flag: str) -> int:
     if value < 1:
         raise _Usage(f"{flag} must be 1 or more, not {value}")
     return value
+
+
+def _analyzers(args: argparse.Namespace, *, serving: bool) -> tuple[Any, float]:
+    """The analyzers and the budget the flags ask for (see --analyzer, --analysis-budget).
+
+    Raises:
+        _Usage: an unknown analyzer, or a negative budget.
+    """
+    from editguard.analyze import DEFAULT, KNOWN  # noqa: PLC0415 - loads no analyzer
+
+    asked = [n for names in args.analyzer or () for n in names.split(",") if n.strip()]
+    budget = args.analysis_budget
+    if budget is not None and not budget >= 0:
+        raise _Usage(f"--analysis-budget must be 0 or more seconds, not {budget}")
+    if not asked:
+        names: tuple[str, ...] = DEFAULT if serving else ("ruff",)
+        return names, Config.analysis_budget if budget is None else budget
+    if "none" in asked:
+        return (), 0.0
+    unknown = [n for n in asked if n not in KNOWN]
+    if unknown:
+        raise _Usage(f"unknown analyzer {unknown[0]!r}; known: {', '.join(sorted(KNOWN))}, none")
+    if budget is None:
+        slow = any(n != "ruff" for n in asked)
+        budget = ONE_SHOT_WAIT if slow and not serving else Config.analysis_budget
+    return tuple(dict.fromkeys(asked)), budget
 
 
 def _linters(args: argparse.Namespace) -> list[Any]:
@@ -467,7 +528,11 @@ def _call(args: argparse.Namespace, out: TextIO) -> int:
     # One call, then the process ends: nothing to parse ahead for.
     context = dataclasses.replace(_context(args, prewarm=False), client="cli")
     _started()
-    answer = tool.run_safely(context, arguments)
+    try:
+        answer = tool.run_safely(context, arguments)
+    finally:
+        if context.analysis is not None:  # no language server outlives the command
+            context.analysis.close()
     if isinstance(answer, EditError):
         print_error(out, answer.to_dict(), human)
         return EXIT_TOOL_ERROR

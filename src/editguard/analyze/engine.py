@@ -7,7 +7,8 @@ them before and after in a worker thread; the answer waits until the budget is s
 problems the edits introduced and how many they removed, and names the analyzers still working
 (``problems_pending``). Their findings are kept, and :meth:`Analysis.diagnostics` gives them when
 ready, only while the file is still as that edit left it: nothing describes a text that is no
-longer on disk.
+longer on disk. A problem in a file outside the roots (an analyzer reads the packages a file
+imports, wherever they are) is never shown.
 """
 
 from __future__ import annotations
@@ -27,8 +28,6 @@ from editguard.analyze.problem import Problem, compare
 MAX_SHOWN = 30
 # The longest line text shown with a problem.
 TEXT_CHARS = 300
-# Other files' texts are read (for the line a problem is on) up to this size.
-READ_LIMIT = 4 * 1024 * 1024
 # Files over this size are not analysed (an analyzer would take longer than the edit).
 ANALYSE_LIMIT = 2_000_000
 
@@ -92,8 +91,16 @@ class Analysis:
         """Whether any analyzer checks this file."""
         return any(a.accepts(real) for a in self.analyzers)
 
-    def after(self, edits: Sequence[Edit], roots: Sequence[str], *, written: bool) -> Verdict:
-        """The problems ``edits`` introduced (see the module docstring). Never raises for an
+    def after(
+        self,
+        edits: Sequence[Edit],
+        roots: Sequence[str],
+        *,
+        written: bool,
+        read: Callable[[str], str | None] = lambda _real: None,
+    ) -> Verdict:
+        """The problems ``edits`` introduced (see the module docstring); ``read`` gives the
+        text of another file (its problems' lines), through the sandbox. Never raises for an
         analyzer's failure: a note says it."""
         verdict = Verdict()
         edits = [e for e in edits if _small(e)]
@@ -126,11 +133,12 @@ class Analysis:
                     verdict.pending.append(analyzer.name)
                 self._keep(analyzer.name, future, job.edits)
                 continue
-            new, fixed = introduced(findings, job.edits)
+            new, fixed = introduced(findings, job.edits, read)
             problems.extend(new)
             verdict.fixed += len(fixed)
             verdict.notes.extend(findings.notes)
-        verdict.problems, verdict.omitted = shown(problems, texts)
+        problems = [p for p in problems if project_of(p.path, roots) is not None]
+        verdict.problems, verdict.omitted = shown(problems, texts, read)
         return verdict
 
     def _keep(self, name: str, future: Future[Findings], edits: tuple[Edit, ...]) -> None:
@@ -140,26 +148,29 @@ class Analysis:
             del self._waiting[:-64]  # the newest are enough
 
     def diagnostics(
-        self, reals: Sequence[str], roots: Sequence[str], read: Callable[[str], str | None]
+        self,
+        reals: Sequence[str],
+        roots: Sequence[str],
+        read: Callable[[str], str | None],
+        *,
+        folders: Sequence[str] = (),
     ) -> tuple[Verdict, Verdict]:
-        """The problems of these files (none: of every project in the roots) as they are on
-        disk now, and the problems that pending analyses of earlier edits found, where those
-        files are still as the edits left them (``read`` gives a file's text now).
+        """The problems of these files, or of everything under ``folders``, as they are on
+        disk now, and the problems that pending analyses of earlier edits (of these files;
+        for folders, of any) found, where those files are still as the edits left them
+        (``read`` gives a file's text now).
 
         Returns:
-            (current, introduced): the second's ``pending`` names analyses still running.
+            (current, introduced): each one's ``pending`` names analyses still running.
         """
         deadline = time.monotonic() + self.budget
-        introduced_now = self._finished(reals, read, deadline)
+        introduced_now = self._finished(reals, roots, read, deadline)
         current = Verdict()
-        projects: dict[str, list[str]] = {}
-        if reals:
-            for real in reals:
-                project = project_of(real, roots)
-                if project is not None:
-                    projects.setdefault(project, []).append(real)
-        else:
-            projects = {root: [] for root in roots}
+        projects: dict[str, list[str]] = {folder: [] for folder in folders}
+        for real in reals:
+            project = project_of(real, roots)
+            if project is not None:
+                projects.setdefault(project, []).append(real)
         runs: list[tuple[Analyzer, Future[Findings]]] = []
         for analyzer in self.analyzers:
             for project, files in projects.items():
@@ -182,11 +193,16 @@ class Analysis:
             current.notes.extend(findings.notes)
             for found in findings.after.values():
                 problems.extend(found)
-        current.problems, current.omitted = shown(problems, {})
+        problems = [p for p in problems if project_of(p.path, roots) is not None]
+        current.problems, current.omitted = shown(problems, {}, read)
         return current, introduced_now
 
     def _finished(
-        self, reals: Sequence[str], read: Callable[[str], str | None], deadline: float
+        self,
+        reals: Sequence[str],
+        roots: Sequence[str],
+        read: Callable[[str], str | None],
+        deadline: float,
     ) -> Verdict:
         """What pending analyses of earlier edits (of these files; none: of any) found, once
         done; dropped where a file changed since (its current problems say the rest)."""
@@ -213,12 +229,13 @@ class Analysis:
                 )
                 continue
             out.analysed = True
-            new, fixed = introduced(findings, w.edits)
+            new, fixed = introduced(findings, w.edits, read)
             problems.extend(new)
             out.fixed += len(fixed)
             out.notes.extend(findings.notes)
             texts.update(now)
-        out.problems, out.omitted = shown(problems, texts)
+        problems = [p for p in problems if project_of(p.path, roots) is not None]
+        out.problems, out.omitted = shown(problems, texts, read)
         return out
 
     def warm(self, roots: Sequence[str]) -> None:
@@ -258,9 +275,12 @@ def _safely(analyzer: Analyzer) -> Callable[[Job], Findings]:
     return run
 
 
-def introduced(findings: Findings, edits: Sequence[Edit]) -> tuple[list[Problem], list[Problem]]:
+def introduced(
+    findings: Findings, edits: Sequence[Edit], read: Callable[[str], str | None]
+) -> tuple[list[Problem], list[Problem]]:
     """The problems an analyzer's findings show the edits introduced and removed, in the
-    edited files (compared with their texts) and in the others it checked (unchanged texts)."""
+    edited files (compared with their texts) and in the others it checked (unchanged texts,
+    as ``read`` gives them)."""
     texts = {e.real: (e.before, e.after) for e in edits}
     new: list[Problem] = []
     fixed: list[Problem] = []
@@ -268,16 +288,18 @@ def introduced(findings: Findings, edits: Sequence[Edit]) -> tuple[list[Problem]
         if real in texts:
             old, now = texts[real]
         else:  # another file: its text on disk, the same before and after
-            old = now = _read(real) or ""
+            old = now = read(real) or ""
         n, f = compare(findings.before.get(real, []), findings.after.get(real, []), old, now)
         new.extend(n)
         fixed.extend(f)
     return new, fixed
 
 
-def shown(problems: list[Problem], texts: dict[str, str | None]) -> tuple[list[Shown], int]:
+def shown(
+    problems: list[Problem], texts: dict[str, str | None], read: Callable[[str], str | None]
+) -> tuple[list[Shown], int]:
     """The problems to show (the edited files' first, then by path and line) with their
-    lines' text, and how many more there are."""
+    lines' text (``texts``, else as ``read`` gives it), and how many more there are."""
     problems = sorted(
         set(problems), key=lambda p: (p.path not in texts, p.path, p.line, p.column, p.code)
     )
@@ -287,18 +309,9 @@ def shown(problems: list[Problem], texts: dict[str, str | None]) -> tuple[list[S
         if p.path not in lines:
             text = texts.get(p.path)
             if text is None:
-                text = _read(p.path)
+                text = read(p.path)
             lines[p.path] = text.split("\n") if text is not None else []
         body = lines[p.path]
         line = body[p.line - 1] if 0 < p.line <= len(body) else ""
         out.append(Shown(p, f"{p.line}│{line.rstrip(chr(13))[:TEXT_CHARS]}"))
     return out, max(0, len(problems) - MAX_SHOWN)
-
-
-def _read(real: str) -> str | None:
-    try:
-        with open(real, "rb") as f:
-            data = f.read(READ_LIMIT)
-    except OSError:
-        return None
-    return data.decode("utf-8", "replace")

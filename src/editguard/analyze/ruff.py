@@ -1,21 +1,34 @@
 """ruff: Python's fast linter, a dependency of editguard, run once per text.
 
 Each text is checked as the file at its real path (``--stdin-filename``), in its project folder,
-so the project's own ruff configuration applies (its rules, its excludes); a project without one
-gets ruff's defaults: pyflakes' checks and syntax errors. A ruff configuration cannot make ruff
-run another program.
+so the project's own ruff configuration applies (its rules, its excludes); a file with no ruff
+configuration above it gets pyflakes' checks and syntax errors (``F``, ``E9``; ruff's own
+defaults grew into style rules a model should not be told of after every edit). A ruff
+configuration cannot make ruff run another program.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
+import stat
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from editguard.analyze.base import Analyzer, Findings, Job
 from editguard.analyze.problem import Problem
 from editguard.analyze.process import run_capped
+
+# Where no ruff configuration applies: pyflakes and syntax errors, nothing of style.
+DEFAULT_RULES = ("--isolated", "--select", "F,E9")
+CONFIG_FILES = ("ruff.toml", ".ruff.toml")
+
+# The answers kept for texts checked last (one a file: the text the next edit starts from).
+MEMO = 64
 
 # Per text: a file with more problems than this is reported up to this many.
 MAX_PROBLEMS = 500
@@ -45,6 +58,10 @@ class Ruff(Analyzer):
     def __init__(self) -> None:
         self._binary = ruff_binary()
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="editguard-ruff")
+        self._memo: OrderedDict[tuple[str, bytes, tuple[str, int] | None], list[Problem]] = (
+            OrderedDict()
+        )
+        self._lock = threading.Lock()
 
     def accepts(self, real: str) -> bool:
         return real.endswith((".py", ".pyi"))
@@ -75,6 +92,8 @@ class Ruff(Analyzer):
             found.notes.append("ruff: not installed, skipped")
             return found
         command = [self._binary, "check", "--output-format=json", "--force-exclude", "--no-cache"]
+        if configured(reals[0] if reals else os.path.join(project, "x.py")) is None:
+            command += DEFAULT_RULES
         ran = run_capped([*command, *(reals or [project])], cwd=project, timeout=TIMEOUT * 3)
         if ran.failed or ran.code not in (0, 1):
             found.notes.append(f"ruff: {ran.failed or _first_line(ran.stderr)}")
@@ -86,8 +105,29 @@ class Ruff(Analyzer):
         return found
 
     def _check(self, project: str, real: str, text: str) -> tuple[list[Problem], str | None]:
+        """The problems of ``text`` as the file ``real``; the last texts' answers are kept, so
+        the text an edit starts from (the one the edit before left) is not checked again."""
         if self._binary is None:
             return [], "ruff: not installed, skipped"
+        config = configured(real)
+        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        key = (real, digest, config)
+        with self._lock:
+            if key in self._memo:
+                self._memo.move_to_end(key)
+                return list(self._memo[key]), None
+        problems, note = self._run(project, real, text, config is not None)
+        if note is None:
+            with self._lock:
+                self._memo[key] = problems
+                while len(self._memo) > MEMO:
+                    self._memo.popitem(last=False)
+        return problems, note
+
+    def _run(
+        self, project: str, real: str, text: str, configured: bool
+    ) -> tuple[list[Problem], str | None]:
+        assert self._binary is not None
         ran = run_capped(
             [
                 self._binary,
@@ -95,6 +135,7 @@ class Ruff(Analyzer):
                 "--output-format=json",
                 "--force-exclude",
                 "--no-cache",
+                *(() if configured else DEFAULT_RULES),
                 "--stdin-filename",
                 real,
                 "-",
@@ -106,6 +147,28 @@ class Ruff(Analyzer):
         if ran.failed or ran.code not in (0, 1):
             return [], f"ruff: {ran.failed or _first_line(ran.stderr)}"
         return _parse(ran.stdout, real)[:MAX_PROBLEMS], None
+
+
+def configured(real: str) -> tuple[str, int] | None:
+    """The ruff configuration that applies to the file, as (path, mtime in ns): a ruff.toml,
+    .ruff.toml, or a pyproject.toml with a ``[tool.ruff`` table, in its folder or one above;
+    ``None`` when there is none."""
+    folder = os.path.dirname(real)
+    while True:
+        for name in CONFIG_FILES:
+            found = os.path.join(folder, name)
+            with contextlib.suppress(OSError):
+                st = os.stat(found)
+                if stat.S_ISREG(st.st_mode):
+                    return found, st.st_mtime_ns
+        pyproject = os.path.join(folder, "pyproject.toml")
+        with contextlib.suppress(OSError), open(pyproject, "rb") as f:
+            if b"[tool.ruff" in f.read(1 << 20):
+                return pyproject, os.fstat(f.fileno()).st_mtime_ns
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def _parse(output: bytes, real: str | None) -> list[Problem]:

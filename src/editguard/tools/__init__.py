@@ -37,6 +37,7 @@ NAMES: tuple[str, ...] = (
     "batch",
     "history",
     "undo",
+    "diagnostics",
 )
 
 # Named sets for `editguard serve --tools`. `edit`: for hosts that read and write files with
@@ -53,6 +54,7 @@ SETS: dict[str, tuple[str, ...]] = {
         "batch",
         "history",
         "undo",
+        "diagnostics",
     ),
     "minimal": ("read_file", "edit_file", "write_file"),
 }

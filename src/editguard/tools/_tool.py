@@ -27,6 +27,7 @@ from editguard.errors import EditError, InvalidRequest, internal_error
 from editguard.tools._common import problem_fields
 from editguard.transaction import Transaction
 from editguard.transaction.build import checks_only
+from editguard.transaction.read import text_reader
 
 if TYPE_CHECKING:
     from editguard.transaction import Context
@@ -172,7 +173,9 @@ class Tool(Generic[A, R]):
             edits = txn.edits()
             if edits:
                 written = done.change_id is not None or txn.will_write()
-                verdict = ctx.analysis.after(edits, ctx.sandbox.roots, written=written)
+                verdict = ctx.analysis.after(
+                    edits, ctx.sandbox.roots, written=written, read=text_reader(ctx)
+                )
                 update.update(problem_fields(verdict, written=written))
         return result.model_copy(update=update) if update else result
 

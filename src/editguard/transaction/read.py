@@ -13,7 +13,7 @@ from collections.abc import Callable
 from editguard.core.document import Document, decode_stream
 from editguard.core.images import SNIFF_BYTES
 from editguard.core.plan import Plan
-from editguard.errors import StaleVersion, error_context
+from editguard.errors import EditError, StaleVersion, error_context
 from editguard.fs.atomic import FileReader
 from editguard.fs.location import Location, locate
 from editguard.fs.nearest import suggesting
@@ -165,3 +165,18 @@ def warm_parse(ctx: Context, where: Resolved, text: str, plan: Plan | None = Non
             prewarm.SHARED.schedule(where.real, text)
         else:
             prewarm.SHARED.schedule(where.real, plan.apply_to_text(text), (text, plan))
+
+
+def text_reader(ctx: Context) -> Callable[[str], str | None]:
+    """A reader of files' texts for the analyzers (the lines a problem is on; whether a file is
+    still as an edit left it): through the sandbox, as read_file reads them; ``None`` for a
+    file it refuses (outside the roots, gone, not text, too large)."""
+
+    def text(real: str) -> str | None:
+        try:
+            _, doc, _ = read(ctx, real)
+        except EditError:
+            return None
+        return None if doc.utf8_view else doc.text
+
+    return text

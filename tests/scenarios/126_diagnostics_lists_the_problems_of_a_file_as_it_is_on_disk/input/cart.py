@@ -1,0 +1,5 @@
+import os
+
+
+def total(prices):
+    return sum(prices) * (1 + tax)

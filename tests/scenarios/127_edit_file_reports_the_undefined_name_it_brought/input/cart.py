@@ -1,0 +1,5 @@
+TAX = 0.2
+
+
+def total(prices):
+    return sum(prices) * (1 + TAX)
