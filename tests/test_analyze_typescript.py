@@ -238,19 +238,18 @@ def test_past_the_budget_the_problems_are_pending_then_given_by_diagnostics(
 
 
 def test_diagnostics_lists_the_problems_on_disk_now(ws: Workspace, project: Path) -> None:
-    analysis = ws.context.analysis
-    assert analysis is not None
-    analyzer_of(ws).warm(str(project))  # loads the project by one of its files
-    current, _ = analysis.diagnostics([], ws.roots, lambda real: Path(real).read_text())
-    assert [(s.problem.path, s.problem.code) for s in current.problems] == [
-        (str(project / "src/broken.ts"), "TS2322")
-    ]
-    assert any("files of the projects tsserver has loaded" in n for n in current.notes)
+    def listed(**path: str) -> list[tuple[str, int, str]]:
+        out = ws.call("diagnostics", **path).model_dump()
+        return [(p["path"], p["line"], p["code"]) for p in out["problems"]]
+
+    broken = (str(project / "src/broken.ts"), 1, "TS2322")
+    assert listed() == [broken]
+    assert listed(path="src") == [broken]
+    assert listed(path="src/broken.ts") == [broken]
+    assert listed(path="src/a.ts") == []
     (project / "src/a.ts").write_text("export const a: string = 1;\n")  # outside editguard
-    current, _ = analysis.diagnostics(
-        [str(project / "src/a.ts")], ws.roots, lambda real: Path(real).read_text()
-    )
-    assert [(s.problem.line, s.problem.code) for s in current.problems] == [(1, "TS2322")]
+    assert listed(path="src/a.ts") == [(str(project / "src/a.ts"), 1, "TS2322")]
+    assert listed(path="src") == [(str(project / "src/a.ts"), 1, "TS2322"), broken]
 
 
 def test_non_ascii_text_and_columns_stay_in_step_with_tsserver(

@@ -199,13 +199,17 @@ class TypeScript(Analyzer):
 
     def warm(self, project: str) -> None:
         self._roots.add(project)
-        if not os.path.isfile(os.path.join(project, SERVER_JS)):
+        if os.path.isfile(os.path.join(project, SERVER_JS)):
+            self._load(project, project, [project])
+
+    def _load(self, home: str, folder: str, roots: Sequence[str]) -> None:
+        """Start the server of ``home`` and load the project of a first source file under
+        ``folder`` (unless a document there is open already)."""
+        served, _ = self._serve(home, roots)
+        if served is None or any(inside(r, folder) for r in served.texts):
             return
-        first = _first_source(project)
-        if first is None or typescript_home(first, [project]) != project:
-            return
-        served, _ = self._serve(project, [project])
-        if served is None:
+        first = _first_source(folder)
+        if first is None or typescript_home(first, roots) != home:
             return
         with served.lock:
             try:
@@ -214,7 +218,7 @@ class TypeScript(Analyzer):
                     served.set_text(first, text, START_TIMEOUT)
                     served.problems(first, START_TIMEOUT)
             except TsServerError:
-                self._drop(project, served)
+                self._drop(home, served)
 
     def compare(self, job: Job) -> Findings:
         found = Findings()
@@ -367,14 +371,22 @@ class TypeScript(Analyzer):
                 home = typescript_home(real, bound) if self.accepts(real) else None
                 if home is not None:
                     by_home.setdefault(home, []).append(real)
-        else:
+        else:  # a folder: the projects under it, or the one it lies in
             with self._lock:
-                by_home = {h: [] for h in self._served if inside(h, project)}
-            if not by_home and os.path.isfile(os.path.join(project, SERVER_JS)):
-                self.warm(project)
-                by_home = {h: [] for h in self._served if inside(h, project)}
+                homes = [h for h in self._served if inside(h, project) or inside(project, h)]
+            above = typescript_home(os.path.join(project, "_.ts"), bound)
+            if not homes and above is not None:
+                homes = [above]
+            elif not homes and os.path.isfile(os.path.join(project, SERVER_JS)):
+                homes = [project]
+            for home in homes:
+                self._load(home, project if inside(project, home) else home, bound)
+            by_home = {h: [] for h in homes}
             if not by_home:
-                found.notes.append("typescript: no TypeScript project is loaded here yet")
+                found.notes.append(
+                    "typescript: no TypeScript project found here (node_modules/typescript "
+                    "and a tsconfig.json); name a file or edit one"
+                )
         for home, files in by_home.items():
             served, note = self._serve(home, bound)
             if note:
@@ -384,7 +396,7 @@ class TypeScript(Analyzer):
             with served.lock:
                 try:
                     served.resync(set(), left())
-                    named = files or self._project_files(served, found, left())
+                    named = files or self._project_files(served, project, found, left())
                     for real in named:
                         text = _read(real)
                         if text is None:
@@ -396,9 +408,12 @@ class TypeScript(Analyzer):
                     found.notes.append(self._crashed(home, served, exc))
         return found
 
-    def _project_files(self, served: _Served, found: Findings, timeout: float) -> list[str]:
-        """The source files of the projects of tsserver's open documents (capped)."""
-        files: dict[str, None] = dict.fromkeys(served.texts)
+    def _project_files(
+        self, served: _Served, folder: str, found: Findings, timeout: float
+    ) -> list[str]:
+        """The source files under ``folder`` of the projects of tsserver's open documents
+        (capped)."""
+        files: dict[str, None] = dict.fromkeys(r for r in served.texts if inside(r, folder))
         for real in list(served.texts):
             body = served.server.request(
                 "projectInfo", {"file": real, "needFileNameList": True}, timeout
@@ -411,6 +426,7 @@ class TypeScript(Analyzer):
                     and not path.endswith(".d.ts")
                     and os.sep + "node_modules" + os.sep not in path
                     and inside(path, served.root)
+                    and inside(path, folder)
                 ):
                     files[path] = None
         out = list(files)
