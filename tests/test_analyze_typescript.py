@@ -282,6 +282,31 @@ def test_a_killed_tsserver_gives_a_note_and_starts_again(own: tuple[Path, Worksp
     assert again.server.alive
 
 
+def test_a_tsserver_that_dies_during_a_job_is_started_again_for_it(
+    own: tuple[Path, Workspace], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = own[1]
+    assert edit(ws, "src/greet.ts", '"Hello, "', '"Hi, "')["problems"] == []
+    asked = typescript._Served.problems
+    killed: list[int] = []
+
+    def dies_once(self: typescript._Served, real: str, timeout: float) -> list[Any]:
+        # The fault: the process is killed in the middle of the job, once.
+        if not killed and self.server.pid is not None:
+            killed.append(self.server.pid)
+            os.kill(self.server.pid, signal.SIGKILL)
+            self.server._proc.wait()  # type: ignore[union-attr]
+        return asked(self, real, timeout)
+
+    monkeypatch.setattr(typescript._Served, "problems", dies_once)
+    out = edit(ws, "src/greet.ts", "name: string, punct: string", "name: string")
+    assert "typescript: tsserver ended" in out["problems_note"]
+    assert "started again" in out["problems_note"]
+    assert sorted(p["code"] for p in out["problems"]) == ["TS2304", "TS2554", "TS2554"]
+    (again,) = analyzer_of(ws)._served.values()
+    assert again.server.pid not in killed
+
+
 @pytest.mark.slow
 def test_a_hung_tsserver_gives_a_note_and_starts_again(
     own: tuple[Path, Workspace], monkeypatch: pytest.MonkeyPatch

@@ -71,6 +71,10 @@ class TsServerError(Exception):
     """tsserver did not answer: it is not running, crashed, timed out, or refused."""
 
 
+class TsServerTimeout(TsServerError):
+    """tsserver did not answer in time (it was stopped)."""
+
+
 class TsServer:
     """One tsserver process for one project folder.
 
@@ -157,8 +161,11 @@ class TsServer:
                 or tsserver answered ``success: false``.
         """
         proc = self._proc
-        if proc is None or proc.stdin is None or not self.alive:
-            raise TsServerError(self._dead or "tsserver is not running")
+        if proc is None or proc.stdin is None:
+            raise TsServerError("tsserver is not running")
+        if not self.alive:
+            code = proc.poll()
+            raise TsServerError(self._dead or f"tsserver ended (exit code {code})")
         with self._write:
             self._seq += 1
             seq = self._seq
@@ -186,7 +193,7 @@ class TsServer:
         if answer is None:
             self._fail(f"tsserver did not answer {command} within {timeout:.0f} s")
             self.close()
-            raise TsServerError(self._dead or "timed out")
+            raise TsServerTimeout(self._dead or "timed out")
         if not answer.get("success", False):
             raise TsServerError(f"tsserver refused {command}: {str(answer.get('message'))[:300]}")
         return answer.get("body")

@@ -32,7 +32,7 @@ import shutil
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from editguard.analyze.base import Analyzer, Edit, Findings, Job
@@ -43,7 +43,7 @@ from editguard.analyze.dependents import (
     typescript_dependents,
 )
 from editguard.analyze.problem import Problem
-from editguard.analyze.tsserver import TsServer, TsServerError
+from editguard.analyze.tsserver import TsServer, TsServerError, TsServerTimeout
 
 CONFIGS = ("tsconfig.json", "jsconfig.json")
 SERVER_JS = os.path.join("node_modules", "typescript", "lib", "tsserver.js")
@@ -243,68 +243,92 @@ class TypeScript(Analyzer):
     def _compare_in(
         self, home: str, edits: list[Edit], job: Job, found: Findings, limit: float
     ) -> None:
-        served, note = self._serve(home, job.roots)
-        if note:
-            found.notes.append(note)
-        if served is None:
-            return
-
         def left() -> float:
             return max(0.5, min(REQUEST_TIMEOUT, limit - time.monotonic()))
 
+        for attempt in (1, 2):
+            served, note = self._serve(home, job.roots)
+            if note:
+                found.notes.append(note)
+            if served is None:
+                return
+            with served.lock:
+                try:
+                    mine, checked = self._job(served, home, edits, job, left)
+                except TsServerError as exc:
+                    # A crash: once more, with a new server; a hang is not waited for twice.
+                    again = (
+                        attempt == 1
+                        and not isinstance(exc, TsServerTimeout)
+                        and not served.server.alive
+                        and limit - time.monotonic() > 10
+                    )
+                    found.notes.append(self._crashed(home, served, exc, again))
+                    if again:
+                        continue
+                    return
+                finally:
+                    if not job.written and served.server.alive:
+                        self._put_back(served, edits, left())
+                if served.server.alive:
+                    try:
+                        served.trim(checked, left())
+                    except TsServerError as exc:
+                        found.notes.append(self._crashed(home, served, exc, False))
+            found.before.update(mine.before)
+            found.after.update(mine.after)
+            found.notes.extend(mine.notes)
+            return
+
+    def _job(
+        self,
+        served: _Served,
+        home: str,
+        edits: list[Edit],
+        job: Job,
+        left: Callable[[], float],
+    ) -> tuple[Findings, set[str]]:
+        """The problems of the edited files and their dependents, before and after (see the
+        module docstring); and the files checked.
+
+        Raises:
+            TsServerError: tsserver failed on the way.
+        """
         mine = Findings()
         edited = {e.real for e in edits}
-        dependents: list[str] = []
-        with served.lock:
-            try:
-                served.resync(edited, left())
-                for e in edits:
-                    if e.before is None:
-                        served.close_files([e.real], left())
-                    else:
-                        served.set_text(e.real, e.before, left())
-                dependents = self._dependents(served, edits, home, job.roots, mine, left())
-                for real in dependents:
-                    text = served.texts.get(real) or _read(real)
-                    if text is not None:
-                        served.set_text(real, text, left())
-                dependents = [d for d in dependents if d in served.texts]
-                for real in [e.real for e in edits if e.before is not None] + dependents:
-                    mine.before[real] = served.problems(real, left())
-                unshown = [e for e in edits if e.after is None and not job.written]
-                for e in edits:
-                    if e.after is not None:
-                        served.set_text(e.real, e.after, left())
-                    elif job.written:
-                        served.close_files([e.real], left())
-                if unshown:
-                    mine.notes.append(
-                        "typescript: a deletion not written cannot be shown to tsserver; the "
-                        "files that import it were not checked again"
-                    )
-                for real in [e.real for e in edits if e.after is not None]:
-                    mine.after[real] = served.problems(real, left())
-                for real in dependents:
-                    mine.after[real] = (
-                        mine.before[real] if unshown else served.problems(real, left())
-                    )
-                for e in edits:
-                    mine.before.setdefault(e.real, [])
-                    mine.after.setdefault(e.real, [])
-            except TsServerError as exc:
-                found.notes.append(self._crashed(home, served, exc))
-                return
-            finally:
-                if not job.written and served.server.alive:
-                    self._put_back(served, edits, left())
-            if served.server.alive:
-                try:
-                    served.trim(edited | set(dependents), left())
-                except TsServerError as exc:
-                    found.notes.append(self._crashed(home, served, exc))
-        found.before.update(mine.before)
-        found.after.update(mine.after)
-        found.notes.extend(mine.notes)
+        served.resync(edited, left())
+        for e in edits:
+            if e.before is None:
+                served.close_files([e.real], left())
+            else:
+                served.set_text(e.real, e.before, left())
+        dependents = self._dependents(served, edits, home, job.roots, mine, left())
+        for real in dependents:
+            text = served.texts.get(real) or _read(real)
+            if text is not None:
+                served.set_text(real, text, left())
+        dependents = [d for d in dependents if d in served.texts]
+        for real in [e.real for e in edits if e.before is not None] + dependents:
+            mine.before[real] = served.problems(real, left())
+        unshown = [e for e in edits if e.after is None and not job.written]
+        for e in edits:
+            if e.after is not None:
+                served.set_text(e.real, e.after, left())
+            elif job.written:
+                served.close_files([e.real], left())
+        if unshown:
+            mine.notes.append(
+                "typescript: a deletion not written cannot be shown to tsserver; the "
+                "files that import it were not checked again"
+            )
+        for real in [e.real for e in edits if e.after is not None]:
+            mine.after[real] = served.problems(real, left())
+        for real in dependents:
+            mine.after[real] = mine.before[real] if unshown else served.problems(real, left())
+        for e in edits:
+            mine.before.setdefault(e.real, [])
+            mine.after.setdefault(e.real, [])
+        return mine, edited | set(dependents)
 
     def _put_back(self, served: _Served, edits: list[Edit], timeout: float) -> None:
         """A dry run: tsserver's documents of the edited files read their disk text again."""
@@ -405,7 +429,7 @@ class TypeScript(Analyzer):
                         found.after[real] = served.problems(real, left())
                     served.trim(set(named), left())
                 except TsServerError as exc:
-                    found.notes.append(self._crashed(home, served, exc))
+                    found.notes.append(self._crashed(home, served, exc, False))
         return found
 
     def _project_files(
@@ -475,13 +499,14 @@ class TypeScript(Analyzer):
             self._served[home] = served
             return served, restarted
 
-    def _crashed(self, home: str, served: _Served, exc: TsServerError) -> str:
+    def _crashed(self, home: str, served: _Served, exc: TsServerError, again: bool) -> str:
         if served.server.alive:  # a refusal: the server goes on
             return f"typescript: {exc}"
         tail = served.server.stderr_tail().splitlines()
         self._drop(home, served)
-        detail = f" ({tail[-1][:200]})" if tail and str(exc).find(tail[-1][:50]) < 0 else ""
-        return f"typescript: {exc}{detail}; it starts again on the next use"
+        detail = f" ({tail[-1][:200]})" if tail and tail[-1][:50] not in str(exc) else ""
+        then = "started again" if again else "it starts again on the next use"
+        return f"typescript: {exc}{detail}; {then}"
 
     def _drop(self, home: str, served: _Served) -> None:
         with self._lock:
