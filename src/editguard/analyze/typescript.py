@@ -109,10 +109,21 @@ class _Served:
         self.root = root
         self.lock = threading.Lock()
         self.texts: OrderedDict[str, str] = OrderedDict()
+        # The disk file's identity when its text was read from it (a re-read is skipped while
+        # the file has the same inode, size, mtime and ctime).
+        self.stamps: dict[str, tuple[int, int, int, int]] = {}
         self.loaded = False  # a first file was opened (the project was loaded)
 
-    def set_text(self, real: str, text: str, timeout: float) -> None:
-        """Make tsserver's document of ``real`` read ``text`` (opened if it was not)."""
+    def set_text(
+        self,
+        real: str,
+        text: str,
+        timeout: float,
+        stamp: tuple[int, int, int, int] | None = None,
+    ) -> None:
+        """Make tsserver's document of ``real`` read ``text`` (opened if it was not);
+        ``stamp``: the file's on disk, when ``text`` was read from it."""
+        self.stamps.pop(real, None)
         old = self.texts.get(real)
         if old is None:
             self.server.request(
@@ -129,6 +140,22 @@ class _Served:
             )
         self.texts[real] = text
         self.texts.move_to_end(real)
+        if stamp is not None:
+            self.stamps[real] = stamp
+
+    def load(self, real: str, timeout: float) -> bool:
+        """Make tsserver's document of ``real`` read the file's text on disk now (closed if
+        the file is gone). Returns whether it is open."""
+        stamp = _stamp(real)
+        if stamp is not None and real in self.texts and self.stamps.get(real) == stamp:
+            self.texts.move_to_end(real)
+            return True
+        text = _read(real) if stamp is not None else None
+        if text is None:
+            self.close_files([real], timeout)
+            return False
+        self.set_text(real, text, timeout, stamp)
+        return True
 
     def close_files(self, reals: Iterable[str], timeout: float) -> None:
         gone = [r for r in reals if r in self.texts]
@@ -136,17 +163,13 @@ class _Served:
             self.server.request("updateOpen", {"closedFiles": gone}, timeout)
             for r in gone:
                 del self.texts[r]
+                self.stamps.pop(r, None)
 
     def resync(self, skip: set[str], timeout: float) -> None:
         """Tell tsserver of changes made on disk (outside editguard) to its open documents."""
         for real in list(self.texts):
-            if real in skip:
-                continue
-            now = _read(real)
-            if now is None:
-                self.close_files([real], timeout)
-            else:
-                self.set_text(real, now, timeout)
+            if real not in skip:
+                self.load(real, timeout)
 
     def trim(self, keep: set[str], timeout: float) -> None:
         extra = len(self.texts) - MAX_OPEN
@@ -213,9 +236,7 @@ class TypeScript(Analyzer):
             return
         with served.lock:
             try:
-                text = _read(first)
-                if text is not None and first not in served.texts:
-                    served.set_text(first, text, START_TIMEOUT)
+                if first not in served.texts and served.load(first, START_TIMEOUT):
                     served.problems(first, START_TIMEOUT)
             except TsServerError:
                 self._drop(home, served)
@@ -303,11 +324,7 @@ class TypeScript(Analyzer):
             else:
                 served.set_text(e.real, e.before, left())
         dependents = self._dependents(served, edits, home, job.roots, mine, left())
-        for real in dependents:
-            text = served.texts.get(real) or _read(real)
-            if text is not None:
-                served.set_text(real, text, left())
-        dependents = [d for d in dependents if d in served.texts]
+        dependents = [d for d in dependents if served.load(d, left())]
         for real in [e.real for e in edits if e.before is not None] + dependents:
             mine.before[real] = served.problems(real, left())
         unshown = [e for e in edits if e.after is None and not job.written]
@@ -334,11 +351,7 @@ class TypeScript(Analyzer):
         """A dry run: tsserver's documents of the edited files read their disk text again."""
         try:
             for e in edits:
-                disk = _read(e.real)
-                if disk is None:
-                    served.close_files([e.real], timeout)
-                else:
-                    served.set_text(e.real, disk, timeout)
+                served.load(e.real, timeout)
         except TsServerError:
             self._drop(served.server.folder, served)
 
@@ -422,11 +435,8 @@ class TypeScript(Analyzer):
                     served.resync(set(), left())
                     named = files or self._project_files(served, project, found, left())
                     for real in named:
-                        text = _read(real)
-                        if text is None:
-                            continue
-                        served.set_text(real, text, left())
-                        found.after[real] = served.problems(real, left())
+                        if served.load(real, left()):
+                            found.after[real] = served.problems(real, left())
                     served.trim(set(named), left())
                 except TsServerError as exc:
                     found.notes.append(self._crashed(home, served, exc, False))
@@ -569,6 +579,14 @@ def _change(old: str, new: str) -> dict[str, Any]:
     start = _utf16_len(old[:head])
     length = _utf16_len(old[head : len(old) - tail])
     return {"span": {"start": start, "length": length}, "newText": new[head : len(new) - tail]}
+
+
+def _stamp(real: str) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(real)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _utf16_len(text: str) -> int:
