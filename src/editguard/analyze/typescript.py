@@ -9,19 +9,26 @@ folder, started on first use (or by :meth:`TypeScript.warm`), never by the const
 in the default analyzers: the user turns it on (the trust rule and what is kept out of it, such as
 tsconfig plugins: :mod:`editguard.analyze.tsserver`).
 
-Never stale: tsserver is told each file's text as an open document at its real path, and this
-module keeps what it told. Before each job every open file is compared with the disk (a change
-made outside editguard is sent, a deleted file closed); the edited files are given their text
-before the edit, the diagnostics of them and of the files that import them are taken, then the
-text after, and the diagnostics again. A dry run's files are put back to their disk text after.
+Never stale: tsserver is told each file's text as an open document at its real path (a change
+as the span that changed, in UTF-16 units as tsserver counts), and this module keeps what it
+told. Before each job every open file whose inode, size, mtime or ctime changed is read again
+(a change made outside editguard is sent, a deleted file closed); the edited files are given
+their text before the edit, the diagnostics of them and of the files that import them are
+taken, then the text after, and the diagnostics again. A dry run's files are put back to their
+disk text after. Files tsserver reads without their being open (the ones the checked files
+import) are its own to watch on disk.
 Who imports a file: tsserver's ``fileReferences`` (it knows the import graph, path aliases and
 ``index`` files), else a text scan (:func:`~editguard.analyze.dependents.typescript_dependents`);
 the nearest :data:`MAX_DEPENDENTS` are checked, and a note counts the rest.
 
 Bounded: one job at a time per server; a job runs to its end even past the answer's budget (its
 problems are kept for the ``diagnostics`` tool) but at most :data:`JOB_LIMIT` seconds; each
-request has a timeout. A server that crashes or does not answer is stopped with a note and
-started again on the next use. :meth:`TypeScript.close` stops them all (and so does exit).
+request has a timeout. A server that does not answer is stopped with a note and started again
+on the next use; one that crashes during a job is started again at once and the job run once
+more; either way the answer's note says so. :meth:`TypeScript.close` stops them all (and so
+does the end of the Python process). ``current`` (the ``diagnostics`` tool) checks the files it
+is given as on disk now, or for a folder the files under it of the projects tsserver has loaded
+(one is loaded by a first source file if none is), at most :data:`PROJECT_FILES`.
 """
 
 from __future__ import annotations
