@@ -8,10 +8,13 @@ The project: ``src/greet.ts`` exports ``greet(name, punct)``, used by ``src/a.ts
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,12 +23,15 @@ import pytest
 from filelock import FileLock
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mcp import Client, StdioServerParameters
+from mcp_types import TextContent
 
 from editguard import Workspace
 from editguard.analyze import typescript
 from editguard.analyze.dependents import typescript_dependents
 from editguard.analyze.typescript import SERVER_JS, TypeScript, _change
-from tests.conftest import examples
+from tests.conftest import cli, examples, run_cli
+from tests.test_mcp import STATE_ENV
 
 TYPESCRIPT = "5.9.3"
 
@@ -385,6 +391,90 @@ def _link(src: str, dst: str) -> None:
         os.link(src, dst)
     except OSError:
         shutil.copy2(src, dst)
+
+
+def processes_in(folder: Path) -> list[int]:
+    """The processes working in ``folder`` (a tsserver runs in its project folder)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if os.readlink(entry / "cwd") == str(folder):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def no_process_left_in(folder: Path) -> bool:
+    end = time.monotonic() + 20
+    while processes_in(folder) and time.monotonic() < end:
+        time.sleep(0.1)
+    return not processes_in(folder)
+
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="needs /proc")
+
+
+@needs_proc
+def test_the_cli_runs_typescript_when_asked_and_leaves_no_process(
+    own: tuple[Path, Workspace],
+) -> None:
+    project = own[0]
+    args = {
+        "path": "src/greet.ts",
+        "edits": [{"old_text": "name: string, punct: string", "new_text": "name: string"}],
+    }
+    code, out = cli(project, "edit_file", args)  # ruff alone: no TypeScript problem
+    assert code == 0
+    assert "problems" not in out
+    edits = [{"old_text": "name + punct", "new_text": "name"}]
+    code, out = run_cli(
+        project, "call", "--analyzer", "typescript", "edit_file",
+        json.dumps({"path": "src/greet.ts", "edits": edits, "dry_run": True}),
+    )  # fmt: skip
+    assert code == 0
+    assert out["problems"] == []
+    assert out["problems_fixed"] == 1
+    assert no_process_left_in(project)
+
+
+@needs_proc
+@pytest.mark.anyio
+async def test_problems_over_mcp_and_no_tsserver_outlives_the_server(
+    own: tuple[Path, Workspace],
+) -> None:
+    project = own[0]
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "editguard", "serve", str(project), "--analyzer", "typescript",
+              "--analysis-budget", "60", "--log-level", "WARNING"],
+        env=STATE_ENV,
+    )  # fmt: skip
+    async with Client(params) as client:
+        edit = {
+            "path": "src/greet.ts",
+            "edits": [{"old_text": "name: string, punct: string", "new_text": "name: string"}],
+        }
+        result = await client.call_tool("edit_file", edit)
+        text = "".join(b.text for b in result.content if isinstance(b, TextContent))
+        assert not result.is_error, text
+        found = sorted((p["path"], p["code"]) for p in json.loads(text)["problems"])
+        assert found == [
+            (str(project / "src/a.ts"), "TS2554"),
+            (str(project / "src/b.ts"), "TS2554"),
+            (str(project / "src/greet.ts"), "TS2304"),
+        ]
+        result = await client.call_tool("diagnostics", {"path": "src/b.ts"})
+        text = "".join(b.text for b in result.content if isinstance(b, TextContent))
+        assert [p["code"] for p in json.loads(text)["problems"]] == ["TS2554"]
+        assert processes_in(project)  # the warm tsserver
+    assert no_process_left_in(project)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
 
 
 def test_the_files_that_import_a_file_are_found_by_a_text_scan(tmp_path: Path) -> None:
