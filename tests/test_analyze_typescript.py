@@ -494,16 +494,16 @@ def test_the_files_that_import_a_file_are_found_by_a_text_scan(tmp_path: Path) -
     make_project(tmp_path / "scan", None, files)
     root = str(tmp_path / "scan")
     real = os.path.join(root, "src/lib/mod.ts")
-    found, total = typescript_dependents(real, root, [root])
+    found, notes = typescript_dependents(real, root, [root])
     names = [os.path.relpath(f, root) for f in found]
     assert names == ["src/lib/d.ts", "src/a.ts", "src/b.ts", "src/c.js"]
-    assert total == 4
-    found, total = typescript_dependents(real, root, [root], limit=2)
-    assert len(found) == 2
-    assert total == 4
+    assert notes == []
+    found, notes = typescript_dependents(real, root, [root], limit=2)
+    assert [os.path.relpath(f, root) for f in found] == ["src/lib/d.ts", "src/a.ts"]
+    assert notes == ["4 files import mod.ts; the 2 nearest were checked"]
     index = os.path.join(root, "src/pkg/index.ts")
     assert typescript_dependents(index, root, [root])[0] == [os.path.join(root, "src/idx/user.ts")]
-    assert typescript_dependents(real, root, [str(tmp_path / "elsewhere")]) == ([], 0)
+    assert typescript_dependents(real, root, [str(tmp_path / "elsewhere")]) == ([], [])
 
 
 TEXT = st.text(alphabet="ab\r\n\u00e9\U0001f600\udc80", max_size=40)

@@ -43,12 +43,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from editguard.analyze.base import Analyzer, Edit, Findings, Job
-from editguard.analyze.dependents import (
-    TS_EXTENSIONS,
-    inside,
-    path_distance,
-    typescript_dependents,
-)
+from editguard.analyze.dependents import TS_EXTENSIONS, typescript_dependents
 from editguard.analyze.problem import Problem
 from editguard.analyze.tsserver import TsServer, TsServerError, TsServerTimeout
 
@@ -385,7 +380,7 @@ class TypeScript(Analyzer):
                 if not served.server.alive:
                     raise
                 files, _ = typescript_dependents(e.real, home, roots, limit=10_000)
-            for f in sorted(files, key=lambda f: (path_distance(f, e.real), f)):
+            for f in sorted(files, key=lambda f: (_distance(f, e.real), f)):
                 if (
                     f not in edited
                     and f.endswith(TS_EXTENSIONS)
@@ -610,3 +605,18 @@ def _column(line: str, offset: int) -> int:
             return i + 1
         units += 2 if ord(ch) > 0xFFFF else 1
     return len(line) + 1
+
+
+def inside(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or lies under it."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _distance(a: str, b: str) -> int:
+    """How many folders apart two files are."""
+    x = os.path.dirname(a).split(os.sep)
+    y = os.path.dirname(b).split(os.sep)
+    common = 0
+    while common < min(len(x), len(y)) and x[common] == y[common]:
+        common += 1
+    return len(x) + len(y) - 2 * common
