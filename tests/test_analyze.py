@@ -107,10 +107,13 @@ def test_problems_already_there_are_not_new_when_lines_move(project: Path) -> No
     assert out["problems_fixed"] == 0
 
 
-def test_a_dry_run_reports_the_problems_it_would_bring_and_writes_nothing(project: Path) -> None:
+@pytest.mark.parametrize("only", [{"dry_run": True}, {"mode": "verify_only"}])
+def test_a_call_that_only_checks_reports_the_problems_it_would_bring(
+    project: Path, only: dict[str, Any]
+) -> None:
     ws = Workspace([project])
     before = (project / "shapes" / "area.py").read_bytes()
-    out = _edit(ws, "shapes/area.py", "math.pi", "maths.pi", dry_run=True)
+    out = _edit(ws, "shapes/area.py", "math.pi", "maths.pi", **only)
     assert not out["written"]
     assert [p["code"] for p in out["problems"]] == ["F401", "F821"]
     assert out["problems_note"].startswith("Nothing was written")
@@ -260,6 +263,9 @@ def test_past_the_budget_problems_are_pending_and_diagnostics_gives_them(root: P
     assert out["written"]
     assert out["problems"] == []
     assert out["problems_pending"] == ["slow"]
+    assert out["problems_note"] == (
+        "Still checking: slow; the diagnostics tool gives what they find."
+    )
     early = ws.call("diagnostics", path="a.txt").model_dump(mode="json")
     assert early["pending"] == ["slow"]
     slow.release.set()
@@ -466,3 +472,46 @@ def test_lines_inserted_elsewhere_never_make_an_old_problem_new(
     new_found, fixed = compare(found(lines), found(new_lines), old, new)
     assert new_found == []
     assert fixed == []
+
+
+def test_a_terminal_shows_problems_as_a_compiler_prints_them(project: Path) -> None:
+    import io
+
+    from editguard.terminal import print_human
+
+    ws = Workspace([project])
+    out = _edit(ws, "shapes/area.py", "return side * side", "return side * sidee")
+    shown = io.StringIO()
+    print_human(shown, out)
+    text = shown.getvalue()
+    where = f"{project / 'shapes' / 'area.py'}:11:19: ruff F821 Undefined name `sidee`"
+    assert where in text
+    assert "\n    11│    return side * sidee\n" in text
+    assert '"problems"' not in text  # not again in the summary line
+
+
+def test_a_move_is_a_text_gone_from_one_path_and_come_to_another(root: Path) -> None:
+    seen = Slow()
+    seen.release.set()
+    jobs: list[list[tuple[str, str | None, str | None]]] = []
+    compare_before = seen.compare
+
+    def recording(job: Job) -> Findings:
+        jobs.append([(Path(e.real).name, e.before, e.after) for e in job.edits])
+        return compare_before(job)
+
+    seen.compare = recording  # type: ignore[method-assign]
+    ws = Workspace([root], analyzers=[seen])
+    (root / "a.txt").write_text("alpha\n")
+    (root / "b.txt").write_text("beta\n")
+    ws.call("move_file", source="a.txt", destination="c.txt")
+    assert jobs[-1] == [("a.txt", "alpha\n", None), ("c.txt", None, "alpha\n")]
+    # Two files that swap names (a diff that renames each to the other): each path ends with
+    # the other's text.
+    ws.call(
+        "apply_diff",
+        diff="diff --git a/b.txt b/c.txt\nsimilarity index 100%\nrename from b.txt\n"
+        "rename to c.txt\ndiff --git a/c.txt b/b.txt\nsimilarity index 100%\n"
+        "rename from c.txt\nrename to b.txt\n",
+    )
+    assert sorted(jobs[-1]) == [("b.txt", "beta\n", "alpha\n"), ("c.txt", "alpha\n", "beta\n")]

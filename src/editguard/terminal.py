@@ -137,5 +137,24 @@ def print_human(out: TextIO, result: dict[str, Any]) -> None:
         return
     diffs = [f.get("diff") or "" for f in result.get("files", []) if isinstance(f, dict)]
     out.write(colour_diff(result.get("diff") or "".join(diffs)))
-    summary = {k: v for k, v in result.items() if k not in ("diff", "edits_applied")}
+    shown = ("problems", "introduced")
+    out.writelines(format_problems(result.get(key)) for key in shown)
+    summary = {k: v for k, v in result.items() if k not in ("diff", "edits_applied", *shown)}
     out.write(f"\x1b[2m-- {json.dumps(summary, ensure_ascii=False)}\x1b[0m\n")
+
+
+def format_problems(problems: Any) -> str:
+    """Problems as a compiler prints them (``path:line:column: analyzer code message``, then
+    the line), in yellow; nothing for no list."""
+    if not isinstance(problems, list):
+        return ""
+    out = []
+    for p in problems:
+        if not isinstance(p, dict):
+            continue
+        code = f" {p['code']}" if p.get("code") else ""
+        out.append(
+            f"\x1b[33m{p.get('path')}:{p.get('line')}:{p.get('column')}: "
+            f"{p.get('analyzer')}{code} {p.get('message')}\x1b[0m\n    {p.get('text')}\n"
+        )
+    return "".join(out)

@@ -235,6 +235,11 @@ def problem_fields(verdict: Verdict, *, written: bool) -> dict[str, Any]:
             if written
             else "Nothing was written; written, the edit would bring these problems.",
         )
+    if verdict.pending:
+        notes.append(
+            f"Still checking: {', '.join(verdict.pending)}; the diagnostics tool gives what "
+            "they find."
+        )
     return {
         "problems": problem_models(verdict),
         "problems_fixed": verdict.fixed,

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 
@@ -474,6 +475,14 @@ class Transaction:
             )
             for *_, src in taken
         ]
+        # For the analyzers: each text gone from one path and come to another (the files that
+        # imported a module by its old name no longer find it), sources first (a swap).
+        texts = [None if d is None or d.utf8_view else d.text for d, *_ in taken]
+        for (source, _), text in zip(pairs, texts, strict=True):
+            self._changed_text(source.real, functools.partial(_same, text), _nothing)
+        for (_, destination), text in zip(pairs, texts, strict=True):
+            was = functools.partial(_text_of, self.file(destination))
+            self._changed_text(destination.real, was, functools.partial(_same, text))
         for source, _ in pairs:
             self.file(source).stage_gone()
         for (document, content, mode, _), (_, destination), (origin, layers, changed) in zip(
@@ -562,6 +571,14 @@ class Transaction:
         done = commit(self.ctx, staged, dry_run=self.dry_run)
         self.change_id = done.change_id
         return done
+
+
+def _same(text: str | None) -> str | None:
+    return text
+
+
+def _nothing() -> None:
+    return None
 
 
 def _text_of(staged: StagedFile) -> str | None:
