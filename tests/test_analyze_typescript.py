@@ -223,6 +223,19 @@ def test_a_dry_run_reports_and_leaves_tsserver_at_the_disk_text(
         assert served.problems(str(project / "src/a.ts"), 20.0) == []
 
 
+def test_moving_a_module_reports_the_imports_it_breaks(ws: Workspace, project: Path) -> None:
+    out = ws.call("move_file", source="src/greet.ts", destination="src/hello.ts").model_dump()
+    found = sorted((p["path"], p["line"], p["code"]) for p in out["problems"])
+    assert found == [
+        (str(project / "src/a.ts"), 1, "TS2307"),  # Cannot find module './greet'
+        (str(project / "src/b.ts"), 1, "TS2307"),
+    ]
+    out = ws.call("move_file", source="src/hello.ts", destination="src/greet.ts").model_dump()
+    assert out["problems"] == []
+    # (Not counted as fixed: tsserver reads the created file on disk, before as after.)
+    assert ws.call("diagnostics", path="src/a.ts").model_dump()["problems"] == []
+
+
 def test_past_the_budget_the_problems_are_pending_then_given_by_diagnostics(
     own: tuple[Path, Workspace],
 ) -> None:

@@ -71,7 +71,8 @@ def _ts_imports(text: str, path: str, target: str) -> bool:
     here = os.path.dirname(path)
     for match in _TS_SPECIFIER.finditer(text):
         base = os.path.normpath(os.path.join(here, match.group(2)))
-        if any(os.path.realpath(c) == target for c in _ts_candidates(base) if os.path.isfile(c)):
+        # Not only files that exist: the target may be one a dry run would create.
+        if any(os.path.realpath(c) == target for c in _ts_candidates(base)):
             return True
     return False
 

@@ -89,6 +89,7 @@ class TsServer:
         self._proc: subprocess.Popen[bytes] | None = None
         self._seq = 0
         self._answers: dict[int, dict[str, Any]] = {}
+        self._unwaited: set[int] = set()  # requests sent by notify: their answers are dropped
         self._cond = threading.Condition()
         self._dead: str | None = None
         self._stderr = bytearray()
@@ -153,6 +154,15 @@ class TsServer:
             target=self._drain, args=(self._proc.stderr,), daemon=True, name="tsserver-err"
         ).start()
 
+    def notify(self, command: str, arguments: dict[str, Any]) -> None:
+        """Send a request whose answer nobody waits for (older tsservers send none for some,
+        such as ``reloadProjects``); the next :meth:`request` is answered after it.
+
+        Raises:
+            TsServerError: the process is not running.
+        """
+        self._send(command, arguments, wait=False)
+
     def request(self, command: str, arguments: dict[str, Any], timeout: float) -> Any:
         """Send one request and wait up to ``timeout`` seconds for its answer's body.
 
@@ -160,6 +170,10 @@ class TsServer:
             TsServerError: no answer in time (the process is then stopped), the process ended,
                 or tsserver answered ``success: false``.
         """
+        seq = self._send(command, arguments, wait=True)
+        return self._wait(command, seq, timeout)
+
+    def _send(self, command: str, arguments: dict[str, Any], *, wait: bool) -> int:
         proc = self._proc
         if proc is None or proc.stdin is None:
             raise TsServerError("tsserver is not running")
@@ -169,6 +183,8 @@ class TsServer:
         with self._write:
             self._seq += 1
             seq = self._seq
+            if not wait:
+                self._unwaited.add(seq)
             # ASCII: a lone surrogate (an undecodable byte) reaches tsserver as one UTF-16
             # unit, as the spans of later changes count it.
             line = json.dumps(
@@ -180,6 +196,9 @@ class TsServer:
             except OSError:
                 self._fail("tsserver stopped reading its input")
                 raise TsServerError(self._dead or "tsserver ended") from None
+        return seq
+
+    def _wait(self, command: str, seq: int, timeout: float) -> Any:
         end = time.monotonic() + max(timeout, 0.0)
         with self._cond:
             while seq not in self._answers:
@@ -258,9 +277,13 @@ class TsServer:
                 except ValueError:
                     continue
                 if isinstance(message, dict) and message.get("type") == "response":
+                    seq = int(message.get("request_seq", -1))
                     with self._cond:
-                        self._answers[int(message.get("request_seq", -1))] = message
-                        self._cond.notify_all()
+                        if seq in self._unwaited:
+                            self._unwaited.discard(seq)
+                        else:
+                            self._answers[seq] = message
+                            self._cond.notify_all()
         except (OSError, ValueError):
             pass
         code = self._proc.poll() if self._proc is not None else None

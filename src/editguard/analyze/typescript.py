@@ -16,7 +16,9 @@ told. Before each job every open file whose inode, size, mtime or ctime changed 
 their text before the edit, the diagnostics of them and of the files that import them are
 taken, then the text after, and the diagnostics again. A dry run's files are put back to their
 disk text after. Files tsserver reads without their being open (the ones the checked files
-import) are its own to watch on disk.
+import) are its own to watch on disk; so a file an edit created and wrote is on disk for the
+"before" of the files that import it too (the problems its creation fixed there are not
+counted; those it brought are).
 Who imports a file: tsserver's ``fileReferences`` (it knows the import graph, path aliases and
 ``index`` files), else a text scan (:func:`~editguard.analyze.dependents.typescript_dependents`);
 the nearest :data:`MAX_DEPENDENTS` are checked, and a note counts the rest.
@@ -173,6 +175,11 @@ class _Served:
             if real not in skip:
                 self.load(real, timeout)
 
+    def reload(self) -> None:
+        """Make tsserver read its projects again (the files that exist, the imports that
+        resolve): it learns of a created or deleted file only by its own watchers, later."""
+        self.server.notify("reloadProjects", {})
+
     def trim(self, keep: set[str], timeout: float) -> None:
         extra = len(self.texts) - MAX_OPEN
         if extra > 0:
@@ -320,11 +327,15 @@ class TypeScript(Analyzer):
         mine = Findings()
         edited = {e.real for e in edits}
         served.resync(edited, left())
+        # A file created or deleted: the projects are read again at each side.
+        structural = any(e.before is None or e.after is None for e in edits)
         for e in edits:
             if e.before is None:
                 served.close_files([e.real], left())
             else:
                 served.set_text(e.real, e.before, left())
+        if structural:
+            served.reload()
         dependents = self._dependents(served, edits, home, job.roots, mine, left())
         dependents = [d for d in dependents if served.load(d, left())]
         for real in [e.real for e in edits if e.before is not None] + dependents:
@@ -335,6 +346,8 @@ class TypeScript(Analyzer):
                 served.set_text(e.real, e.after, left())
             elif job.written:
                 served.close_files([e.real], left())
+        if structural:
+            served.reload()
         if unshown:
             mine.notes.append(
                 "typescript: a deletion not written cannot be shown to tsserver; the "
@@ -354,6 +367,8 @@ class TypeScript(Analyzer):
         try:
             for e in edits:
                 served.load(e.real, timeout)
+            if any(e.before is None or e.after is None for e in edits):
+                served.reload()
         except TsServerError:
             self._drop(served.server.folder, served)
 
@@ -366,19 +381,24 @@ class TypeScript(Analyzer):
         found: Findings,
         timeout: float,
     ) -> list[str]:
-        """The files that import the edited ones (nearest first, capped, a note for the rest)."""
+        """The files that import the edited ones (nearest first, capped, a note for the rest):
+        tsserver's ``fileReferences`` of a file there was; a text scan for a file created (a
+        move's destination: the files that import it by that path, found nowhere before) or
+        where tsserver has no ``fileReferences``."""
         edited = {e.real for e in edits}
         users: dict[str, None] = {}
         for e in edits:
-            if e.before is None:
-                continue
-            try:
-                body = served.server.request("fileReferences", {"file": e.real}, timeout)
-                refs = body.get("refs", []) if isinstance(body, dict) else []
-                files = [os.path.realpath(str(r.get("file", ""))) for r in refs]
-            except TsServerError:
-                if not served.server.alive:
-                    raise
+            files: list[str] = []
+            if e.before is not None:
+                try:
+                    body = served.server.request("fileReferences", {"file": e.real}, timeout)
+                    refs = body.get("refs", []) if isinstance(body, dict) else []
+                    files = [os.path.realpath(str(r.get("file", ""))) for r in refs]
+                except TsServerError:
+                    if not served.server.alive:
+                        raise
+                    files, _ = typescript_dependents(e.real, home, roots, limit=10_000)
+            else:
                 files, _ = typescript_dependents(e.real, home, roots, limit=10_000)
             for f in sorted(files, key=lambda f: (_distance(f, e.real), f)):
                 if (
