@@ -344,6 +344,29 @@ def test_a_hung_tsserver_gives_a_note_and_starts_again(
     assert [p["code"] for p in out["problems"]] == ["TS2304"]
 
 
+def test_a_javascript_project_with_a_jsconfig_is_checked_too(
+    tmp_path: Path, node_modules: Path
+) -> None:
+    sources = {
+        "lib/greet.mjs": "/** @param {string} name */\nexport function greet(name) {\n"
+        '  return "Hi " + name;\n}\n',
+        "lib/use.js": 'const { greet } = require("./greet.mjs");\nmodule.exports = greet("x");\n',
+    }
+    project = make_project(tmp_path / "js", node_modules, sources)
+    (project / "tsconfig.json").unlink()
+    (project / "jsconfig.json").write_text(
+        '{"compilerOptions": {"checkJs": true, "module": "nodenext", "types": []}}\n'
+    )
+    with Workspace(roots=[project], analyzers=["typescript"], analysis_budget=60.0) as ws:
+        out = edit(ws, "lib/greet.mjs", '"Hi " + name', '"Hi " + nam')
+        assert [(p["line"], p["code"]) for p in out["problems"]] == [(3, "TS2552")]
+        out = edit(
+            ws, "lib/greet.mjs", "export function greet(name)", "export function hello(name)"
+        )
+        found = [(p["path"], p["line"], p["code"]) for p in out["problems"]]
+        assert found == [(str(project / "lib/use.js"), 1, "TS2305")]  # no exported member
+
+
 def test_a_project_without_its_own_typescript_gets_no_problems_and_runs_nothing(
     tmp_path: Path,
 ) -> None:
