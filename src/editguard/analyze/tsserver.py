@@ -25,8 +25,10 @@ turned the "typescript" analyzer on. Nothing a project file names is run:
 - it runs in the project folder, in a session of its own, and is killed when the workspace
   closes (and at exit).
 
-What stays trusted: ``tsserver.js``, ``typescript.js`` and the project's ``node_modules/@types``
-declarations TypeScript reads (declarations are read, never run).
+What stays trusted: ``tsserver.js`` and ``typescript.js`` from the project's
+``node_modules/typescript`` (wherever a link there points: the project chose it), and the
+Node.js found as above (never one inside the roots). Declarations (``node_modules/@types``,
+``lib.*.d.ts``) and ``tsconfig.json`` files, ``extends`` included, are read, never run.
 """
 
 from __future__ import annotations
