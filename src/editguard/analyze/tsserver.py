@@ -231,8 +231,9 @@ class TsServer:
         if self._dead is None:
             self._fail("tsserver was stopped")
         if proc.poll() is None:
-            with contextlib.suppress(OSError):
-                os.killpg(proc.pid, signal.SIGKILL)
+            if hasattr(os, "killpg"):  # its whole session (POSIX)
+                with contextlib.suppress(OSError):
+                    os.killpg(proc.pid, signal.SIGKILL)
             with contextlib.suppress(OSError):
                 proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
