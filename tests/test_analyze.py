@@ -515,3 +515,21 @@ def test_a_move_is_a_text_gone_from_one_path_and_come_to_another(root: Path) -> 
         "rename from c.txt\nrename to b.txt\n",
     )
     assert sorted(jobs[-1]) == [("b.txt", "beta\n", "alpha\n"), ("c.txt", "alpha\n", "beta\n")]
+
+
+def test_the_cli_takes_format_and_formatter(root: Path) -> None:
+    (root / "m.py").write_text("x = 1\n")
+    args: dict[str, Any] = {
+        "path": "m.py",
+        "edits": [{"old_text": "x = 1", "new_text": "x = {'a':1}"}],
+    }
+    code, out = run_cli(root, "call", "--format", "edit_file", json.dumps(args))
+    assert code == 0
+    assert out["formatted"] == {str(root / "m.py"): '1│x = {"a": 1}'}
+    assert (root / "m.py").read_text() == 'x = {"a": 1}\n'
+    # With only prettier allowed, ruff may not format: the edit lands as sent, with a note.
+    args = {"path": "m.py", "edits": [{"old_text": "1}", "new_text": "2 }"}], "format": True}
+    code, out = run_cli(root, "call", "--formatter", "none,prettier", "edit_file", json.dumps(args))
+    assert code == 0
+    assert (root / "m.py").read_text() == 'x = {"a": 2 }\n'
+    assert out["format_note"] == "m.py left unformatted: no Python formatter is enabled"

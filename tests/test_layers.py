@@ -146,6 +146,7 @@ def test_modules_import_only_from_their_own_layer_or_lower_ones() -> None:
 # them only goes down.
 TRANSACTION_STEPS = (
     "context",
+    "formatting",
     "build",
     "read",
     "folders",

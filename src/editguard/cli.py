@@ -78,6 +78,21 @@ def build_parser() -> argparse.ArgumentParser:
         "other than ruff is asked for); those still working are named in problems_pending",
     )
     checks.add_argument(
+        "--format",
+        action="store_true",
+        help="format the lines each edit wrote with the project's formatter (ruff format or "
+        "black, gofmt, rustfmt; a call's format: false turns it off, format: true turns it on "
+        "without this flag)",
+    )
+    checks.add_argument(
+        "--formatter",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also allow this formatter: prettier (the project's node_modules/.bin/prettier: "
+        "allowing it trusts that code); repeatable; none: only these, no default one",
+    )
+    checks.add_argument(
         "--journal",
         metavar="DIR",
         help="the folder for the journal of multi-file changes (default: $EDITGUARD_JOURNAL, "
@@ -355,6 +370,8 @@ def _context(
             roots=args.roots or Config.roots,
             analyzers=analyzers,
             analysis_budget=budget,
+            format=args.format,
+            formatters=_formatters(args),
             linters=_linters(args),
             prewarm=prewarm,
             max_file_bytes=_limit(args.max_file_bytes, "--max-file-bytes"),
@@ -426,6 +443,21 @@ def _analyzers(args: argparse.Namespace, *, serving: bool) -> tuple[Any, float]:
         slow = any(n != "ruff" for n in asked)
         budget = ONE_SHOT_WAIT if slow and not serving else Config.analysis_budget
     return tuple(dict.fromkeys(asked)), budget
+
+
+def _formatters(args: argparse.Namespace) -> tuple[str, ...] | None:
+    """The formatters the flags allow: the default ones and those named (``none``: only those
+    named after it)."""
+    from editguard.analyze.format import DEFAULT, KNOWN  # noqa: PLC0415 - runs nothing
+
+    named = [n.strip() for names in args.formatter for n in names.split(",") if n.strip()]
+    if not named:
+        return None
+    unknown = [n for n in named if n not in (*KNOWN, "none")]
+    if unknown:
+        raise _Usage(f"unknown formatter {unknown[0]!r}; known: {', '.join(KNOWN)}, none")
+    base: tuple[str, ...] = () if "none" in named else DEFAULT
+    return tuple(dict.fromkeys([*base, *(n for n in named if n != "none")]))
 
 
 def _linters(args: argparse.Namespace) -> list[Any]:

@@ -64,6 +64,13 @@ class Config:
         analysis_budget: how many seconds a writing call's answer waits for the analyzers
             after the write; those still working are named in ``problems_pending`` and the
             ``diagnostics`` tool gives their findings when ready.
+        format: format the lines each writing call wrote with the project's formatter, unless
+            the call says ``format: false`` (a call may always ask with ``format: true``).
+        formatters: the formatters editguard may run: ``"ruff"``, ``"black"``, ``"gofmt"``,
+            ``"rustfmt"`` (the default: programs that come with editguard or are on the PATH
+            outside the roots) and ``"prettier"``, the project's own ``node_modules`` copy,
+            which runs only when named here (it and the plugins its configuration names are
+            the project's code).
     """
 
     # The fields are Workspace's keywords in its order; tests/test_api.py holds the two equal.
@@ -83,6 +90,8 @@ class Config:
     history_bytes: int = 256 * 1024 * 1024
     analyzers: Iterable[Analyzer | str] | None = None
     analysis_budget: float = 2.0
+    format: bool = False
+    formatters: Iterable[str] | None = None
 
     def __post_init__(self) -> None:
         # Any iterable is taken; a tuple is kept, so that a Config can be read more than once.
@@ -90,3 +99,5 @@ class Config:
         object.__setattr__(self, "linters", tuple(self.linters))
         if self.analyzers is not None:
             object.__setattr__(self, "analyzers", tuple(self.analyzers))
+        if self.formatters is not None:
+            object.__setattr__(self, "formatters", tuple(self.formatters))

@@ -100,6 +100,8 @@ class Workspace:
         history_bytes: int = Config.history_bytes,
         analyzers: Iterable[Analyzer | str] | None = None,
         analysis_budget: float = Config.analysis_budget,
+        format: bool = Config.format,
+        formatters: Iterable[str] | None = None,
     ) -> None:
         # The signature is written out for type checkers and readers; it is Config's own
         # (tests/test_api.py), so the arguments pass to it by name.
@@ -279,6 +281,7 @@ class Workspace:
         dry_run: bool = False,
         expected_version: str | None = None,
         mode: Mode = "strict",
+        format: bool | None = None,
         exact: bool = False,
     ) -> EditFileResult:
         """Apply search/replace edits in sequence; all of them or none.
@@ -306,6 +309,7 @@ class Workspace:
         dry_run: bool = False,
         expected_version: str | None = None,
         mode: Mode = "strict",
+        format: bool | None = None,
     ) -> EditFileResult:
         """Insert, delete and replace lines by number; every number refers to the file as read.
 
@@ -323,6 +327,7 @@ class Workspace:
         path: str,
         *,
         mode: Mode = "strict",
+        format: bool | None = None,
         show_diff: bool = True,
         content: str | None = None,
         line_edits: Sequence[LineEdit | Mapping[str, Any]] | None = None,
@@ -345,6 +350,7 @@ class Workspace:
         *,
         expected_version: str | None = None,
         mode: Mode = "strict",
+        format: bool | None = None,
     ) -> WriteFileResult:
         """Create a file, or overwrite one whole, atomically; parent folders are created.
 
@@ -401,6 +407,7 @@ class Workspace:
         dry_run: bool = False,
         expected_version: str | None = None,
         mode: Mode = "strict",
+        format: bool | None = None,
         exact: bool = False,
     ) -> EditSymbolResult:
         """Edit one definition: context chunks inside it, a new body, or lines before/after it.
@@ -421,6 +428,7 @@ class Workspace:
         *,
         dry_run: bool = False,
         mode: Mode = "strict",
+        format: bool | None = None,
         exact: bool = False,
         expected_versions: Mapping[str, str] | None = None,
     ) -> PatchResult:
@@ -441,6 +449,7 @@ class Workspace:
         *,
         dry_run: bool = False,
         mode: Mode = "strict",
+        format: bool | None = None,
         exact: bool = False,
         expected_versions: Mapping[str, str] | None = None,
     ) -> PatchResult:
@@ -486,7 +495,11 @@ class Workspace:
         return undo.TOOL.call(self.context, _given(locals()))
 
     def batch(
-        self, calls: Sequence[BatchCall | Mapping[str, Any]], *, dry_run: bool = False
+        self,
+        calls: Sequence[BatchCall | Mapping[str, Any]],
+        *,
+        dry_run: bool = False,
+        format: bool | None = None,
     ) -> BatchResult:
         """Run several writing calls (``{"tool": ..., "arguments": {...}}``) as one transaction:
         each sees the result of the ones before it, and every file is written or none is.

@@ -7,6 +7,7 @@ import contextlib
 import os
 import subprocess
 import threading
+import time
 from dataclasses import dataclass
 
 # What an analyzer may print per run (a linter's JSON for a huge file stays well under this).
@@ -80,8 +81,10 @@ def run_capped(
     ]
     for r in readers:
         r.start()
+    deadline = time.monotonic() + timeout
     try:
-        code = proc.wait(timeout=timeout)
+        _until_output_ends(proc, readers[:2], deadline)
+        code = proc.wait(timeout=max(0.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
@@ -95,3 +98,21 @@ def run_capped(
     if over.is_set():
         return Ran(None, b"", b"", f"printed more than {cap:,} bytes")
     return Ran(code, b"".join(out), b"".join(err))
+
+
+def _until_output_ends(
+    proc: subprocess.Popen[bytes], readers: list[threading.Thread], deadline: float
+) -> None:
+    """Wait for the end of the program's output (a join returns as soon as it comes, where
+    ``wait(timeout)`` polls in steps of up to 50 ms, most of a fast formatter's or linter's
+    time), until the deadline, or a second after the program exited (a child of it that holds
+    the output open is not waited for)."""
+    exited = None
+    for reader in readers:
+        while reader.is_alive():
+            now = time.monotonic()
+            if now >= deadline or (exited is not None and now - exited > 1.0):
+                return
+            reader.join(min(deadline - now, 0.1))
+            if exited is None and proc.poll() is not None:
+                exited = time.monotonic()

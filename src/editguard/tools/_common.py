@@ -23,6 +23,7 @@ from editguard.transaction.build import Mode, Outcome
 
 if TYPE_CHECKING:
     from editguard.analyze import Verdict
+    from editguard.transaction import Formatting
     from editguard.validate import Report
 
 LineEnding = EolStyle  # one Literal for the core and the wire
@@ -38,6 +39,8 @@ DRY_RUN_HELP = "Return the diff, write nothing."
 EXACT_HELP = "Match exactly: no near-miss tolerance."
 
 PATH_HELP = "Relative to the root, or absolute."
+
+FORMAT_HELP = "Format the lines written with the project's formatter (default: server's)."
 
 
 class Args(BaseModel):
@@ -178,12 +181,15 @@ _PROBLEM_FIELDS = (
     "problems_pending",
     "problems_omitted",
     "problems_note",
+    "formatted",
+    "format_note",
 )
 
 
 class Checked(BaseModel):
-    """The base of every writing tool's result: what the analyzers found after the edit
-    (each field left out where no analyzer checked the files)."""
+    """The base of every writing tool's result: what the analyzers found after the edit, and
+    what formatting did (each field left out where no analyzer checked the files, or nothing
+    was formatted)."""
 
     problems: list[ProblemModel] | None = Field(
         None,
@@ -196,6 +202,11 @@ class Checked(BaseModel):
     )
     problems_omitted: int | None = Field(None, description="Problems found but not listed.")
     problems_note: str | None = None
+    formatted: dict[str, str] | None = Field(
+        None,
+        description="{path: the written lines as formatted, numbered as read_file shows them}.",
+    )
+    format_note: str | None = Field(None, description="Why a file was left unformatted.")
 
     @model_serializer(mode="wrap")
     def _lean(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -247,3 +258,14 @@ def problem_fields(verdict: Verdict, *, written: bool) -> dict[str, Any]:
         "problems_omitted": verdict.omitted or None,
         "problems_note": " ".join(notes) or None,
     }
+
+
+def format_fields(done: Formatting) -> dict[str, Any]:
+    """The formatting fields of a writing tool's result (none where nothing was formatted
+    and nothing was left unformatted)."""
+    out: dict[str, Any] = {}
+    if done.shown:
+        out["formatted"] = dict(done.shown)
+    if done.notes:
+        out["format_note"] = " ".join(dict.fromkeys(done.notes))
+    return out

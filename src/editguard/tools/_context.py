@@ -72,6 +72,12 @@ def open_context(config: Config) -> Context:
     from editguard.analyze import DEFAULT, open_analysis  # noqa: PLC0415 - light, no analyzer runs
 
     analyzers = DEFAULT if config.analyzers is None else config.analyzers
+    if config.formatters is not None:
+        from editguard.analyze.format import KNOWN  # noqa: PLC0415 - only when asked
+
+        unknown = [name for name in config.formatters if name not in KNOWN]
+        if unknown:
+            raise ValueError(f"unknown formatter {unknown[0]!r}; the formatters are {KNOWN}")
     context = Context(
         analysis=open_analysis(analyzers, budget=config.analysis_budget),
         sandbox=sandbox,

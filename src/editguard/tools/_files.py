@@ -9,7 +9,15 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from editguard.core.formats import AppliedEdit
-from editguard.tools._common import DRY_RUN_HELP, EXACT_HELP, MODE_HELP, Args, Checked, Validation
+from editguard.tools._common import (
+    DRY_RUN_HELP,
+    EXACT_HELP,
+    FORMAT_HELP,
+    MODE_HELP,
+    Args,
+    Checked,
+    Validation,
+)
 from editguard.transaction.build import Mode
 from editguard.transaction.files import FileOutcome
 
@@ -23,6 +31,7 @@ class PatchArgs(Args):
 
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
     mode: Mode = Field("strict", description=MODE_HELP)
+    format: bool | None = Field(None, description=FORMAT_HELP)
     exact: bool = Field(False, description=EXACT_HELP)
     expected_versions: dict[str, str] | None = Field(None, description=EXPECTED_VERSIONS_HELP)
 

@@ -24,7 +24,7 @@ from pydantic import (
 )
 
 from editguard.errors import EditError, InvalidRequest, internal_error
-from editguard.tools._common import problem_fields
+from editguard.tools._common import format_fields, problem_fields
 from editguard.transaction import Transaction
 from editguard.transaction.build import checks_only
 from editguard.transaction.read import text_reader
@@ -161,11 +161,15 @@ class Tool(Generic[A, R]):
 
     def _write(self, ctx: Context, args: A) -> R:
         """Run a writing tool in its transaction and commit it."""
+        formats = getattr(args, "format", None)
         with Transaction(ctx, tool=self.name, dry_run=self.checks_only(args)) as txn:
             txn.lock(self.paths_of(args))
-            result = self.run(txn, args)
+            with txn.formatting(formats):
+                result = self.run(txn, args)
             done = txn.commit()
         update: dict[str, Any] = {}
+        if "formatted" in type(result).model_fields:
+            update.update(format_fields(txn.formatted))
         if done.change_id is not None and "change_id" in type(result).model_fields:
             update["change_id"] = done.change_id
         if ctx.analysis is not None and "problems" in type(result).model_fields:

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from editguard.errors import Frame, InvalidRequest, TooManyEdits, error_context
 from editguard.fs.sandbox import Resolved
-from editguard.tools._common import DRY_RUN_HELP, Args, Checked
+from editguard.tools._common import DRY_RUN_HELP, FORMAT_HELP, Args, Checked
 from editguard.tools._tool import Tool
 from editguard.transaction import Transaction
 
@@ -39,6 +39,8 @@ class BatchArgs(Args):
         description="Run in order, each on the result of the ones before.",
     )
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
+    # Every call's own format, unless the call gives one in its arguments.
+    format: bool | None = Field(None, description=FORMAT_HELP)
 
 
 class BatchResult(Checked):
@@ -86,7 +88,11 @@ def run(txn: Transaction, args: BatchArgs) -> BatchResult:
     txn.lock_resolved(wheres)
     results = []
     for index, (tool, arguments) in enumerate(parsed):
-        with _call(index, total, tool.name), txn.checking(tool.checks_only(arguments)):
+        with (
+            _call(index, total, tool.name),
+            txn.checking(tool.checks_only(arguments)),
+            txn.formatting(getattr(arguments, "format", None)),
+        ):
             results.append(tool.run(txn, arguments).model_dump(mode="json"))
     return BatchResult(results=results, written=txn.will_write(), dry_run=args.dry_run)
 

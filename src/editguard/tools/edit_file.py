@@ -13,6 +13,7 @@ from editguard.core.formats.search_replace import (
 from editguard.tools._common import (
     DRY_RUN_HELP,
     EXACT_HELP,
+    FORMAT_HELP,
     MODE_HELP,
     PATH_HELP,
     VERSION_HELP,
@@ -57,6 +58,7 @@ class EditFileArgs(Args):
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
     expected_version: str | None = Field(None, description=VERSION_HELP)
     mode: Mode = Field("strict", description=MODE_HELP)
+    format: bool | None = Field(None, description=FORMAT_HELP)
     exact: bool = Field(False, description=EXACT_HELP)
 
 

@@ -7,7 +7,14 @@ from typing import cast
 from pydantic import AliasChoices, Field, field_validator
 
 from editguard.core.formats.lines import LineKind, LineOp, compile_line_ops, validate_line_ops
-from editguard.tools._common import DRY_RUN_HELP, MODE_HELP, PATH_HELP, VERSION_HELP, Args
+from editguard.tools._common import (
+    DRY_RUN_HELP,
+    FORMAT_HELP,
+    MODE_HELP,
+    PATH_HELP,
+    VERSION_HELP,
+    Args,
+)
 from editguard.tools._tool import Tool
 from editguard.tools.edit_file import EditFileResult
 from editguard.transaction import Transaction
@@ -80,6 +87,7 @@ class EditLinesArgs(Args):
         description=VERSION_HELP,
     )
     mode: Mode = Field("strict", description=MODE_HELP)
+    format: bool | None = Field(None, description=FORMAT_HELP)
 
 
 def run(txn: Transaction, args: EditLinesArgs) -> EditFileResult:

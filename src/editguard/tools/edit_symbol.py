@@ -24,6 +24,7 @@ from editguard.symbols import Symbol, find_symbol, shares_lines, symbols_of
 from editguard.tools._common import (
     DRY_RUN_HELP,
     EXACT_HELP,
+    FORMAT_HELP,
     MODE_HELP,
     VERSION_HELP,
     Args,
@@ -77,6 +78,7 @@ class EditSymbolArgs(Args):
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
     expected_version: str | None = Field(None, description=VERSION_HELP)
     mode: Mode = Field("strict", description=MODE_HELP)
+    format: bool | None = Field(None, description=FORMAT_HELP)
     exact: bool = Field(False, description=EXACT_HELP)
 
     @model_validator(mode="after")

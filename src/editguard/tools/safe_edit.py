@@ -11,6 +11,7 @@ from editguard.core.formats import lines, regex_replace
 from editguard.core.formats.whole_text import compile_whole_text
 from editguard.tools._common import (
     EXACT_HELP,
+    FORMAT_HELP,
     MODE_HELP,
     PATH_HELP,
     VERSION_HELP,
@@ -73,6 +74,7 @@ class SafeEditArgs(Args):
 
     path: str = Field(description=PATH_HELP)
     mode: Mode = Field("strict", description=MODE_HELP)
+    format: bool | None = Field(None, description=FORMAT_HELP)
     show_diff: bool = Field(True, description="Return the diff.")
     content: str | None = Field(None, description="The whole new file (may create it).")
     line_edits: list[LineEdit] | None = Field(

@@ -7,6 +7,7 @@ from pydantic import Field
 from editguard.core.formats import Compiled
 from editguard.core.formats.whole_text import compile_whole_text, line_ending
 from editguard.tools._common import (
+    FORMAT_HELP,
     MODE_HELP,
     PATH_HELP,
     VERSION_HELP,
@@ -28,6 +29,7 @@ class WriteFileArgs(Args):
     content: str = Field(description="The whole new content (\\n becomes CRLF in a CRLF file).")
     expected_version: str | None = Field(None, description=VERSION_HELP)
     mode: Mode = Field("strict", description=MODE_HELP)
+    format: bool | None = Field(None, description=FORMAT_HELP)
 
 
 class WriteFileResult(Checked):

@@ -11,7 +11,8 @@ through the journal) and records them in the history.
 ::
 
     lock the files the call names (sorted by real path) -> for each change: load or take the
-    staged text, check expected_version, build, check and validate (build.py), stage ->
+    staged text, check expected_version, build, format what it wrote when the call asks
+    (formatting.py), check and validate (build.py), stage ->
     commit: write (commit.py), with the history's record (record.py) -> warm the parse cache
 
 Whether a call writes is decided here and nowhere else: a change is staged when it modifies
@@ -30,7 +31,8 @@ that only a call inside a batch names) is locked when it is first touched, and a
 be had within the timeout is FILE_BUSY, never a deadlock.
 
 The modules, each one step, importing only downwards (tests/test_layers.py checks the order):
-``context`` (configuration) <- ``build`` (the change and its checks) <- ``read`` <- ``folders``,
+``context`` (configuration) <- ``formatting`` (the project's formatter on the written lines)
+<- ``build`` (the change and its checks) <- ``read`` <- ``folders``,
 ``staged`` (a file's staged state) <- ``record`` (the history's records) <- ``settle`` (after a
 crash), ``commit`` (the one place that writes) <- this module <- ``files`` (the file operations
 of apply_patch and apply_diff), ``move`` (move_file's).
@@ -66,6 +68,7 @@ from editguard.transaction.build import C, Change, Mode, Outcome, build_change, 
 from editguard.transaction.commit import Commit, Staged, commit, writes
 from editguard.transaction.context import Context
 from editguard.transaction.folders import folder_state
+from editguard.transaction.formatting import Formatting
 from editguard.transaction.read import check_version, load_with_mode
 from editguard.transaction.record import records_of
 from editguard.transaction.settle import recovered, settle
@@ -83,6 +86,7 @@ __all__ = [
     "Change",
     "Commit",
     "Context",
+    "Formatting",
     "Mode",
     "Outcome",
     "StagedFile",
@@ -118,6 +122,8 @@ class Transaction:
         # first change and (made when asked) after the last (see edits()).
         self._texts: dict[str, tuple[str | None, Callable[[], str | None]]] = {}
         self._checks = False  # the call running only checks (see checking)
+        self._format = ctx.format  # the call formats what it writes (see formatting)
+        self.formatted = Formatting()  # what formatting did, for the result
         self._stack = contextlib.ExitStack()
 
     def __enter__(self) -> Transaction:
@@ -142,6 +148,18 @@ class Transaction:
             yield
         finally:
             self._checks = was
+
+    @contextlib.contextmanager
+    def formatting(self, on: bool | None) -> Iterator[None]:
+        """Run one call (or a batch of them) that formats the lines it writes with the
+        project's formatter (``on``), or does not; ``None`` keeps what holds already (the
+        batch's choice, else the workspace's)."""
+        was = self._format
+        self._format = was if on is None else on
+        try:
+            yield
+        finally:
+            self._format = was
 
     @property
     def stages(self) -> bool:
@@ -299,6 +317,7 @@ class Transaction:
                 view=build_view is not None,
             )
             built = None
+            formatting = self.formatted if self._format else None
             if before.utf8_view:
                 if build_view is not None:
                     try:
@@ -309,7 +328,7 @@ class Transaction:
                     del before
                     before = self._as_text(staged)
             if built is None:
-                built = build_change(self.ctx, where, before, build, mode)
+                built = build_change(self.ctx, where, before, build, mode, formatting)
             change, modifies, report = built
             version = staged.version
             creates = version is None

@@ -1,9 +1,10 @@
 """What a tool makes of its request, and the checks it passes before it may be staged.
 
 A tool's pure step (its format) turns the file's Document into a :class:`Change`;
-:func:`build_change` runs it and checks what it made: no NUL, not over the size limit, valid by
-the mode (the syntax guard, the linters and the tool's own check). Nothing here reads or writes
-a file; :class:`Outcome` is what a writing call reports about one file.
+:func:`build_change` runs it, formats what it wrote where the call asks for it
+(:mod:`~editguard.transaction.formatting`), and checks what it made: no NUL, not over the size
+limit, valid by the mode (the syntax guard, the linters and the tool's own check). Nothing here
+reads or writes a file; :class:`Outcome` is what a writing call reports about one file.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from editguard.core.diff import render_diff
 from editguard.core.document import Document, from_view
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.plan import Plan
-from editguard.errors import FileTooLarge
+from editguard.errors import EditError, FileTooLarge
 from editguard.fs.sandbox import Resolved
 from editguard.languages import language_of
 from editguard.transaction.context import Context
+from editguard.transaction.formatting import Formatting
 
 if TYPE_CHECKING:
     # Validation (and the parsers behind it) loads with the first edit, not with read_file.
@@ -120,11 +122,20 @@ def diff_of(before: Document, plan: Plan, display: str) -> str:
 
 
 def build_change(
-    ctx: Context, where: Resolved, before: Document, build: Callable[[Document], C], mode: Mode
+    ctx: Context,
+    where: Resolved,
+    before: Document,
+    build: Callable[[Document], C],
+    mode: Mode,
+    formatting: Formatting | None = None,
 ) -> tuple[C, bool, Report]:
-    """Run the tool's pure step on ``before`` and check what it made: no NUL, not over the size
-    limit, valid by ``mode``. Returns the change, whether it modifies ``before`` and the
+    """Run the tool's pure step on ``before``, format what it wrote (with ``formatting``: not
+    for a view, nor over the validation limit) and check what it made: no NUL, not over the
+    size limit, valid by ``mode``. Returns the change, whether it modifies ``before`` and the
     validation report.
+
+    Formatting never refuses: a formatted text that fails a check is dropped (with a note) and
+    the change as built is checked instead.
 
     Raises:
         EditError: the format's refusal, ENCODING_ERROR, FILE_TOO_LARGE, VALIDATION_FAILED.
@@ -136,6 +147,33 @@ def build_change(
         # from anywhere (a regex template's \x00, a new body), so it is refused here.
         before.check_no_nul(r.text)
     _check_size(ctx, before, plan)
+    size = max(len(before.text), len(before.text) + plan.size_change())
+    if formatting is not None and not before.utf8_view and size <= VALIDATE_LIMIT:
+        try:
+            done = formatting.plan_for(ctx, where, before, plan)
+        except Exception as exc:  # noqa: BLE001 - formatting never fails an edit, a bug neither
+            formatting.unformatted(where, f"formatting failed ({type(exc).__name__})")
+            done = None
+        if done is not None:
+            formatted, line_of = done
+            # Where each edit landed, in the formatted text (a block it reformatted above
+            # may have more or fewer lines now).
+            applied = tuple(
+                dataclasses.replace(e, lines=tuple(line_of(n) for n in e.lines))
+                for e in change.applied
+            )
+            shaped = dataclasses.replace(change, plan=formatted, applied=applied)
+            try:
+                for r in formatted.replacements:
+                    before.check_no_nul(r.text)
+                _check_size(ctx, before, formatted)
+                report = _validated(ctx, where, before.text, shaped, mode)
+            except EditError as exc:
+                formatting.unformatted(
+                    where, f"the formatted text was refused ({exc.code})", dropped=True
+                )
+            else:
+                return shaped, formatted.modifies(before), report
     report = _validated(ctx, where, before.text, change, mode, before.utf8_view)
     return change, plan.modifies(before), report
 

@@ -43,3 +43,7 @@ class Context:
     # the workspace's lifetime and shared by every context made from it.
     analysis: Analysis | None = None
     analysis_budget: float = 2.0
+    # Writing calls format the lines they wrote unless they say otherwise (their ``format``),
+    # with the formatters named here (None: those editguard runs by default, see analyze.format).
+    format: bool = False
+    formatters: tuple[str, ...] | None = None
