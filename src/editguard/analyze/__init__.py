@@ -37,6 +37,7 @@ __all__ = [
 # The analyzers known by name: module and class, imported when first used.
 KNOWN: dict[str, str] = {
     "ruff": "editguard.analyze.ruff:Ruff",
+    "typescript": "editguard.analyze.typescript:TypeScript",
 }
 
 # What a workspace runs when not told: the ones that come with editguard.
