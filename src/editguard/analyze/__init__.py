@@ -47,6 +47,7 @@ def _installed(module: str) -> bool:
 KNOWN: dict[str, str] = {
     "ruff": "editguard.analyze.ruff:Ruff",
     "basedpyright": "editguard.analyze.pyright:BasedPyright",
+    "typescript": "editguard.analyze.typescript:TypeScript",
 }
 
 # What a workspace runs when not told: the ones that come with editguard (basedpyright where the

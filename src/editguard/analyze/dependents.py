@@ -7,11 +7,15 @@ folder distance), at most ``limit``, with a note when there are more or when the
 short. A deleted or moved file's dependents are those that imported it (the path says what they
 imported, not the text).
 
-Search: ripgrep (the ``rg`` the ``ripgrep`` wheel brings, as editguard's grep finds it) proposes
+Python: ripgrep (the ``rg`` the ``ripgrep`` wheel brings, as editguard's grep finds it) proposes
 the files that contain the imported name as a word, with its rules for ``.gitignore`` and hidden
 files; ``node_modules``, caches and ``site-packages`` are left out; then each proposed file's
 import statements are read (up to :data:`READ_LIMIT` bytes each, :data:`TOTAL_READ` in all).
 Without ripgrep, a walk of the project does the same, more slowly.
+
+TypeScript and JavaScript: a text scan of the project's files, no program run: folders named
+``node_modules`` and hidden folders are skipped, symbolic links are not followed, and each file is
+read up to :data:`READ_LIMIT` bytes (:data:`MAX_SCANNED` files at most).
 """
 
 from __future__ import annotations
@@ -30,6 +34,14 @@ MAX_PROPOSED = 2000  # files ripgrep may propose
 SEARCH_TIMEOUT = 5.0
 SKIPPED_FOLDERS = ("node_modules", "__pycache__", "site-packages")
 PYTHON_EXTENSIONS = (".py", ".pyi")
+MAX_SCANNED = 5000  # TypeScript/JavaScript files read per search
+
+TS_EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+_JS_TO_TS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
+# A relative module specifier in import/export ... from, import(...), import "...", require(...).
+_TS_SPECIFIER = re.compile(
+    r"""(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)(["'])(\.{1,2}/[^"'\n]*|\.{1,2})\1"""
+)
 
 _PY_IMPORT = re.compile(
     r"^[ \t]*(?:from[ \t]+(?P<src>\.*[\w.]*)[ \t]+import[ \t]+"
@@ -127,6 +139,64 @@ def imported_modules(text: str, package: str) -> set[str]:
         for name in _items(m.group("names")):
             if name != "*":
                 out.add(f"{base}.{name}")
+    return out
+
+
+def typescript_dependents(
+    real: str, project: str, roots: Sequence[str], limit: int = LIMIT
+) -> tuple[list[str], list[str]]:
+    """The TypeScript/JavaScript files of ``project`` (inside the roots) that import the file
+    at ``real`` by a relative specifier (``./mod``, ``../dir/mod``, with or without an
+    extension, a folder's ``index``, a ``.js`` specifier naming a ``.ts`` file; ``import``,
+    ``export ... from``, ``import()``, ``require()``), nearest first, at most ``limit``; and
+    notes."""
+    if not _inside(project, roots):
+        return [], []
+    target = os.path.realpath(real)
+    found: list[str] = []
+    notes: list[str] = []
+    scanned = 0
+    for folder, dirs, files in os.walk(project):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_FOLDERS and not d.startswith("."))
+        for name in sorted(files):
+            if not name.endswith(TS_EXTENSIONS) or name.endswith(".d.ts"):
+                continue
+            path = os.path.join(folder, name)
+            if os.path.islink(path) or os.path.realpath(path) == target:
+                continue
+            scanned += 1
+            if scanned > MAX_SCANNED:
+                notes.append(f"stopped after reading {MAX_SCANNED} files")
+                break
+            if _ts_imports(_head(path), path, target):
+                found.append(path)
+        if scanned > MAX_SCANNED:
+            break
+    found.sort(key=lambda p: (_distance(p, real), p))
+    if len(found) > limit:
+        notes.append(
+            f"{len(found)} files import {os.path.basename(real)}; the {limit} nearest were checked"
+        )
+    return found[:limit], notes
+
+
+def _ts_imports(text: str, path: str, target: str) -> bool:
+    here = os.path.dirname(path)
+    for match in _TS_SPECIFIER.finditer(text):
+        base = os.path.normpath(os.path.join(here, match.group(2)))
+        # Not only files that exist: the target may be one a dry run would create.
+        if any(os.path.realpath(c) == target for c in _ts_candidates(base)):
+            return True
+    return False
+
+
+def _ts_candidates(base: str) -> list[str]:
+    """The files a relative specifier may name, as TypeScript's resolution tries them."""
+    out = [base]
+    stem, ext = os.path.splitext(base)
+    out += [stem + e for e in _JS_TO_TS.get(ext, ())]
+    out += [base + e for e in TS_EXTENSIONS]
+    out += [os.path.join(base, "index" + e) for e in TS_EXTENSIONS]
     return out
 
 
