@@ -359,3 +359,30 @@ def test_current_without_files_lists_the_open_ones_and_says_so(
     session = elsewhere.session(str(project), [])
     assert not isinstance(session, str)
     assert session.pid is None
+
+
+@pytest.mark.parametrize("config", ["", '[tool.basedpyright]\nvenvPath = "."\nvenv = ".venv"\n'])
+def test_the_projects_own_python_is_never_run(tmp_path: Path, config: str) -> None:
+    root = tmp_path / "proj"
+    marker = tmp_path / "ran"
+    for name in ("python", "python3"):  # a virtual environment's interpreter, planted
+        _script(root / ".venv" / "bin" / name, f'#!/bin/sh\ntouch "{marker}"\nexec python3 "$@"\n')
+    (root / ".venv" / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
+    (root / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (root / "pyproject.toml").write_text(config or '[project]\nname = "x"\nversion = "0"\n')
+    (root / "main.py").write_text("import os\n\nX = os.sep\n")
+    analyzer = BasedPyright()
+    try:
+        ws = workspace(root, analyzer)
+        result = edit(ws, "main.py", "os.sep", "os.sepp")
+    finally:
+        analyzer.close()
+    # Checked (the project's own rule set, if it has one, may add warnings) ...
+    assert "reportAttributeAccessIssue" in [p["code"] for p in typed(result)]
+    assert not marker.exists()  # ... without running the project's interpreter
+
+
+def _script(path: Path, body: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(body)
+    path.chmod(0o755)

@@ -11,10 +11,11 @@ in pyproject.toml, pyrightconfig.json). A project without one gets ``typeCheckin
 types) without the flood of basedpyright's own default rule set. Only errors and warnings are
 reported.
 
-Trust: pyright runs a Python interpreter to find the import search paths. It is the one editguard
-runs with (``sys.executable``, given as ``python.pythonPath``), never one from the project's tree;
-a project's configuration can point at a virtual environment (``venvPath``/``venv``), whose
-folders pyright reads without running its interpreter.
+Trust: pyright runs a Python interpreter to find the import search paths, and basedpyright left
+to itself runs the project's ``.venv/bin/python`` (checked: a planted one ran). editguard always
+gives the one it runs with (``sys.executable``, as ``python.pythonPath``), so no interpreter from
+the project's tree runs; a project's configuration can point at a virtual environment
+(``venvPath``/``venv``), whose folders pyright then reads without running its interpreter.
 
 Other files: for each edited file, the files of the project that import it
 (:func:`~editguard.analyze.dependents.python_dependents`) are checked before and after too.
