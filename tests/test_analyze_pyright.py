@@ -386,3 +386,18 @@ def _script(path: Path, body: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(body)
     path.chmod(0o755)
+
+
+def test_closing_while_a_job_runs_leaves_no_server(project: Path) -> None:
+    analyzer = BasedPyright()
+    module = project / "src" / "demo" / "closing.py"
+    module.write_text("def f() -> int:\n    return 1\n")
+    ws = workspace(project, analyzer, budget=0.0)
+    result = edit(ws, "src/demo/closing.py", "return 1\n", "return 2\n")
+    assert "basedpyright" in result["problems_pending"]
+    session = analyzer.session(str(project), [])
+    assert not isinstance(session, str)
+    ws.close()  # the job goes on meanwhile, and must not start the server again
+    after = session.current([str(module)])  # its turn comes once the job has ended
+    assert after.notes == ["basedpyright: closed"]
+    assert session.pid is None

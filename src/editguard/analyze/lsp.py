@@ -108,6 +108,7 @@ class Session:
         self._listing_cost = 0.0
         self._listed_at = 0.0
         self._failed: tuple[float, str] | None = None
+        self._closed = False
 
     # --- jobs ---------------------------------------------------------------------------
 
@@ -507,6 +508,9 @@ class Session:
         conn = self._conn
         if conn is not None and conn.running:
             return True
+        if self._closed:
+            notes.append(f"{self.spec.name}: closed")
+            return False
         if conn is not None:
             why = conn.why_stopped or conn.exit_reason()
             notes.append(f"{self.spec.name}: the language server stopped ({why}); restarted")
@@ -538,7 +542,9 @@ class Session:
             conn.kill()
 
     def close(self) -> None:
-        """Ask the server to shut down and exit; kill it if it does not."""
+        """Ask the server to shut down and exit; kill it if it does not. A job still running
+        ends with a note, and none starts the server again."""
+        self._closed = True
         conn, self._conn = self._conn, None
         self._docs.clear()
         if conn is not None:
