@@ -250,17 +250,18 @@ def test_past_the_budget_the_problems_are_pending_then_given_by_diagnostics(
     result = edit(ws, "src/demo/pending.py", "return 1\n", "return unknown_one\n")
     assert "basedpyright" in result["problems_pending"]
     assert typed(result) == []
-    # The job goes on past the answer; diagnostics (given time to wait) gives what it found.
+    # The job goes on past the answer; the diagnostics tool (given time to wait) gives what it
+    # found, beside the file's problems as on disk now.
     analysis = ws.context.analysis
     assert analysis is not None
     analysis.budget = 60.0
-    _, introduced = analysis.diagnostics(
-        [str(module)], [str(project)], lambda real: Path(real).read_text()
-    )
-    assert introduced.pending == []
-    [problem] = [s.problem for s in introduced.problems if s.problem.analyzer == "basedpyright"]
-    assert problem.code == "reportUndefinedVariable"
-    assert problem.line == 2
+    later = ws.call("diagnostics", path="src/demo/pending.py").model_dump(exclude_none=True)
+    assert "pending" not in later
+    [introduced] = [p for p in later["introduced"] if p["analyzer"] == "basedpyright"]
+    assert (introduced["code"], introduced["line"]) == ("reportUndefinedVariable", 2)
+    assert introduced["text"] == "2│    return unknown_one"
+    [now] = [p for p in later["problems"] if p["analyzer"] == "basedpyright"]
+    assert now == introduced
 
 
 def test_current_lists_a_files_problems_as_on_disk(project: Path, pyright: BasedPyright) -> None:
