@@ -308,7 +308,12 @@ def test_import_statements_name_the_modules_they_load(
     assert imported_modules(text, package) == expected
 
 
-def test_the_files_that_import_a_module_are_found_nearest_first(tmp_path: Path) -> None:
+@pytest.mark.parametrize("ripgrep", [True, False])
+def test_the_files_that_import_a_module_are_found_nearest_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ripgrep: bool
+) -> None:
+    if not ripgrep:  # editguard's setting for "no rg": the walk does the search
+        monkeypatch.setenv("EDITGUARD_RG", str(tmp_path / "no-rg"))
     _tree(
         tmp_path,
         {
