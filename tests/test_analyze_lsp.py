@@ -378,3 +378,23 @@ def test_the_command_line_takes_a_language_server_flag(tmp_path: Path) -> None:
     )
     assert bad.returncode == 2
     assert "NAME:EXT[,EXT]:COMMAND" in bad.stderr
+
+
+@pytest.mark.skipif(not installed(), reason="basedpyright is not installed")
+def test_warming_starts_a_server_only_where_it_has_files_to_check(tmp_path: Path) -> None:
+    empty = tmp_path / "docs"
+    empty.mkdir()
+    (empty / "index.md").write_text("# Docs\n")
+    python = tmp_path / "code"
+    python.mkdir()
+    (python / "main.py").write_text("X = 1\n")
+    server = BasedPyright()
+    try:
+        server.warm(str(empty))
+        server.warm(str(python))
+        sessions = {p: server.session(p, []) for p in (str(empty), str(python))}
+        pids = {p: s.pid for p, s in sessions.items() if not isinstance(s, str)}
+    finally:
+        server.close()
+    assert pids[str(empty)] is None
+    assert pids[str(python)] is not None

@@ -167,6 +167,10 @@ class LanguageServer(Analyzer):
         return found
 
     def warm(self, project: str) -> None:
+        """Start the project's server, where the project has a file the server checks (a
+        server is not started in a folder it has nothing to say about)."""
+        if not _has_files(project, self.extensions):
+            return
         session = self.session(project, ())
         if not isinstance(session, str):
             session.warm()
@@ -178,6 +182,20 @@ class LanguageServer(Analyzer):
         for s in sessions:
             with contextlib.suppress(Exception):
                 s.close()
+
+
+def _has_files(folder: str, extensions: tuple[str, ...], limit: int = 5000) -> bool:
+    """Whether the folder holds a file of these extensions (among the first ``limit`` entries,
+    hidden folders and node_modules left out); a folder too large to tell is taken as yes."""
+    seen = 0
+    for _, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "node_modules"]
+        if any(f.endswith(extensions) for f in files):
+            return True
+        seen += len(files) + len(dirs)
+        if seen > limit:
+            return True
+    return False
 
 
 def _kill_sessions(sessions: OrderedDict[str, Session]) -> None:
