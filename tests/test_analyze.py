@@ -31,6 +31,11 @@ from editguard.errors import EditError
 from .conftest import cli, examples, run_cli
 from .test_mcp import STATE_ENV, HttpServer, authorized
 
+# The analyzer these tests are about (the default set adds basedpyright where it is installed:
+# tests/test_analyze_pyright.py).
+RUFF = ["ruff"]
+RUFF_FLAG = ("--analyzer", "ruff")
+
 BROKEN = "def area(width, height):\n    return width * heigth\n"
 FIXED = "def area(width, height):\n    return width * height\n"
 
@@ -61,7 +66,7 @@ def _edit(ws: Workspace, path: str, old: str, new: str, **more: Any) -> dict[str
 
 
 def test_an_undefined_name_is_one_new_problem_at_its_line(project: Path) -> None:
-    ws = Workspace([project])
+    ws = Workspace([project], analyzers=RUFF)
     out = _edit(ws, "shapes/area.py", "return side * side", "return side * sidee")
     assert out["written"]
     [problem] = out["problems"]
@@ -80,7 +85,7 @@ def test_an_undefined_name_is_one_new_problem_at_its_line(project: Path) -> None
 
 
 def test_a_clean_edit_has_no_problems_and_says_so(project: Path) -> None:
-    ws = Workspace([project])
+    ws = Workspace([project], analyzers=RUFF)
     out = _edit(ws, "shapes/area.py", "return side * side", "return side**2")
     assert out["problems"] == []
     assert out["problems_fixed"] == 0
@@ -89,14 +94,14 @@ def test_a_clean_edit_has_no_problems_and_says_so(project: Path) -> None:
 
 
 def test_an_edit_that_fixes_a_problem_counts_it(project: Path) -> None:
-    ws = Workspace([project])
+    ws = Workspace([project], analyzers=RUFF)
     out = _edit(ws, "shapes/broken.py", "heigth", "height")
     assert out["problems"] == []
     assert out["problems_fixed"] == 1
 
 
 def test_problems_already_there_are_not_new_when_lines_move(project: Path) -> None:
-    ws = Workspace([project])
+    ws = Workspace([project], analyzers=RUFF)
     # Lines above the old problem: it moves down two lines, and is still not new.
     out = _edit(ws, "shapes/broken.py", "def area", "SIDES = 4\n\n\ndef area")
     assert out["problems"] == []
@@ -111,7 +116,7 @@ def test_problems_already_there_are_not_new_when_lines_move(project: Path) -> No
 def test_a_call_that_only_checks_reports_the_problems_it_would_bring(
     project: Path, only: dict[str, Any]
 ) -> None:
-    ws = Workspace([project])
+    ws = Workspace([project], analyzers=RUFF)
     before = (project / "shapes" / "area.py").read_bytes()
     out = _edit(ws, "shapes/area.py", "math.pi", "maths.pi", **only)
     assert not out["written"]
@@ -123,7 +128,7 @@ def test_a_call_that_only_checks_reports_the_problems_it_would_bring(
 def test_the_projects_own_ruff_configuration_applies(root: Path) -> None:
     # Line length 40 and pycodestyle's E501: what the project asks for, not the default.
     project = _project(root, "[tool.ruff]\nline-length = 40\n[tool.ruff.lint]\nselect = ['E501']\n")
-    ws = Workspace([project])
+    ws = Workspace([project], analyzers=RUFF)
     out = _edit(
         ws, "shapes/area.py", "return side * side", "return side * side * 1 * 1 * 1 * 1 * 1"
     )
@@ -135,7 +140,7 @@ def test_the_projects_own_ruff_configuration_applies(root: Path) -> None:
 
 
 def test_without_a_configuration_only_pyflakes_and_syntax_count(root: Path) -> None:
-    ws = Workspace([root])
+    ws = Workspace([root], analyzers=RUFF)
     (root / "m.py").write_text("import os\n")
     # Unsorted imports and a long line are style, not problems; an unused import is.
     out = _edit(ws, "m.py", "import os\n", "import sys\nimport os\n\nX = '" + "x" * 200 + "'\n")
@@ -144,7 +149,7 @@ def test_without_a_configuration_only_pyflakes_and_syntax_count(root: Path) -> N
 
 
 def test_crlf_files_and_created_files_are_checked_at_the_right_lines(root: Path) -> None:
-    ws = Workspace([root])
+    ws = Workspace([root], analyzers=RUFF)
     (root / "w.py").write_bytes(b"a = 1\r\nb = 2\r\n")
     out = _edit(ws, "w.py", "b = 2", "b = c")
     assert [(p["line"], p["text"]) for p in out["problems"]] == [(2, "2│b = c")]
@@ -154,7 +159,7 @@ def test_crlf_files_and_created_files_are_checked_at_the_right_lines(root: Path)
 
 
 def test_other_files_get_no_problem_fields_and_nothing_runs(root: Path) -> None:
-    ws = Workspace([root])
+    ws = Workspace([root], analyzers=RUFF)
     (root / "notes.txt").write_text("hello\n")
     out = _edit(ws, "notes.txt", "hello", "bye")
     assert not any(k.startswith("problems") for k in out)
@@ -167,7 +172,7 @@ def test_no_analyzer_no_fields(project: Path) -> None:
 
 
 def test_every_writing_tool_reports_problems(project: Path) -> None:
-    ws = Workspace([project])
+    ws = Workspace([project], analyzers=RUFF)
     lines = ws.call(
         "edit_lines",
         path="shapes/area.py",
@@ -197,7 +202,7 @@ def test_every_writing_tool_reports_problems(project: Path) -> None:
 def test_problems_describe_the_file_as_it_is_on_disk_after_an_outside_change(
     project: Path,
 ) -> None:
-    ws = Workspace([project])
+    ws = Workspace([project], analyzers=RUFF)
     target = project / "shapes" / "area.py"
     _edit(ws, "shapes/area.py", "return side * side", "return side * side  # ok")
     # Someone else fixes nothing but adds a problem of their own, outside editguard.
@@ -307,7 +312,7 @@ def test_a_broken_analyzer_is_a_note_and_the_edit_stands(root: Path) -> None:
 
 
 def test_diagnostics_of_a_folder_and_of_every_root(project: Path) -> None:
-    ws = Workspace([project])
+    ws = Workspace([project], analyzers=RUFF)
     out = ws.call("diagnostics").model_dump(mode="json")
     assert [(Path(p["path"]).name, p["code"]) for p in out["problems"]] == [("broken.py", "F821")]
     sub = ws.call("diagnostics", path="shapes").model_dump(mode="json")
@@ -318,7 +323,7 @@ def test_diagnostics_of_a_folder_and_of_every_root(project: Path) -> None:
 
 
 def test_diagnostics_refuses_what_is_outside_the_roots_or_missing(project: Path) -> None:
-    ws = Workspace([project / "shapes"])
+    ws = Workspace([project / "shapes"], analyzers=RUFF)
     for path, code in (("../pyproject.toml", "OUTSIDE_ROOT"), ("gone.py", "FILE_NOT_FOUND")):
         with pytest.raises(EditError) as caught:
             ws.call("diagnostics", path=path)
@@ -393,7 +398,7 @@ async def _mcp_case(client: Client, root: Path) -> None:
 async def test_problems_over_mcp_stdio_and_http(project: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "editguard", "serve", str(project), "--log-level", "WARNING"],
+        args=["-m", "editguard", "serve", str(project), "--log-level", "WARNING", *RUFF_FLAG],
         env=STATE_ENV,
     )
     async with Client(params) as client:
@@ -403,7 +408,7 @@ async def test_problems_over_mcp_stdio_and_http(project: Path) -> None:
     )
     from mcp.client.streamable_http import streamable_http_client
 
-    server = HttpServer(project, token="t0ken")
+    server = HttpServer(project, token="t0ken", flags=RUFF_FLAG)
     try:
         async with (
             authorized("t0ken") as http,
@@ -479,7 +484,7 @@ def test_a_terminal_shows_problems_as_a_compiler_prints_them(project: Path) -> N
 
     from editguard.terminal import print_human
 
-    ws = Workspace([project])
+    ws = Workspace([project], analyzers=RUFF)
     out = _edit(ws, "shapes/area.py", "return side * side", "return side * sidee")
     shown = io.StringIO()
     print_human(shown, out)

@@ -69,6 +69,15 @@ def build_parser() -> argparse.ArgumentParser:
         "when installed for serve, ruff alone for call)",
     )
     checks.add_argument(
+        "--language-server",
+        action="append",
+        default=[],
+        metavar="NAME:EXT[,EXT]:COMMAND",
+        help="also find problems with this language server, on files of these extensions "
+        "(e.g. gopls:.go:gopls, 'clangd:.c,.h,.cpp:clangd --background-index'); repeatable; "
+        "its program is looked up on PATH, and one inside the roots runs only by absolute path",
+    )
+    checks.add_argument(
         "--analysis-budget",
         type=float,
         default=None,
@@ -423,26 +432,32 @@ def _analyzers(args: argparse.Namespace, *, serving: bool) -> tuple[Any, float]:
     """The analyzers and the budget the flags ask for (see --analyzer, --analysis-budget).
 
     Raises:
-        _Usage: an unknown analyzer, or a negative budget.
+        _Usage: an unknown analyzer, a malformed --language-server, or a negative budget.
     """
-    from editguard.analyze import DEFAULT, KNOWN  # noqa: PLC0415 - loads no analyzer
+    from editguard.analyze import DEFAULT, KNOWN, parse_language_server  # noqa: PLC0415
 
     asked = [n for names in args.analyzer or () for n in names.split(",") if n.strip()]
     budget = args.analysis_budget
     if budget is not None and not budget >= 0:
         raise _Usage(f"--analysis-budget must be 0 or more seconds, not {budget}")
+    try:
+        servers = tuple(parse_language_server(s) for s in args.language_server)
+    except ValueError as exc:
+        raise _Usage(str(exc)) from None
     if not asked:
         names: tuple[str, ...] = DEFAULT if serving else ("ruff",)
-        return names, Config.analysis_budget if budget is None else budget
+        if budget is None:
+            budget = ONE_SHOT_WAIT if servers and not serving else Config.analysis_budget
+        return (*names, *servers), budget
     if "none" in asked:
         return (), 0.0
     unknown = [n for n in asked if n not in KNOWN]
     if unknown:
         raise _Usage(f"unknown analyzer {unknown[0]!r}; known: {', '.join(sorted(KNOWN))}, none")
     if budget is None:
-        slow = any(n != "ruff" for n in asked)
+        slow = bool(servers) or any(n != "ruff" for n in asked)
         budget = ONE_SHOT_WAIT if slow and not serving else Config.analysis_budget
-    return tuple(dict.fromkeys(asked)), budget
+    return (*dict.fromkeys(asked), *servers), budget
 
 
 def _formatters(args: argparse.Namespace) -> tuple[str, ...] | None:

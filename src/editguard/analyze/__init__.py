@@ -12,10 +12,12 @@ editguard runs.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Iterable
 
 from editguard.analyze.base import Analyzer, Edit, Findings, Job, project_of
 from editguard.analyze.engine import Analysis, Shown, Verdict
+from editguard.analyze.language_server import LanguageServer, parse_language_server
 from editguard.analyze.problem import Problem
 
 __all__ = [
@@ -26,22 +28,31 @@ __all__ = [
     "Edit",
     "Findings",
     "Job",
+    "LanguageServer",
     "Problem",
     "Shown",
     "Verdict",
     "analyzer_named",
     "open_analysis",
+    "parse_language_server",
     "project_of",
 ]
+
+
+def _installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
 
 # The analyzers known by name: module and class, imported when first used.
 KNOWN: dict[str, str] = {
     "ruff": "editguard.analyze.ruff:Ruff",
+    "basedpyright": "editguard.analyze.pyright:BasedPyright",
     "typescript": "editguard.analyze.typescript:TypeScript",
 }
 
-# What a workspace runs when not told: the ones that come with editguard.
-DEFAULT = ("ruff",)
+# What a workspace runs when not told: the ones that come with editguard (basedpyright where the
+# ``types`` extra installed it; a one-shot command runs only the fast ones).
+DEFAULT: tuple[str, ...] = ("ruff", "basedpyright") if _installed("basedpyright") else ("ruff",)
 
 
 def analyzer_named(name: str) -> Analyzer:
