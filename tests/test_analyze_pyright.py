@@ -23,7 +23,7 @@ from mcp import Client, StdioServerParameters
 from mcp_types import TextContent
 
 from editguard import Workspace
-from editguard.analyze import DEFAULT, KNOWN, analyzer_named
+from editguard.analyze import DEFAULT, KNOWN, SERVED, analyzer_named
 from editguard.analyze.pyright import BasedPyright, installed, langserver_command
 
 from .test_mcp import STATE_ENV
@@ -104,9 +104,10 @@ def typed(result: dict[str, Any]) -> list[dict[str, Any]]:
     return [p for p in result.get("problems", []) if p["analyzer"] == "basedpyright"]
 
 
-def test_basedpyright_is_known_and_in_the_default_set_where_installed() -> None:
+def test_basedpyright_is_known_and_served_by_default_where_installed() -> None:
     assert KNOWN["basedpyright"] == "editguard.analyze.pyright:BasedPyright"
-    assert "basedpyright" in DEFAULT
+    assert "basedpyright" in SERVED  # editguard serve, kept warm for the server's lifetime
+    assert DEFAULT == ("ruff",)  # a Workspace or a one-shot call starts no language server
     made = analyzer_named("basedpyright")
     assert made.accepts("/x/a.py")
     assert made.accepts("/x/a.pyi")

@@ -434,7 +434,7 @@ def _analyzers(args: argparse.Namespace, *, serving: bool) -> tuple[Any, float]:
     Raises:
         _Usage: an unknown analyzer, a malformed --language-server, or a negative budget.
     """
-    from editguard.analyze import DEFAULT, KNOWN, parse_language_server  # noqa: PLC0415
+    from editguard.analyze import DEFAULT, KNOWN, SERVED, parse_language_server  # noqa: PLC0415
 
     asked = [n for names in args.analyzer or () for n in names.split(",") if n.strip()]
     budget = args.analysis_budget
@@ -445,7 +445,7 @@ def _analyzers(args: argparse.Namespace, *, serving: bool) -> tuple[Any, float]:
     except ValueError as exc:
         raise _Usage(str(exc)) from None
     if not asked:
-        names: tuple[str, ...] = DEFAULT if serving else ("ruff",)
+        names: tuple[str, ...] = SERVED if serving else DEFAULT
         if budget is None:
             budget = ONE_SHOT_WAIT if servers and not serving else Config.analysis_budget
         return (*names, *servers), budget

@@ -23,6 +23,7 @@ from editguard.analyze.problem import Problem
 __all__ = [
     "DEFAULT",
     "KNOWN",
+    "SERVED",
     "Analysis",
     "Analyzer",
     "Edit",
@@ -50,9 +51,14 @@ KNOWN: dict[str, str] = {
     "typescript": "editguard.analyze.typescript:TypeScript",
 }
 
-# What a workspace runs when not told: the ones that come with editguard (basedpyright where the
-# ``types`` extra installed it; a one-shot command runs only the fast ones).
-DEFAULT: tuple[str, ...] = ("ruff", "basedpyright") if _installed("basedpyright") else ("ruff",)
+# What a Workspace and a one-shot command run when not told: the fast analyzer that comes with
+# editguard. A Python object has no lifetime editguard controls, so it starts no language server
+# unless asked (``analyzers=["ruff", "basedpyright"]``, then ``close()`` it).
+DEFAULT: tuple[str, ...] = ("ruff",)
+
+# What ``editguard serve`` runs when not told: every analyzer that comes with editguard and is
+# installed (basedpyright with the ``types`` extra), kept warm for the server's lifetime.
+SERVED: tuple[str, ...] = ("ruff", "basedpyright") if _installed("basedpyright") else DEFAULT
 
 
 def analyzer_named(name: str) -> Analyzer:
