@@ -22,10 +22,13 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from editguard.analyze.base import Analyzer, Findings, Job
-from editguard.analyze.lsp import ServerSpec, Session
+from editguard.analyze.server_spec import ServerSpec
+
+if TYPE_CHECKING:
+    from editguard.analyze.lsp import Session
 
 MAX_SESSIONS = 4  # projects with a server running at once, per analyzer; the oldest is closed
 
@@ -122,6 +125,8 @@ class LanguageServer(Analyzer):
             spec = self.spec(roots or (project,))
             if isinstance(spec, str):
                 return spec
+            from editguard.analyze.lsp import Session  # noqa: PLC0415 - the client loads with it
+
             session = self._sessions[project] = Session(spec, project)
             old = []
             while len(self._sessions) > MAX_SESSIONS:

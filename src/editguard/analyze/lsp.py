@@ -40,8 +40,9 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from editguard.analyze.base import Findings, Job
-from editguard.analyze.lsp_client import Connection, ServerSpec, Stopped, describe
+from editguard.analyze.lsp_client import Connection, Stopped, describe
 from editguard.analyze.problem import Problem
+from editguard.analyze.server_spec import ServerSpec
 
 __all__ = ["ServerSpec", "Session", "Stopped"]
 

@@ -24,7 +24,6 @@ import time
 import weakref
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,6 +32,8 @@ from pygls.exceptions import JsonRpcMethodNotFound
 from pygls.io_ import run_async
 from pygls.lsp.client import LanguageClient
 from pygls.protocol import LanguageServerProtocol
+
+from editguard.analyze.server_spec import ServerSpec
 
 START_TIMEOUT = 30.0  # seconds from spawn to the answer to ``initialize``
 REQUEST_TIMEOUT = 20.0  # seconds one request may take
@@ -53,27 +54,6 @@ _CONNECTIONS: weakref.WeakSet[Connection] = weakref.WeakSet()
 def _kill_all() -> None:
     for connection in list(_CONNECTIONS):
         connection.kill()
-
-
-@dataclass(frozen=True, slots=True)
-class ServerSpec:
-    """How to run and speak to one language server.
-
-    ``languages``: file extension -> LSP language id (the files it checks). ``settings``: what
-    ``workspace/configuration`` answers, by section (dotted paths into it). ``pull``: whether to
-    pull diagnostics (``None``: where the server advertises it). ``watched``: file names, besides
-    the extensions, whose changes the server is told of (its configuration files).
-    ``severities``: the LSP severities kept (1 error, 2 warning, 3 information, 4 hint).
-    """
-
-    name: str
-    command: tuple[str, ...]
-    languages: Mapping[str, str]
-    settings: Mapping[str, Any] = field(default_factory=dict)
-    initialization_options: Any = None
-    pull: bool | None = None
-    watched: tuple[str, ...] = ()
-    severities: frozenset[int] = frozenset({1, 2})
 
 
 class _Protocol(LanguageServerProtocol):

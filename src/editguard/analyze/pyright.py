@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from editguard.analyze.base import Job
 from editguard.analyze.dependents import LIMIT, python_dependents
 from editguard.analyze.language_server import LanguageServer
-from editguard.analyze.lsp import ServerSpec
+from editguard.analyze.server_spec import ServerSpec
 
 CONFIG_FILES = ("pyproject.toml", "pyrightconfig.json")
 
