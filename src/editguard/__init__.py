@@ -22,7 +22,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from editguard.analyze import Analyzer, Problem
+    from editguard.analyze import Analyzer, LanguageServer, Problem
     from editguard.config import Config
     from editguard.core.formats.lines import LineOp
     from editguard.core.formats.search_replace import SearchReplace
@@ -178,6 +178,7 @@ __all__ = [
     "InvalidRegex",
     "InvalidRequest",
     "Journal",
+    "LanguageServer",
     "LineEdit",
     "LineEditOp",
     "LineOp",
