@@ -538,3 +538,13 @@ def test_the_cli_takes_format_and_formatter(root: Path) -> None:
     assert code == 0
     assert (root / "m.py").read_text() == 'x = {"a": 2 }\n'
     assert out["format_note"] == "m.py left unformatted: no Python formatter is enabled"
+
+
+def test_a_broken_ruff_configuration_is_a_note_and_the_edit_stands(project: Path) -> None:
+    (project / "ruff.toml").write_text("line-length = 'not a number'\n")
+    ws = Workspace([project], analyzers=RUFF)
+    out = _edit(ws, "shapes/area.py", "return side * side", "return side * sidee")
+    assert out["written"]
+    assert "sidee" in (project / "shapes" / "area.py").read_text()
+    assert out["problems"] == []
+    assert out["problems_note"].startswith("ruff: ")
