@@ -547,4 +547,5 @@ def test_a_broken_ruff_configuration_is_a_note_and_the_edit_stands(project: Path
     assert out["written"]
     assert "sidee" in (project / "shapes" / "area.py").read_text()
     assert out["problems"] == []
-    assert out["problems_note"].startswith("ruff: ")
+    assert out["problems_note"].startswith("ruff: ruff failed; Failed to parse ")
+    assert "ruff.toml; TOML parse error at line 1" in out["problems_note"]

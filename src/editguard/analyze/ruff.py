@@ -196,5 +196,9 @@ def _parse(output: bytes, real: str | None) -> list[Problem]:
 
 
 def _first_line(stderr: bytes) -> str:
-    text = stderr.decode("utf-8", "replace").strip()
-    return text.splitlines()[0][:300] if text else "failed"
+    """What ruff said went wrong, in one line: its first line and the causes under it (the
+    last one names what to fix), at most 300 characters."""
+    lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+    causes = [ln.removeprefix("Cause: ") for ln in lines if ln.startswith("Cause: ")]
+    said = "; ".join([*lines[:1], *causes[-2:]]) if lines else "failed"
+    return said[:300]
