@@ -15,6 +15,7 @@ from mcp_types import CallToolResult, TextContent
 
 from editguard import EditError, Workspace
 from editguard.compat import filesystem
+from editguard.core.document import to_view
 from editguard.core.elided import check_plan
 from editguard.core.plan import Plan, Replacement
 from editguard.mcp_server import EditguardServer
@@ -318,3 +319,13 @@ def test_the_guard_costs_nothing_without_an_ellipsis() -> None:
     check_plan("", Plan((Replacement(10, 20, "x = 1\n"),)), "a.py", "a.py")
     with pytest.raises(EditError):
         check_plan("a\nb\nc\n", Plan((Replacement(2, 4, "# ...\n"),)), "a.py", "a.py")
+
+
+def test_a_marker_with_a_unicode_ellipsis_is_found_in_a_view_of_a_large_file() -> None:
+    text = to_view("name = 'café'\nb = 2\nc = 3\n")
+    start = text.index("b = 2")
+    plan = Plan((Replacement(start, start + len("b = 2\n"), to_view("# … unchanged\n")),))
+    check_plan(text, plan, "a.py", "a.py")  # read as text, the view's bytes are no marker
+    with pytest.raises(EditError) as info:
+        check_plan(text, plan, "a.py", "a.py", view=True)
+    assert (info.value.data["line"], info.value.data["marker"]) == (2, "# … unchanged")

@@ -20,13 +20,15 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from editguard.core.document import from_view
 from editguard.core.listing import listing
 from editguard.core.markers import Elision, elisions
 from editguard.core.plan import Plan, Replacement
 from editguard.errors import ElidedContent
 
 LF = "\n"
-_ELLIPSIS = re.compile(r"\.\.\.|…")
+# "…" is three characters in a view of a large UTF-8 file (Document.utf8_view).
+_ELLIPSIS = re.compile(r"\.\.\.|…|\xe2\x80\xa6")
 # A definition's first line, in the usual languages: its name is edit_snippet's symbol.
 _DEFINITION = re.compile(
     r"\s*(?:(?:export|default|public|private|protected|static|async|pub|override|final)\s+)*"
@@ -36,9 +38,10 @@ _DEFINITION = re.compile(
 _CLOSERS = ("}", ")", "]", "end")
 
 
-def check_plan(text: str, plan: Plan, name: str, display: str) -> None:
-    """Refuse ``plan`` on ``text`` (a file called ``name``, shown as ``display``) when it
-    writes an elision marker over lines it deletes (see the module docstring).
+def check_plan(text: str, plan: Plan, name: str, display: str, *, view: bool = False) -> None:
+    """Refuse ``plan`` on ``text`` (a file called ``name``, shown as ``display``; ``view``: a
+    view of a UTF-8 file, one character a byte) when it writes an elision marker over lines it
+    deletes (see the module docstring).
 
     Raises:
         ElidedContent: the first such marker: its line in the new file, the marker, how many
@@ -56,7 +59,7 @@ def check_plan(text: str, plan: Plan, name: str, display: str) -> None:
             end = max(end, _line_end(text, reps[j].end))
         group = reps[i : j + 1]
         if any(_ELLIPSIS.search(r.text) for r in group):
-            _check_lines(text, reps[:i], group, start, end, name, display)
+            _check_lines(text, reps[:i], group, (start, end, view), name, display)
         i = j + 1
 
 
@@ -72,13 +75,14 @@ def _check_lines(
     text: str,
     before: Sequence[Replacement],
     group: Sequence[Replacement],
-    start: int,
-    end: int,
+    lines: tuple[int, int, bool],
     name: str,
     display: str,
 ) -> None:
-    """Refuse the replacements of ``group`` on the whole lines ``text[start:end]`` when they
-    write a marker there and lose lines (``before``: the plan's replacements above them)."""
+    """Refuse the replacements of ``group`` on the whole lines ``text[start:end]`` (``lines``:
+    start, end, and whether the text is a view) when they write a marker there and lose lines
+    (``before``: the plan's replacements above them)."""
+    start, end, view = lines
     old = text[start:end]
     pieces, pos = [], start
     for r in group:
@@ -86,6 +90,8 @@ def _check_lines(
         pos = r.end
     pieces.append(text[pos:end])
     new = "".join(pieces)
+    if view:  # whole lines: every character of them is whole too
+        old, new = from_view(old), from_view(new)
     found = elisions(old, new, name)
     if not found:
         return

@@ -150,7 +150,7 @@ def build_change(
     change = build(before)
     plan = change.plan
     if not allow_markers:
-        check_plan(before.text, plan, where.real, where.display)
+        check_plan(before.text, plan, where.real, where.display, view=before.utf8_view)
     for r in plan.replacements:
         # Formats check that their texts can be encoded (naming the edit); a NUL can come
         # from anywhere (a regex template's \x00, a new body), so it is refused here.
