@@ -42,7 +42,7 @@ PATH_HELP = "Relative to the root, or absolute."
 
 FORMAT_HELP = "Format the lines written with the project's formatter (default: server's)."
 
-ALLOW_MARKERS_HELP = "Write '// ...' marker comments over lines (else ELIDED_CONTENT)."
+ALLOW_MARKERS_HELP = "Allow '// ...' comments over code."
 
 
 class Args(BaseModel):
