@@ -345,6 +345,14 @@ class ChangeNotFound(EditError):
     code = "CHANGE_NOT_FOUND"
 
 
+class ElidedContent(EditError):
+    """The new text holds an elision marker (``# ... existing code ...``) where the old text had
+    lines: written as sent, the marker would replace the code it stands for. ``edit_snippet``
+    merges such a snippet; ``allow_markers`` writes the comment as it is."""
+
+    code = "ELIDED_CONTENT"
+
+
 class InternalError(EditError):
     """A bug in editguard; the file was left as it was. Please report it."""
 

@@ -282,6 +282,7 @@ class Workspace:
         expected_version: str | None = None,
         mode: Mode = "strict",
         format: bool | None = None,
+        allow_markers: bool = False,
         exact: bool = False,
     ) -> EditFileResult:
         """Apply search/replace edits in sequence; all of them or none.
@@ -310,6 +311,7 @@ class Workspace:
         expected_version: str | None = None,
         mode: Mode = "strict",
         format: bool | None = None,
+        allow_markers: bool = False,
     ) -> EditFileResult:
         """Insert, delete and replace lines by number; every number refers to the file as read.
 
@@ -328,6 +330,7 @@ class Workspace:
         *,
         mode: Mode = "strict",
         format: bool | None = None,
+        allow_markers: bool = False,
         show_diff: bool = True,
         content: str | None = None,
         line_edits: Sequence[LineEdit | Mapping[str, Any]] | None = None,
@@ -351,6 +354,7 @@ class Workspace:
         expected_version: str | None = None,
         mode: Mode = "strict",
         format: bool | None = None,
+        allow_markers: bool = False,
     ) -> WriteFileResult:
         """Create a file, or overwrite one whole, atomically; parent folders are created.
 
@@ -408,6 +412,7 @@ class Workspace:
         expected_version: str | None = None,
         mode: Mode = "strict",
         format: bool | None = None,
+        allow_markers: bool = False,
         exact: bool = False,
     ) -> EditSymbolResult:
         """Edit one definition: context chunks inside it, a new body, or lines before/after it.
@@ -429,6 +434,7 @@ class Workspace:
         dry_run: bool = False,
         mode: Mode = "strict",
         format: bool | None = None,
+        allow_markers: bool = False,
         exact: bool = False,
         expected_versions: Mapping[str, str] | None = None,
     ) -> PatchResult:
@@ -450,6 +456,7 @@ class Workspace:
         dry_run: bool = False,
         mode: Mode = "strict",
         format: bool | None = None,
+        allow_markers: bool = False,
         exact: bool = False,
         expected_versions: Mapping[str, str] | None = None,
     ) -> PatchResult:
@@ -500,6 +507,7 @@ class Workspace:
         *,
         dry_run: bool = False,
         format: bool | None = None,
+        allow_markers: bool = False,
     ) -> BatchResult:
         """Run several writing calls (``{"tool": ..., "arguments": {...}}``) as one transaction:
         each sees the result of the ones before it, and every file is written or none is.

@@ -42,6 +42,8 @@ PATH_HELP = "Relative to the root, or absolute."
 
 FORMAT_HELP = "Format the lines written with the project's formatter (default: server's)."
 
+ALLOW_MARKERS_HELP = "Allow '// ...' comments over code."
+
 
 class Args(BaseModel):
     """The base of every tool's arguments: unknown fields are refused, types are strict (``true``

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from editguard.core.formats import AppliedEdit
 from editguard.tools._common import (
+    ALLOW_MARKERS_HELP,
     DRY_RUN_HELP,
     EXACT_HELP,
     FORMAT_HELP,
@@ -32,6 +33,7 @@ class PatchArgs(Args):
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
     mode: Mode = Field("strict", description=MODE_HELP)
     format: bool | None = Field(None, description=FORMAT_HELP)
+    allow_markers: bool = Field(False, description=ALLOW_MARKERS_HELP)
     exact: bool = Field(False, description=EXACT_HELP)
     expected_versions: dict[str, str] | None = Field(None, description=EXPECTED_VERSIONS_HELP)
 

@@ -164,7 +164,7 @@ class Tool(Generic[A, R]):
         formats = getattr(args, "format", None)
         with Transaction(ctx, tool=self.name, dry_run=self.checks_only(args)) as txn:
             txn.lock(self.paths_of(args))
-            with txn.formatting(formats):
+            with txn.formatting(formats), txn.allowing_markers(allows_markers(args)):
                 result = self.run(txn, args)
             done = txn.commit()
         update: dict[str, Any] = {}
@@ -192,6 +192,14 @@ class Tool(Generic[A, R]):
             return exc
         except Exception as exc:  # noqa: BLE001 - a bug must still answer with a code
             return internal_error(exc)
+
+
+def allows_markers(args: BaseModel) -> bool | None:
+    """A call's own ``allow_markers``, when it gives one (``None``: it does not, and a batch's
+    choice holds for it)."""
+    if "allow_markers" not in args.model_fields_set:
+        return None
+    return bool(getattr(args, "allow_markers", False))
 
 
 def _name_last_change(ctx: Context, exc: EditError) -> None:

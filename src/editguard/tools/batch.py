@@ -9,8 +9,14 @@ from pydantic import Field
 
 from editguard.errors import Frame, InvalidRequest, TooManyEdits, error_context
 from editguard.fs.sandbox import Resolved
-from editguard.tools._common import DRY_RUN_HELP, FORMAT_HELP, Args, Checked
-from editguard.tools._tool import Tool
+from editguard.tools._common import (
+    ALLOW_MARKERS_HELP,
+    DRY_RUN_HELP,
+    FORMAT_HELP,
+    Args,
+    Checked,
+)
+from editguard.tools._tool import Tool, allows_markers
 from editguard.transaction import Transaction
 
 WRITING = (
@@ -39,8 +45,9 @@ class BatchArgs(Args):
         description="Run in order, each on the result of the ones before.",
     )
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
-    # Every call's own format, unless the call gives one in its arguments.
+    # Every call's own format and allow_markers, unless the call gives one in its arguments.
     format: bool | None = Field(None, description=FORMAT_HELP)
+    allow_markers: bool = Field(False, description=ALLOW_MARKERS_HELP)
 
 
 class BatchResult(Checked):
@@ -92,6 +99,7 @@ def run(txn: Transaction, args: BatchArgs) -> BatchResult:
             _call(index, total, tool.name),
             txn.checking(tool.checks_only(arguments)),
             txn.formatting(getattr(arguments, "format", None)),
+            txn.allowing_markers(allows_markers(arguments)),
         ):
             results.append(tool.run(txn, arguments).model_dump(mode="json"))
     return BatchResult(results=results, written=txn.will_write(), dry_run=args.dry_run)

@@ -11,6 +11,7 @@ from editguard.core.formats.search_replace import (
     validate_edits,
 )
 from editguard.tools._common import (
+    ALLOW_MARKERS_HELP,
     DRY_RUN_HELP,
     EXACT_HELP,
     FORMAT_HELP,
@@ -59,6 +60,7 @@ class EditFileArgs(Args):
     expected_version: str | None = Field(None, description=VERSION_HELP)
     mode: Mode = Field("strict", description=MODE_HELP)
     format: bool | None = Field(None, description=FORMAT_HELP)
+    allow_markers: bool = Field(False, description=ALLOW_MARKERS_HELP)
     exact: bool = Field(False, description=EXACT_HELP)
 
 

@@ -8,6 +8,7 @@ from pydantic import AliasChoices, Field, field_validator
 
 from editguard.core.formats.lines import LineKind, LineOp, compile_line_ops, validate_line_ops
 from editguard.tools._common import (
+    ALLOW_MARKERS_HELP,
     DRY_RUN_HELP,
     FORMAT_HELP,
     MODE_HELP,
@@ -88,6 +89,7 @@ class EditLinesArgs(Args):
     )
     mode: Mode = Field("strict", description=MODE_HELP)
     format: bool | None = Field(None, description=FORMAT_HELP)
+    allow_markers: bool = Field(False, description=ALLOW_MARKERS_HELP)
 
 
 def run(txn: Transaction, args: EditLinesArgs) -> EditFileResult:

@@ -22,6 +22,7 @@ from editguard.core.formats.symbol_edit import (
 from editguard.errors import TooManyEdits
 from editguard.symbols import Symbol, find_symbol, shares_lines, symbols_of
 from editguard.tools._common import (
+    ALLOW_MARKERS_HELP,
     DRY_RUN_HELP,
     EXACT_HELP,
     FORMAT_HELP,
@@ -79,6 +80,7 @@ class EditSymbolArgs(Args):
     expected_version: str | None = Field(None, description=VERSION_HELP)
     mode: Mode = Field("strict", description=MODE_HELP)
     format: bool | None = Field(None, description=FORMAT_HELP)
+    allow_markers: bool = Field(False, description=ALLOW_MARKERS_HELP)
     exact: bool = Field(False, description=EXACT_HELP)
 
     @model_validator(mode="after")

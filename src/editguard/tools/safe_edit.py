@@ -10,6 +10,7 @@ from editguard.core.document import Document
 from editguard.core.formats import lines, regex_replace
 from editguard.core.formats.whole_text import compile_whole_text
 from editguard.tools._common import (
+    ALLOW_MARKERS_HELP,
     EXACT_HELP,
     FORMAT_HELP,
     MODE_HELP,
@@ -75,6 +76,7 @@ class SafeEditArgs(Args):
     path: str = Field(description=PATH_HELP)
     mode: Mode = Field("strict", description=MODE_HELP)
     format: bool | None = Field(None, description=FORMAT_HELP)
+    allow_markers: bool = Field(False, description=ALLOW_MARKERS_HELP)
     show_diff: bool = Field(True, description="Return the diff.")
     content: str | None = Field(None, description="The whole new file (may create it).")
     line_edits: list[LineEdit] | None = Field(

@@ -7,6 +7,7 @@ from pydantic import Field
 from editguard.core.formats import Compiled
 from editguard.core.formats.whole_text import compile_whole_text, line_ending
 from editguard.tools._common import (
+    ALLOW_MARKERS_HELP,
     FORMAT_HELP,
     MODE_HELP,
     PATH_HELP,
@@ -30,6 +31,7 @@ class WriteFileArgs(Args):
     expected_version: str | None = Field(None, description=VERSION_HELP)
     mode: Mode = Field("strict", description=MODE_HELP)
     format: bool | None = Field(None, description=FORMAT_HELP)
+    allow_markers: bool = Field(False, description=ALLOW_MARKERS_HELP)
 
 
 class WriteFileResult(Checked):

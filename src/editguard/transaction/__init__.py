@@ -124,6 +124,7 @@ class Transaction:
         self._checks = False  # the call running only checks (see checking)
         self._format = ctx.format  # the call formats what it writes (see formatting)
         self.formatted = Formatting()  # what formatting did, for the result
+        self._markers = False  # the call may write elision markers (see allowing_markers)
         self._stack = contextlib.ExitStack()
 
     def __enter__(self) -> Transaction:
@@ -160,6 +161,19 @@ class Transaction:
             yield
         finally:
             self._format = was
+
+    @contextlib.contextmanager
+    def allowing_markers(self, allow: bool | None) -> Iterator[None]:
+        """Run one call (or a batch of them) whose new text may hold elision markers where it
+        deletes lines (``allow``: a file that should hold such a comment), or may not (the
+        elision guard, :mod:`~editguard.core.elided`); ``None`` keeps what holds already (the
+        batch's choice, else the guard)."""
+        was = self._markers
+        self._markers = was if allow is None else allow
+        try:
+            yield
+        finally:
+            self._markers = was
 
     @property
     def stages(self) -> bool:
@@ -321,14 +335,18 @@ class Transaction:
             if before.utf8_view:
                 if build_view is not None:
                     try:
-                        built = build_change(self.ctx, where, before, build_view, mode)
+                        built = build_change(
+                            self.ctx, where, before, build_view, mode, allow_markers=self._markers
+                        )
                     except (EditError, UnicodeError):
                         built = None
                 if built is None:  # (out of the handler, whose traceback still holds the view)
                     del before
                     before = self._as_text(staged)
             if built is None:
-                built = build_change(self.ctx, where, before, build, mode, formatting)
+                built = build_change(
+                    self.ctx, where, before, build, mode, formatting, allow_markers=self._markers
+                )
             change, modifies, report = built
             version = staged.version
             creates = version is None

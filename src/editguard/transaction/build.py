@@ -2,7 +2,8 @@
 
 A tool's pure step (its format) turns the file's Document into a :class:`Change`;
 :func:`build_change` runs it, formats what it wrote where the call asks for it
-(:mod:`~editguard.transaction.formatting`), and checks what it made: no NUL, not over the size
+(:mod:`~editguard.transaction.formatting`), and checks what it made: no elision marker
+written over real code (:mod:`~editguard.core.elided`), no NUL, not over the size
 limit, valid by the mode (the syntax guard, the linters and the tool's own check). Nothing here
 reads or writes a file; :class:`Outcome` is what a writing call reports about one file.
 """
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Generic, Literal, TypeVar, get_args
 
 from editguard.core.diff import render_diff
 from editguard.core.document import Document, from_view
+from editguard.core.elided import check_plan
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.plan import Plan
 from editguard.errors import EditError, FileTooLarge
@@ -128,6 +130,8 @@ def build_change(
     build: Callable[[Document], C],
     mode: Mode,
     formatting: Formatting | None = None,
+    *,
+    allow_markers: bool = False,
 ) -> tuple[C, bool, Report]:
     """Run the tool's pure step on ``before``, format what it wrote (with ``formatting``: not
     for a view, nor over the validation limit) and check what it made: no NUL, not over the
@@ -135,13 +139,18 @@ def build_change(
     validation report.
 
     Formatting never refuses: a formatted text that fails a check is dropped (with a note) and
-    the change as built is checked instead.
+    the change as built is checked instead. The elision guard checks the change as built,
+    unless ``allow_markers``.
 
     Raises:
-        EditError: the format's refusal, ENCODING_ERROR, FILE_TOO_LARGE, VALIDATION_FAILED.
+        EditError: the format's refusal, ELIDED_CONTENT (an elision marker written over lines
+            it deletes, :mod:`~editguard.core.elided`), ENCODING_ERROR, FILE_TOO_LARGE,
+            VALIDATION_FAILED.
     """
     change = build(before)
     plan = change.plan
+    if not allow_markers:
+        check_plan(before.text, plan, where.real, where.display, view=before.utf8_view)
     for r in plan.replacements:
         # Formats check that their texts can be encoded (naming the edit); a NUL can come
         # from anywhere (a regex template's \x00, a new body), so it is refused here.
