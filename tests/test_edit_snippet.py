@@ -460,6 +460,27 @@ def test_a_merge_that_removes_a_definition_the_snippet_does_not_name_is_refused(
     assert path.read_text() == "def f():\n    return 3  # g is gone\n"
 
 
+def test_a_symbol_renamed_by_its_whole_new_text_is_no_removal(root: Path) -> None:
+    path = root / "m.py"
+    path.write_text(
+        "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n"
+    )
+    ws = Workspace([root])
+    ws.call(
+        "edit_snippet", path="m.py", symbol="A/f", snippet="    def h(self):\n        return 1\n"
+    )
+    assert "def h(self):" in path.read_text()
+    # A method the whole new text of its class leaves out is a removal, named.
+    with pytest.raises(EditError) as info:
+        ws.call(
+            "edit_snippet",
+            path="m.py",
+            symbol="A",
+            snippet="class A:\n    def h(self):\n        return 1\n",
+        )
+    assert "method A/g" in info.value.message
+
+
 def test_an_unknown_symbol_is_refused(root: Path) -> None:
     (root / "errors.go").write_text(GO)
     with pytest.raises(EditError) as info:

@@ -86,11 +86,13 @@ def run(txn: Transaction, args: EditSnippetArgs) -> EditSnippetResult:
     def build(doc: Document) -> Change:
         before = symbols_of(doc.name, doc.text) if doc.text else ()
         span = None
+        named = ""
         if args.symbol is not None:
             target = find_symbol(before, name_path=args.symbol)
             span = (target.start_line, target.end_line)
+            named = target.name_path  # the request names it: a new name is a rename
         compiled = compile_snippet(doc, args.snippet, span=span, exact=exact)
-        _check_definitions(doc, compiled.plan, before, args.snippet)
+        _check_definitions(doc, compiled.plan, before, args.snippet, named)
         return Change.of(compiled)
 
     out = txn.run_edit(
@@ -114,9 +116,11 @@ def _flat(symbols: Iterable[Symbol]) -> list[Symbol]:
     return out
 
 
-def _check_definitions(doc: Document, plan: Plan, before: Sequence[Symbol], snippet: str) -> None:
+def _check_definitions(
+    doc: Document, plan: Plan, before: Sequence[Symbol], snippet: str, named: str = ""
+) -> None:
     """Refuse a merge that removes a definition from the text it replaces when the snippet
-    never names it.
+    never names it (nor the request: ``named`` is the name path of the symbol edited).
 
     Raises:
         EditError: ELIDED_CONTENT (INVALID_REQUEST until the elision guard has its code).
@@ -132,7 +136,9 @@ def _check_definitions(doc: Document, plan: Plan, before: Sequence[Symbol], snip
     lost = [
         s
         for s in touched
-        if s.name_path not in after and not re.search(rf"\b{re.escape(s.name)}\b", snippet)
+        if s.name_path not in after
+        and s.name_path != named
+        and not re.search(rf"\b{re.escape(s.name)}\b", snippet)
     ]
     if not lost:
         return
