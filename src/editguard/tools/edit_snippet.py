@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import Field
 
+from editguard import errors
 from editguard.core.document import Document
 from editguard.core.formats.snippet import compile_snippet
 from editguard.core.plan import Plan
@@ -33,10 +34,8 @@ from editguard.tools.edit_file import EditFileResult
 from editguard.transaction import Transaction
 from editguard.transaction.build import Change, Mode
 
-try:  # the elision guard's code, when it is there
-    from editguard.errors import ElidedContent as _Removed  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - until the guard lands
-    _Removed = InvalidRequest
+# The elision guard's code (ELIDED_CONTENT) when errors.py has it, else INVALID_REQUEST.
+_REMOVED: type[EditError] = getattr(errors, "ElidedContent", InvalidRequest)
 
 
 class EditSnippetArgs(Args):
@@ -143,7 +142,7 @@ def _check_definitions(
     if not lost:
         return
     named = ", ".join(f"{s.kind} {s.name_path} (lines {s.start_line}-{s.end_line})" for s in lost)
-    error: EditError = _Removed(
+    error = _REMOVED(
         f"the merged snippet would remove {named} from {doc.name or 'the file'}, and the "
         "snippet never names it: a stretch of the file that stays needs a marker line "
         "(a comment such as '... existing code ...'), or the snippet is less than the text it "
