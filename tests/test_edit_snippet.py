@@ -11,6 +11,8 @@ from pathlib import Path
 
 import coverage
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp import Client, StdioServerParameters
 from mcp_types import TextContent
 
@@ -18,7 +20,7 @@ from editguard import EditError, Workspace
 from editguard.core.document import Document
 from editguard.core.formats.snippet import compile_snippet
 
-from .conftest import Snapshot, cli, set_old_mtime
+from .conftest import Snapshot, cli, examples, set_old_mtime
 
 TESTS = Path(__file__).parent
 CORPUS = TESTS / "corpus"
@@ -385,6 +387,42 @@ def test_each_change_of_a_release_lands_exactly_or_is_refused(pair: str, comment
 def test_changes_of_python_and_javascript_releases_land() -> None:
     assert release_changes(*PAIRS[0])[0] >= 1  # six.py
     assert release_changes(*PAIRS[2])[0] >= 1  # p-limit's index.js
+
+
+# Lines from a small stock, so that files repeat lines (and anchors have several places).
+LINE = st.sampled_from(["a = 1", "    return a", "}", "", "    b = 2", "def f():", "x", "  y"])
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(
+    old=st.lists(LINE, min_size=1, max_size=30),
+    new=st.lists(LINE, max_size=5),
+    where=st.tuples(st.integers(0, 30), st.integers(0, 5)),
+    context=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+)
+def test_a_change_with_context_lands_exactly_or_is_refused(
+    old: list[str], new: list[str], where: tuple[int, int], context: tuple[int, int]
+) -> None:
+    """Lines ``old[i:i+k]`` become ``new``; the snippet is the change with its context lines
+    on both sides and a marker beyond each: the merge is the file so changed, or a refusal."""
+    i = min(where[0], len(old))
+    k = min(where[1], len(old) - i)
+    before, after = old[max(i - context[0], 0) : i], old[i + k : i + k + context[1]]
+    part = [*before, *new, *after]
+    filled = [n for n, line in enumerate(part) if line.strip()]
+    if not filled or filled[0] >= len(before) or filled[-1] < len(before) + len(new):
+        return  # an edge of the part is a new line, or a blank one next to one: no context
+    snippet = "\n".join(["# ...", *part, "# ...", ""])
+    text = "\n".join(old) + "\n"
+    want = "\n".join([*old[:i], *new, *old[i + k :]]) + "\n"
+    try:
+        got = merged(text, "m.py", snippet)
+    except EditError as exc:
+        code = exc.code
+    else:
+        assert got == want
+        return
+    assert code == "AMBIGUOUS_MATCH"  # the context is the file's: found, in order
 
 
 # -- the tool: API, CLI, MCP -----------------------------------------------------------------
