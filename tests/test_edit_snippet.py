@@ -261,6 +261,14 @@ def test_anchors_out_of_order_are_refused() -> None:
     assert error.data["lines"] == [1]
 
 
+def test_in_a_symbol_the_similar_lines_are_the_symbols() -> None:
+    span = _span(GO, "func Wrap(", "}")
+    error = refusal(GO, "errors.go", "// ...\n\t\tmsg: message,\n// ...\n", span=span)
+    assert error.code == "NO_MATCH"
+    assert error.data["similar_content"][0]["start_line"] == span[0] + 6
+    assert all(span[0] <= r["start_line"] <= span[1] for r in error.data["similar_content"])
+
+
 def test_two_markers_in_a_row_only_markers_and_nothing_are_refused() -> None:
     error = refusal(
         SIX, "six.py", "# ...\ndef _add_doc(func, doc):\n# ...\n\n# ... existing code ...\n"
