@@ -42,13 +42,7 @@ class EditSnippetArgs(Args):
     """Arguments of edit_snippet."""
 
     path: str = Field(description=PATH_HELP)
-    snippet: str = Field(
-        description=(
-            "New text of the file (or of the symbol), with a comment line such as "
-            "'// ... existing code ...' for each stretch that stays. The line next to a "
-            "marker must be an unchanged line of the file."
-        )
-    )
+    snippet: str = Field(description="The new text, with marker lines for what stays.")
     symbol: str | None = Field(
         None,
         description="Name path ('Class/method'): the snippet is that symbol's new text.",
@@ -166,13 +160,13 @@ TOOL = Tool(
     name="edit_snippet",
     title="Merge a snippet with '... existing code ...' markers",
     description=(
-        "Write the changed part of a file, or of one symbol (name path), with a comment line "
-        "such as '// ... existing code ...' for each stretch that stays. The lines next to "
-        "each marker and at the snippet's ends must be unchanged lines of the file, in order, "
-        "each at one place: what lies between them is kept (marker) or replaced (code). No "
-        "marker: the whole file's (or symbol's) new text. Else refused with the real lines: "
-        "NO_MATCH, AMBIGUOUS_MATCH. Returns edit_file's result: diff, each part's lines and "
-        "`match`, the version."
+        "Change part of a file, or of one symbol (name path), by sending its new text with a "
+        "comment line such as '// ... existing code ...' for each stretch that stays. The "
+        "lines next to each marker and at the snippet's ends must be unchanged lines of the "
+        "file, in order, each at one place; between them the file's text is kept (marker) or "
+        "replaced (the snippet's lines). No marker: the whole new text. A line not found or "
+        "not placeable is refused (NO_MATCH, AMBIGUOUS_MATCH) with the real lines. Returns "
+        "the diff, each part's lines and `match`, and the version."
     ),
     arguments=EditSnippetArgs,
     result=EditSnippetResult,
