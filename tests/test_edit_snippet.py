@@ -208,7 +208,11 @@ def test_a_marker_of_another_syntax_that_the_file_has_is_its_text() -> None:
 
 
 def test_a_whole_file_without_markers_is_its_new_content() -> None:
-    assert merged("a = 1\nb = 2\n", "a.py", "a = 3\n") == "a = 3\n"
+    compiled = compile_snippet(Document("a = 1\nb = 2\n", name="a.py"), "a = 3\n")
+    assert compiled.plan.apply_to_text("a = 1\nb = 2\n") == "a = 3\n"
+    assert compiled.applied[0].note == (
+        "the snippet has no marker line, so it replaced all of a.py (2 lines) with its 1 line"
+    )
 
 
 def test_a_whole_symbol_without_markers_replaces_the_symbol() -> None:

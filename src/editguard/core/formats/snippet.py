@@ -290,10 +290,18 @@ class _Merger:
         return end, True
 
     def _whole(self, text: str) -> Compiled:
-        """A snippet without markers: the window's whole new text."""
+        """A snippet without markers: the window's whole new text (said in its note, with
+        the lines it replaced, as a model may have meant a part)."""
+        was = self.hi - self.lo
+        now = text.count(LF) + (0 if text.endswith(LF) else 1)
+        what = self.within if self.span is not None else f"all of {self.name}"
+        note = (
+            f"the snippet has no marker line, so it replaced {what} ({was} line"
+            f"{'s' * (was != 1)}) with its {now} line{'s' * (now != 1)}"
+        )
         if self.span is None:
             compiled = compile_whole_text(self.doc, text)
-            return Compiled(compiled.plan, (AppliedEdit(0, 1, (1,)),))
+            return Compiled(compiled.plan, (AppliedEdit(0, 1, (1,), note=note),))
         start = self.starts[self.lo]
         end, broken = self._line_end(self.hi - 1)
         body = text if text.endswith(LF) or not broken else text + LF
@@ -301,7 +309,8 @@ class _Merger:
             body = body.removesuffix(LF)
         self.doc.check_writable(body, field="snippet")
         return Compiled(
-            Plan((Replacement(start, end, body),)), (AppliedEdit(0, 1, (self.lo + 1,)),)
+            Plan((Replacement(start, end, body),)),
+            (AppliedEdit(0, 1, (self.lo + 1,), note=note),),
         )
 
     def _segments(self, marks: Sequence[bool]) -> list[_Segment]:
