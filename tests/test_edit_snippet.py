@@ -573,6 +573,18 @@ def test_a_symbol_renamed_by_its_whole_new_text_is_no_removal(root: Path) -> Non
     assert "method A/g" in info.value.message
 
 
+def test_a_symbol_that_shares_a_line_is_not_replaced_whole(root: Path) -> None:
+    path = root / "m.js"
+    text = "const a = 1; function f() {\n  return a;\n}\n"
+    path.write_text(text)
+    ws = Workspace([root])
+    with pytest.raises(EditError) as info:
+        ws.call("edit_snippet", path="m.js", symbol="f", snippet="function f() {\n  return 2;\n}\n")
+    assert info.value.code == "INVALID_REQUEST"
+    assert "shares a line with other code" in info.value.message
+    assert path.read_text() == text
+
+
 def test_an_unknown_symbol_is_refused(root: Path) -> None:
     (root / "errors.go").write_text(GO)
     with pytest.raises(EditError) as info:

@@ -17,9 +17,10 @@ from pydantic import Field
 from editguard import errors
 from editguard.core.document import Document
 from editguard.core.formats.snippet import compile_snippet
+from editguard.core.markers import marker_lines
 from editguard.core.plan import Plan
 from editguard.errors import EditError, InvalidRequest
-from editguard.symbols import Symbol, find_symbol, symbols_of
+from editguard.symbols import Symbol, find_symbol, shares_lines, symbols_of
 from editguard.tools._common import (
     DRY_RUN_HELP,
     EXACT_HELP,
@@ -83,6 +84,16 @@ def run(txn: Transaction, args: EditSnippetArgs) -> EditSnippetResult:
         if args.symbol is not None:
             target = find_symbol(before, name_path=args.symbol)
             span = (target.start_line, target.end_line)
+            if shares_lines(target) and not marker_lines(args.snippet, doc.name):
+                raise InvalidRequest(
+                    f"{target.name_path} shares a line with other code, and a snippet without "
+                    f"markers replaces its whole lines {span[0]}-{span[1]}, that code too",
+                    data={"field": "snippet", "start_line": span[0], "end_line": span[1]},
+                    suggestions=[
+                        "Keep the symbol's first and last lines with markers between them, or "
+                        "use edit_file with the exact text."
+                    ],
+                )
             named = target.name_path  # the request names it: a new name is a rename
         compiled = compile_snippet(doc, args.snippet, span=span, exact=exact)
         _check_definitions(doc, compiled.plan, before, args.snippet, named)
