@@ -1,0 +1,84 @@
+"""Safety over the benchmark's corpus: a snippet with elision markers, built from a real change the
+way a model writes it, merges into exactly the changed file or is refused; it never gives a third
+text. And the clean snippets whose anchor lines are unique do land (a merger that refused
+everything would be safe and useless).
+
+The cases come from ``snippets.py`` (``benchmarks/bench_snippet.py`` counts them all); the quick
+suite merges a sample spread over every language and kind, the slow test every case.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from editguard.core.markers import marker_lines
+
+from .conftest import examples
+from .snippets import KINDS, SnippetCase, changes, merge, reproduction, sample, snippet_cases
+
+CLEAN_FLOOR = 0.90  # share of the clean cases with unique anchors that must land
+LANGUAGES = {"py", "js", "ts", "d.ts", "tsx", "go", "rs", "java", "c", "h", "cs", "rb", "php", "md"}
+
+
+def _judge(cases: list[SnippetCase]) -> tuple[list[str], Counter[str], Counter[str]]:
+    """Wrong landings (as reproductions), and the verdicts of all cases and of the clean ones
+    with unique anchors."""
+    wrong: list[str] = []
+    verdicts: Counter[str] = Counter()
+    clean: Counter[str] = Counter()
+    for case in cases:
+        outcome = merge(case)
+        verdicts[outcome.verdict] += 1
+        if case.kind == "clean" and case.anchors_unique:
+            clean[outcome.verdict] += 1
+        if outcome.verdict == "wrong":
+            wrong.append(reproduction(case, outcome, width=600))
+    return wrong, verdicts, clean
+
+
+def _assert_safe_and_useful(cases: list[SnippetCase], *, floor: bool = True) -> None:
+    wrong, verdicts, clean = _judge(cases)
+    assert not wrong, f"{len(wrong)} of {len(cases)} landed wrong ({dict(verdicts)}):\n" + (
+        "\n\n".join(wrong[:5])
+    )
+    if floor:
+        landed, total = clean["exact"], sum(clean.values())
+        assert total >= 5, "the sample holds too few clean cases with unique anchors"
+        assert landed >= CLEAN_FLOOR * total, (
+            f"only {landed} of {total} clean snippets with unique anchors landed ({dict(verdicts)})"
+        )
+
+
+def test_the_corpus_holds_snippets_of_real_changes_in_many_languages_and_every_kind() -> None:
+    cases = snippet_cases()
+    assert len(cases) >= 1000
+    assert {case.kind for case in cases} == set(KINDS)
+    assert {case.language for case in cases} >= LANGUAGES
+    assert {case.origin for case in cases} == {"release", "made-up"}
+    assert any(case.span for case in cases)
+    assert any(case.span is None for case in cases)
+    assert sum(case.kind == "clean" and case.anchors_unique for case in cases) >= 100
+    for case in cases:
+        assert case.expected != case.old, case.label
+        markers = marker_lines(case.snippet, case.name)
+        # Every snippet elides something, except one without markers at its edges whose only
+        # elided stretches were at the edges.
+        assert markers or case.kind == "bare_edges", case.label
+        assert len(changes()) > 0
+
+
+def test_a_snippet_of_the_sample_lands_exactly_or_is_refused() -> None:
+    cases = sample(snippet_cases(), examples(400))
+    _assert_safe_and_useful(cases, floor=False)
+
+
+def test_clean_snippets_with_unique_anchors_land() -> None:
+    clean = tuple(case for case in snippet_cases() if case.kind == "clean" and case.anchors_unique)
+    _assert_safe_and_useful(sample(clean, examples(100)))
+
+
+@pytest.mark.slow
+def test_every_snippet_of_the_corpus_lands_exactly_or_is_refused() -> None:
+    _assert_safe_and_useful(list(snippet_cases()))
