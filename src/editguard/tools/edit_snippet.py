@@ -1,0 +1,175 @@
+"""``edit_snippet``: the new text of a file or of one symbol, with elision markers
+(``// ... existing code ...``) for what stays, merged by the rules of
+:mod:`editguard.core.formats.snippet`, never by a guess.
+
+Besides the merge's own refusals, a merge that would remove a definition (a function, class,
+method ...) from the text it replaces is refused unless the snippet names it: a marker the model
+left out, or a snippet that is less than the file, would delete code silently otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from pydantic import Field
+
+from editguard.core.document import Document
+from editguard.core.formats.snippet import compile_snippet
+from editguard.core.plan import Plan
+from editguard.errors import EditError, InvalidRequest
+from editguard.symbols import Symbol, find_symbol, symbols_of
+from editguard.tools._common import (
+    DRY_RUN_HELP,
+    EXACT_HELP,
+    FORMAT_HELP,
+    MODE_HELP,
+    PATH_HELP,
+    VERSION_HELP,
+    Args,
+)
+from editguard.tools._tool import Tool
+from editguard.tools.edit_file import EditFileResult
+from editguard.transaction import Transaction
+from editguard.transaction.build import Change, Mode
+
+try:  # the elision guard's code, when it is there
+    from editguard.errors import ElidedContent as _Removed  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - until the guard lands
+    _Removed = InvalidRequest
+
+
+class EditSnippetArgs(Args):
+    """Arguments of edit_snippet."""
+
+    path: str = Field(description=PATH_HELP)
+    snippet: str = Field(
+        description=(
+            "New text of the file (or of the symbol), with a comment line such as "
+            "'// ... existing code ...' for each stretch that stays. The line next to a "
+            "marker must be an unchanged line of the file."
+        )
+    )
+    symbol: str | None = Field(
+        None,
+        description="Name path ('Class/method'): the snippet is that symbol's new text.",
+    )
+    dry_run: bool = Field(False, description=DRY_RUN_HELP)
+    expected_version: str | None = Field(None, description=VERSION_HELP)
+    mode: Mode = Field("strict", description=MODE_HELP)
+    format: bool | None = Field(None, description=FORMAT_HELP)
+    exact: bool = Field(False, description=EXACT_HELP)
+
+
+class EditSnippetResult(EditFileResult):
+    """Result of edit_snippet: edit_file's, one entry of edits_applied per part of the snippet
+    between markers."""
+
+    notes: list[str] = Field(default=[], description="What differed where a match was not exact.")
+
+
+def run(txn: Transaction, args: EditSnippetArgs) -> EditSnippetResult:
+    """Merge the snippet into the file (or the symbol) and write it through the transaction.
+
+    Raises:
+        EditError: NO_MATCH, AMBIGUOUS_MATCH, INVALID_REQUEST, SYMBOL_NOT_FOUND,
+            AMBIGUOUS_SYMBOL, STALE_VERSION, ENCODING_ERROR, VALIDATION_FAILED and the file
+            errors of read_file, plus WRITE_FAILED.
+    """
+    if "\x00" in args.snippet:
+        raise InvalidRequest(
+            "snippet contains a NUL character (\\u0000), which would make the file binary",
+            data={"field": "snippet"},
+        )
+    exact = args.exact or txn.ctx.exact
+
+    def build(doc: Document) -> Change:
+        before = symbols_of(doc.name, doc.text) if doc.text else ()
+        span = None
+        if args.symbol is not None:
+            target = find_symbol(before, name_path=args.symbol)
+            span = (target.start_line, target.end_line)
+        compiled = compile_snippet(doc, args.snippet, span=span, exact=exact)
+        _check_definitions(doc, compiled.plan, before, args.snippet)
+        return Change.of(compiled)
+
+    out = txn.run_edit(
+        args.path,
+        build,
+        mode=args.mode,
+        expected_version=args.expected_version,
+    )
+    base = EditFileResult.of(out, args.mode, args.dry_run)
+    return EditSnippetResult(
+        **dict(base),
+        notes=[e.note for e in out.change.applied if e.note],
+    )
+
+
+def _flat(symbols: Iterable[Symbol]) -> list[Symbol]:
+    out: list[Symbol] = []
+    for s in symbols:
+        out.append(s)
+        out += _flat(s.children)
+    return out
+
+
+def _check_definitions(doc: Document, plan: Plan, before: Sequence[Symbol], snippet: str) -> None:
+    """Refuse a merge that removes a definition from the text it replaces when the snippet
+    never names it.
+
+    Raises:
+        EditError: ELIDED_CONTENT (INVALID_REQUEST until the elision guard has its code).
+    """
+    touched = [
+        s
+        for s in _flat(before)
+        if any(r.start < s.end and s.start < r.end for r in plan.replacements)
+    ]
+    if not touched:
+        return
+    after = {s.name_path for s in _flat(symbols_of(doc.name, plan.apply_to_text(doc.text)))}
+    lost = [
+        s
+        for s in touched
+        if s.name_path not in after and not re.search(rf"\b{re.escape(s.name)}\b", snippet)
+    ]
+    if not lost:
+        return
+    named = ", ".join(f"{s.kind} {s.name_path} (lines {s.start_line}-{s.end_line})" for s in lost)
+    error: EditError = _Removed(
+        f"the merged snippet would remove {named} from {doc.name or 'the file'}, and the "
+        "snippet never names it: a stretch of the file that stays needs a marker line "
+        "(a comment such as '... existing code ...'), or the snippet is less than the text it "
+        "replaces; nothing was written",
+        data={
+            "field": "snippet",
+            "removed": [
+                {"name_path": s.name_path, "start_line": s.start_line, "end_line": s.end_line}
+                for s in lost
+            ],
+        },
+        suggestions=[
+            "Put a marker line where that code stays, or name it in the snippet if you mean to "
+            "remove it (or remove it with edit_symbol)."
+        ],
+    )
+    raise error
+
+
+TOOL = Tool(
+    name="edit_snippet",
+    title="Merge a snippet with '... existing code ...' markers",
+    description=(
+        "Write the changed part of a file, or of one symbol (name path), with a comment line "
+        "such as '// ... existing code ...' for each stretch that stays. The lines next to "
+        "each marker and at the snippet's ends must be unchanged lines of the file, in order, "
+        "each at one place: what lies between them is kept (marker) or replaced (code). No "
+        "marker: the whole file's (or symbol's) new text. Else refused with the real lines: "
+        "NO_MATCH, AMBIGUOUS_MATCH. Returns edit_file's result: diff, each part's lines and "
+        "`match`, the version."
+    ),
+    arguments=EditSnippetArgs,
+    result=EditSnippetResult,
+    run=run,
+)
