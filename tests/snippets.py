@@ -16,7 +16,9 @@ deterministic (every random choice is seeded by the case's name):
   a marker line in the file's own comment syntax, with varied wording (``... existing code ...``,
   ``… rest of the function unchanged``, ``<!-- ... -->``), indented like the code it stands for;
 - the kinds: ``clean``; ``bare_edges`` (no marker at the start or the end: the snippet starts and
-  ends on context lines, mid-block); ``one_line_marker`` (a marker where only one line stays);
+  ends on context lines, mid-block); ``no_markers`` (the same when no marker is left at all: a
+  fragment of the file, whose only right merges are the change or a refusal, never the fragment
+  as the whole file); ``one_line_marker`` (a marker where only one line stays);
   and the match ladder's slips on the anchors (the lines next to a marker or at an edge):
   ``trailing_ws``, ``curly_quotes``, and ``indent_shift`` (the whole snippet one indentation
   level off).
@@ -45,11 +47,18 @@ from .mistakes import indent_unit, real_edits
 from .release_pairs import PAIRS, split_lines
 
 Kind = Literal[
-    "clean", "bare_edges", "one_line_marker", "trailing_ws", "curly_quotes", "indent_shift"
+    "clean",
+    "bare_edges",
+    "no_markers",
+    "one_line_marker",
+    "trailing_ws",
+    "curly_quotes",
+    "indent_shift",
 ]
 KINDS: tuple[Kind, ...] = (
     "clean",
     "bare_edges",
+    "no_markers",
     "one_line_marker",
     "trailing_ws",
     "curly_quotes",
@@ -71,6 +80,7 @@ WORDINGS = (
     "... keep existing lines ...",
     "… same as before …",
 )
+EDGES = ("bare_edges", "no_markers")
 CURLY = {'"': ("\u201c", "\u201d"), "'": ("\u2018", "\u2019")}
 
 
@@ -142,7 +152,19 @@ def changes() -> tuple[Change, ...]:
             continue  # a release pair's hunk, which the pairs above already cover
         new = decode(edit.expected).text
         out.append(Change(edit.source, edit.file_name, edit.text, new, "made-up"))
-    return tuple(out)
+    return tuple(change for change in map(_same_ending, out) if change.new != change.old)
+
+
+def _same_ending(change: Change) -> Change:
+    """The change with the new text ending as the old one does (with a line break or without):
+    whether a snippet ends with a line break says nothing a merger could rely on, so a change of
+    the final line break alone is left out of the corpus."""
+    new = change.new
+    if change.old.endswith("\n") and not new.endswith("\n"):
+        new += "\n"
+    elif not change.old.endswith("\n") and new.endswith("\n"):
+        new = new[:-1]
+    return replace(change, new=new)
 
 
 # --------------------------------------------------------------------------------------------
@@ -349,7 +371,7 @@ def _enclosing(name: str, old: list[str], region: list[Opcode]) -> tuple[str, in
     best = None
     for sym in symbols:
         first, last = sym.start_line - 1, sym.end_line  # 0-based [first, last)
-        inside = first <= lo and hi <= last if hi > lo else first < lo < last
+        inside = first < lo and hi < last  # strictly inside: its first and last lines stay
         if inside and last - first >= 4 and (best is None or last - first < best[2] - best[1] + 1):
             best = (sym.name_path, sym.start_line, sym.end_line)
     return best
@@ -372,7 +394,7 @@ def cases_of(change: Change) -> list[SnippetCase]:
         ops = _opcodes(old_scope, new_scope)
         for kind in KINDS:
             rng = random.Random(seed ^ zlib.crc32(kind.encode()))
-            if kind == "bare_edges" and part.span is not None:
+            if kind in ("bare_edges", "no_markers") and part.span is not None:
                 continue  # a definition's snippet shows its first and last lines anyway
             shape = _shape(
                 ops,
@@ -380,13 +402,16 @@ def cases_of(change: Change) -> list[SnippetCase]:
                 rng,
                 styles or (HASH,),
                 context=context,
-                edges=kind != "bare_edges",
+                edges=kind not in ("bare_edges", "no_markers"),
                 one_line=kind == "one_line_marker",
                 keep_ends=part.span is not None,
             )
             if shape is None:
                 continue
-            text = shape.text() if kind in ("clean", "bare_edges", "one_line_marker") else None
+            has_markers = any(k == "marker" for k, _, _ in shape.lines)
+            if kind in ("bare_edges", "no_markers") and has_markers != (kind == "bare_edges"):
+                continue
+            text = shape.text() if kind in ("clean", *EDGES, "one_line_marker") else None
             if text is None:
                 text = _slip(shape, kind, rng, unit)
                 if text is None:

@@ -63,9 +63,7 @@ def test_the_corpus_holds_snippets_of_real_changes_in_many_languages_and_every_k
     for case in cases:
         assert case.expected != case.old, case.label
         markers = marker_lines(case.snippet, case.name)
-        # Every snippet elides something, except one without markers at its edges whose only
-        # elided stretches were at the edges.
-        assert markers or case.kind == "bare_edges", case.label
+        assert bool(markers) == (case.kind != "no_markers"), case.label
         assert len(changes()) > 0
 
 
@@ -82,3 +80,43 @@ def test_clean_snippets_with_unique_anchors_land() -> None:
 @pytest.mark.slow
 def test_every_snippet_of_the_corpus_lands_exactly_or_is_refused() -> None:
     _assert_safe_and_useful(list(snippet_cases()))
+
+
+def _by_anchors(case: SnippetCase) -> str | None:
+    """The merge by the issue's rules, for a clean snippet whose anchors are unique: each segment
+    between markers replaces the file's lines from where its first line is to where its last line
+    is; the lines between segments stay. None when an edge line is not found once."""
+    from editguard.core.markers import is_marker, styles_for
+
+    old = case.old.split("\n")
+    lo, hi = (case.span[0] - 1, case.span[1]) if case.span else (0, len(old))
+    scope = old[lo:hi]
+    styles = styles_for(case.name)
+    segments: list[list[str]] = [[]]
+    for line in case.snippet.split("\n"):
+        if is_marker(line, styles):
+            segments.append([])
+        else:
+            segments[-1].append(line)
+    out, cursor = [], 0
+    for segment in (s for s in segments if s):
+        if scope.count(segment[0]) != 1 or scope.count(segment[-1]) != 1:
+            return None
+        first, last = scope.index(segment[0]), scope.index(segment[-1])
+        if first < cursor or last < first:
+            return None
+        out += scope[cursor:first] + segment
+        cursor = last + 1
+    out += scope[cursor:]
+    return "\n".join(old[:lo] + out + old[hi:])
+
+
+def test_the_expected_text_is_what_the_anchors_say() -> None:
+    """The generator's check, merger or not: a clean snippet with unique anchors, merged by its
+    anchors in the simplest way, gives the case's expected text."""
+    cases = [c for c in snippet_cases() if c.kind == "clean" and c.anchors_unique]
+    merged = [(case, _by_anchors(case)) for case in cases]
+    found = [(case, text) for case, text in merged if text is not None]
+    assert len(found) >= 0.9 * len(cases)
+    for case, text in found:
+        assert text == case.expected, case.label
