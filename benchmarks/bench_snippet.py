@@ -86,12 +86,12 @@ def _row(label: str, t: Tally) -> str:
     )
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_CASES} cases spread evenly")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a goal is missed")
     parser.add_argument("--show", type=int, default=5, help="wrong landings to print in full")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     started = time.perf_counter()
     every = snippet_cases()
