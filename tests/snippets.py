@@ -41,7 +41,10 @@ from functools import cache
 from typing import Literal
 
 from editguard.core.document import decode
+from editguard.core.formats.snippet import compile_snippet
 from editguard.core.markers import HASH, Style, is_marker, styles_for
+from editguard.core.plan import render
+from editguard.errors import EditError
 
 from .mistakes import indent_unit, real_edits
 from .release_pairs import PAIRS, split_lines
@@ -460,11 +463,6 @@ class Outcome:
 
 def merge(case: SnippetCase) -> Outcome:
     """``compile_snippet`` on the case, judged: the expected text, a refusal, or a wrong text."""
-    from editguard.core.formats.snippet import compile_snippet
-
-    from editguard.core.plan import render
-    from editguard.errors import EditError
-
     doc = replace(decode(case.old.encode("utf-8")), name=case.name)
     start = time.perf_counter()
     try:
