@@ -13,12 +13,18 @@ or refuse. Anything else (a third text) is a wrong landing, the number this tool
 at zero.
 
 It prints, per language and per kind, the cases, how many landed exactly, wrong, and refused
-(and, for the refusals, the share of cases whose anchor lines are not unique, which a merger
-must refuse), the median time of one merge, and the requirements.
+(for the wrong ones, how many gave the file unchanged, the change lost, and how many the
+``edit_snippet`` tool writes too: each wrong merge is sent to the tool on a real file, whose check
+of removed definitions and syntax guard may still refuse it; for the refusals, how many had an
+anchor line that is not unique, which a merger must refuse), the median time of one merge, and
+the requirements. A snippet without any marker is by the rules the whole new text (of the file,
+or of the symbol): its merge is the fragment, and only the tool's checks stand between it and
+the file, so for that kind only the tool's verdict counts.
 
     python benchmarks/bench_snippet.py [--quick] [--strict] [--show N]
 
-Exits 1 when a case lands wrong; with --strict also when fewer than 90% of the clean cases with
+Exits 1 when a case lands wrong (through the tool, or in the merge outside ``no_markers``); with
+--strict also when fewer than 90% of the clean cases with
 unique anchors land.
 """
 
@@ -28,6 +34,7 @@ import argparse
 import platform
 import statistics
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -45,6 +52,7 @@ from tests.snippets import (  # noqa: E402
     reproduction,
     sample,
     snippet_cases,
+    through_tool,
 )
 
 GOAL_CLEAN = 0.90
@@ -58,22 +66,27 @@ class Tally:
     wrong: int = 0
     refused: int = 0
     refused_ambiguous: int = 0  # refusals of cases whose anchors are not unique
+    noop: int = 0  # wrong landings that gave the file unchanged (the change lost)
+    tool_wrong: int = 0  # wrong landings that the edit_snippet tool writes too
     seconds: list[float] = field(default_factory=list)
 
-    def add(self, case: SnippetCase, outcome: Outcome) -> None:
+    def add(self, case: SnippetCase, outcome: Outcome, tool: str) -> None:
         self.cases += 1
+        self.tool_wrong += tool == "wrong"
         self.seconds.append(outcome.seconds)
         if outcome.verdict == "exact":
             self.exact += 1
         elif outcome.verdict == "wrong":
             self.wrong += 1
+            self.noop += outcome.got == case.old
         else:
             self.refused += 1
             self.refused_ambiguous += not case.anchors_unique
 
 
 HEADER = (
-    f"{'':28} {'cases':>6} {'exact':>6} {'wrong':>6} {'refused':>8} {'(ambig.)':>9} {'median':>9}"
+    f"{'':28} {'cases':>6} {'exact':>6} {'wrong':>6} {'(no-op)':>8} {'tool':>5} "
+    f"{'refused':>8} {'(ambig.)':>9} {'median':>9}"
 )
 
 
@@ -81,8 +94,8 @@ def _row(label: str, t: Tally) -> str:
     median = statistics.median(t.seconds) * 1000 if t.seconds else 0.0
     exact = f"{t.exact / t.cases:.0%}" if t.cases else "-"
     return (
-        f"  {label:26} {t.cases:6} {t.exact:6} {t.wrong:6} {t.refused:8} "
-        f"{t.refused_ambiguous:9} {median:7.2f}ms  ({exact} exact)"
+        f"  {label:26} {t.cases:6} {t.exact:6} {t.wrong:6} {t.noop:8} {t.tool_wrong:5} "
+        f"{t.refused:8} {t.refused_ambiguous:9} {median:7.2f}ms  ({exact} exact)"
     )
 
 
@@ -103,15 +116,21 @@ def main(argv: list[str] | None = None) -> int:
     total, clean_unique = Tally(), Tally()
     wrong: list[str] = []
     started = time.perf_counter()
-    for case in cases:
-        outcome = merge(case)
-        scope = "one definition (symbol)" if case.span else "whole file"
-        for tally in (by_language[case.language], by_kind[case.kind], by_scope[scope], total):
-            tally.add(case, outcome)
-        if case.kind == "clean" and case.anchors_unique:
-            clean_unique.add(case, outcome)
-        if outcome.verdict == "wrong":
-            wrong.append(reproduction(case, outcome))
+    merger_wrong = 0  # wrong merges outside no_markers (whose whole replacement is the rule)
+    with tempfile.TemporaryDirectory() as folder:
+        for case in cases:
+            outcome = merge(case)
+            # A wrong merge is sent to the tool too: its definition check and syntax guard may
+            # still refuse it; what it writes is what a user gets.
+            tool = through_tool(case, Path(folder)) if outcome.verdict == "wrong" else ""
+            scope = "one definition (symbol)" if case.span else "whole file"
+            for tally in (by_language[case.language], by_kind[case.kind], by_scope[scope], total):
+                tally.add(case, outcome, tool)
+            if case.kind == "clean" and case.anchors_unique:
+                clean_unique.add(case, outcome, tool)
+            if outcome.verdict == "wrong":
+                merger_wrong += case.kind != "no_markers"
+                wrong.append(reproduction(case, outcome) + f"\n(the edit_snippet tool: {tool})")
     elapsed = time.perf_counter() - started
 
     load = ", ".join(f"{x:.2f}" for x in _loadavg())
@@ -138,7 +157,16 @@ def main(argv: list[str] | None = None) -> int:
         print("\nWRONG LANDING " + text)
 
     goals = [
-        ("no snippet lands wrong", total.wrong == 0, f"{total.wrong} wrong of {total.cases}"),
+        (
+            "no snippet lands wrong through the edit_snippet tool",
+            total.tool_wrong == 0,
+            f"{total.tool_wrong} wrong of {total.cases}",
+        ),
+        (
+            "the merge lands none wrong (but a snippet without markers, which is the whole text)",
+            merger_wrong == 0,
+            f"{merger_wrong} wrong",
+        ),
         (
             f"at least {GOAL_CLEAN:.0%} of the clean snippets with unique anchors land",
             clean_unique.exact >= GOAL_CLEAN * clean_unique.cases,
@@ -147,13 +175,18 @@ def main(argv: list[str] | None = None) -> int:
     ]
     median = statistics.median(total.seconds) * 1000 if total.seconds else 0.0
     print(
-        f"\nsummary: {total.cases} snippets, {total.exact} landed exactly, {total.wrong} landed "
-        f"wrong, {total.refused} refused; median {median:.2f} ms per merge"
+        f"\nsummary: {total.cases} snippets, {total.exact} landed exactly, {total.wrong} merged "
+        f"wrong ({total.noop} of them no-ops, the change lost; {total.tool_wrong} written wrong "
+        f"by the edit_snippet tool), {total.refused} refused; median {median:.2f} ms per merge"
     )
     print("requirement:")
     for goal, met, figure in goals:
         print(f"  {'ok  ' if met else 'FAIL'} {goal}: {figure}")
-    return 1 if total.wrong or (args.strict and not all(met for _, met, _ in goals)) else 0
+    return (
+        1
+        if total.tool_wrong or merger_wrong or (args.strict and not all(met for _, met, _ in goals))
+        else 0
+    )
 
 
 def _loadavg() -> tuple[float, float, float]:

@@ -38,8 +38,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import cache
+from pathlib import Path
 from typing import Literal
 
+from editguard import Workspace
 from editguard.core.document import decode
 from editguard.core.formats.snippet import compile_snippet
 from editguard.core.markers import HASH, Style, is_marker, styles_for
@@ -110,6 +112,7 @@ class SnippetCase:
         old: the file's text (``\\n``).
         snippet: what the model sends.
         span: 1-based inclusive lines of the definition the snippet replaces, None = the file.
+        symbol: that definition's name path (edit_snippet's ``symbol``), None = the file.
         expected: the file's text after the change.
         anchors_unique: each anchor line occurs once in the file (or the span).
         origin: a release pair's change, or one made up on real code.
@@ -122,6 +125,7 @@ class SnippetCase:
     old: str
     snippet: str
     span: tuple[int, int] | None
+    symbol: str | None
     expected: str
     anchors_unique: bool
     origin: str
@@ -339,6 +343,7 @@ class _Part:
     new: list[str]
     span: tuple[int, int] | None = None  # 1-based inclusive, in old
     new_span: tuple[int, int] | None = None  # the same definition in new
+    symbol: str | None = None  # its name path
 
 
 def _parts(change: Change) -> Iterator[_Part]:
@@ -355,7 +360,12 @@ def _parts(change: Change) -> Iterator[_Part]:
             name, first, last = symbol
             delta = sum((ops[i][4] - ops[i][3]) - (ops[i][2] - ops[i][1]) for i in region)
             yield _Part(
-                f"region {number} symbol {name}", old, mid, (first, last), (first, last + delta)
+                f"region {number} symbol {name}",
+                old,
+                mid,
+                (first, last),
+                (first, last + delta),
+                name,
             )
 
 
@@ -428,6 +438,7 @@ def cases_of(change: Change) -> list[SnippetCase]:
                     old=change.old,
                     snippet=text,
                     span=part.span,
+                    symbol=part.symbol,
                     expected=expected,
                     anchors_unique=_unique(shape.anchors(), old_scope),
                     origin=change.origin,
@@ -475,6 +486,25 @@ def merge(case: SnippetCase) -> Outcome:
     if got == case.expected:
         return Outcome("exact", seconds)
     return Outcome("wrong", seconds, got=got)
+
+
+def through_tool(case: SnippetCase, folder: Path) -> Verdict:
+    """The case sent to the ``edit_snippet`` tool (default mode: the merge, then its check of
+    removed definitions and the syntax guard) on a real file in ``folder``, judged by the bytes
+    on disk afterwards."""
+    target = folder / case.name
+    target.write_bytes(case.old.encode("utf-8"))
+    arguments: dict[str, object] = {"path": case.name, "snippet": case.snippet}
+    if case.symbol is not None:
+        arguments["symbol"] = case.symbol
+    try:
+        Workspace([str(folder)], prewarm=False).call("edit_snippet", **arguments)
+    except EditError:
+        return "refused" if target.read_bytes() == case.old.encode("utf-8") else "wrong"
+    finally:
+        written = target.read_bytes()
+        target.unlink()
+    return "exact" if decode(written).text == case.expected else "wrong"
 
 
 def reproduction(case: SnippetCase, outcome: Outcome, width: int = 2000) -> str:

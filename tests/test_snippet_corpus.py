@@ -10,21 +10,37 @@ suite merges a sample spread over every language and kind, the slow test every c
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from editguard.core.markers import marker_lines
 
 from .conftest import examples
-from .snippets import KINDS, SnippetCase, changes, merge, reproduction, sample, snippet_cases
+from .snippets import (
+    KINDS,
+    SnippetCase,
+    changes,
+    merge,
+    reproduction,
+    sample,
+    snippet_cases,
+    through_tool,
+)
 
 CLEAN_FLOOR = 0.90  # share of the clean cases with unique anchors that must land
 LANGUAGES = {"py", "js", "ts", "d.ts", "tsx", "go", "rs", "java", "c", "h", "cs", "rb", "php", "md"}
 
 
-def _judge(cases: list[SnippetCase]) -> tuple[list[str], Counter[str], Counter[str]]:
+def _judge(cases: list[SnippetCase], folder: Path) -> tuple[list[str], Counter[str], Counter[str]]:
     """Wrong landings (as reproductions), and the verdicts of all cases and of the clean ones
-    with unique anchors."""
+    with unique anchors.
+
+    A wrong merge is wrong, except for a snippet without any marker: by the rules that is the
+    whole new text, so the merge is the fragment, and the edit_snippet tool must refuse it (its
+    check of removed definitions, its syntax guard). Every wrong merge is also sent to the tool,
+    which must not write it.
+    """
     wrong: list[str] = []
     verdicts: Counter[str] = Counter()
     clean: Counter[str] = Counter()
@@ -33,13 +49,16 @@ def _judge(cases: list[SnippetCase]) -> tuple[list[str], Counter[str], Counter[s
         verdicts[outcome.verdict] += 1
         if case.kind == "clean" and case.anchors_unique:
             clean[outcome.verdict] += 1
-        if outcome.verdict == "wrong":
-            wrong.append(reproduction(case, outcome, width=600))
+        if outcome.verdict != "wrong":
+            continue
+        tool = through_tool(case, folder)
+        if case.kind != "no_markers" or tool == "wrong":
+            wrong.append(reproduction(case, outcome, width=600) + f"\n(the tool: {tool})")
     return wrong, verdicts, clean
 
 
-def _assert_safe_and_useful(cases: list[SnippetCase], *, floor: bool = True) -> None:
-    wrong, verdicts, clean = _judge(cases)
+def _assert_safe_and_useful(cases: list[SnippetCase], folder: Path, *, floor: bool = True) -> None:
+    wrong, verdicts, clean = _judge(cases, folder)
     assert not wrong, f"{len(wrong)} of {len(cases)} landed wrong ({dict(verdicts)}):\n" + (
         "\n\n".join(wrong[:5])
     )
@@ -67,19 +86,19 @@ def test_the_corpus_holds_snippets_of_real_changes_in_many_languages_and_every_k
         assert len(changes()) > 0
 
 
-def test_a_snippet_of_the_sample_lands_exactly_or_is_refused() -> None:
+def test_a_snippet_of_the_sample_lands_exactly_or_is_refused(tmp_path: Path) -> None:
     cases = sample(snippet_cases(), examples(400))
-    _assert_safe_and_useful(cases, floor=False)
+    _assert_safe_and_useful(cases, tmp_path, floor=False)
 
 
-def test_clean_snippets_with_unique_anchors_land() -> None:
+def test_clean_snippets_with_unique_anchors_land(tmp_path: Path) -> None:
     clean = tuple(case for case in snippet_cases() if case.kind == "clean" and case.anchors_unique)
-    _assert_safe_and_useful(sample(clean, examples(100)))
+    _assert_safe_and_useful(sample(clean, examples(100)), tmp_path)
 
 
 @pytest.mark.slow
-def test_every_snippet_of_the_corpus_lands_exactly_or_is_refused() -> None:
-    _assert_safe_and_useful(list(snippet_cases()))
+def test_every_snippet_of_the_corpus_lands_exactly_or_is_refused(tmp_path: Path) -> None:
+    _assert_safe_and_useful(list(snippet_cases()), tmp_path)
 
 
 def _by_anchors(case: SnippetCase) -> str | None:
