@@ -51,6 +51,7 @@ from editguard.core.document import LF, Document, normalize_newlines
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.formats.place.refusal import ambiguous, uncorrectable
 from editguard.core.formats.whole_text import compile_whole_text
+from editguard.core.ladder import rung_named
 from editguard.core.listing import excerpt, listing
 from editguard.core.markers import is_marker, styles_for
 from editguard.core.plan import Plan, Replacement
@@ -91,9 +92,16 @@ class _Anchor:
     rung ``rung``; ``hits``: the ladder's hit at each place (none on the exact rung)."""
 
     line: int
+    segment: int
     places: tuple[int, ...]
     rung: str
     hits: dict[int, SeekHit]
+
+
+def _shift(anchor: _Anchor, place: int) -> int:
+    """The indentation shift at which ``anchor`` matched at ``place`` (0 when exactly)."""
+    hit = anchor.hits.get(place)
+    return hit.shift if hit is not None and INDENT in rung_named(hit.rung).tolerances else 0
 
 
 def compile_snippet(
@@ -222,10 +230,10 @@ class _Merger:
         if not any(marks):
             return self._whole(text)
         anchors: list[_Anchor] = []
-        for seg in segments:
-            anchors.append(self._find(seg.first))
+        for k, seg in enumerate(segments):
+            anchors.append(self._find(seg.first, k))
             if seg.last != seg.first:
-                anchors.append(self._find(seg.last))
+                anchors.append(self._find(seg.last, k))
         chain = self._chain(anchors)
         at = dict(zip((a.line for a in anchors), zip(chain, anchors, strict=True), strict=True))
         replacements: list[Replacement] = []
@@ -270,6 +278,21 @@ class _Merger:
     def _segments(self, marks: Sequence[bool]) -> list[_Segment]:
         """The snippet's segments, refusing a snippet that has none or two markers in a row."""
         lines = self.snippet
+        if not any(line.strip() for line, mark in zip(lines, marks, strict=True) if not mark):
+            if any(marks):
+                raise InvalidRequest(
+                    "the snippet is only elision markers: it says nothing to write",
+                    data={"field": "snippet"},
+                    suggestions=[
+                        "Send the lines to change, with a marker for each stretch of the file "
+                        "that stays."
+                    ],
+                )
+            raise InvalidRequest(
+                "the snippet is empty; send the new text, with markers for what stays (to "
+                "empty a file, use write_file)",
+                data={"field": "snippet"},
+            )
         segments: list[_Segment] = []
         previous: int | None = None  # the last marker line seen
         first: int | None = None
@@ -294,32 +317,17 @@ class _Merger:
             first = None
             if line is not None:
                 previous = i
-        if not segments:
-            if any(marks):
-                raise InvalidRequest(
-                    "the snippet is only elision markers: it says nothing to write",
-                    data={"field": "snippet"},
-                    suggestions=[
-                        "Send the lines to change, with a marker for each stretch "
-                        "of the file that stays."
-                    ],
-                )
-            raise InvalidRequest(
-                "the snippet is empty; send the new text, with markers for what stays (to "
-                "empty a file, use write_file)",
-                data={"field": "snippet"},
-            )
         return segments
 
     # -- anchors -----------------------------------------------------------------------------
 
-    def _find(self, line: int) -> _Anchor:
+    def _find(self, line: int, segment: int) -> _Anchor:
         """Snippet line ``line`` in the window: exactly, else on the first tolerant rung that
         finds it anywhere there."""
         wanted = self.snippet[line]
         exact = [x for x in self._line_index().get(wanted, []) if self.lo <= x < self.hi]
         if exact:
-            return _Anchor(line, tuple(exact), "exact", {})
+            return _Anchor(line, segment, tuple(exact), "exact", {})
         if not self.exact:
             hits = seek(
                 self.lines,
@@ -330,9 +338,8 @@ class _Merger:
                 indent_unit=self._indent_unit(),
             )
             if hits:
-                return _Anchor(
-                    line, tuple(h.line for h in hits), hits[0].rung, {h.line: h for h in hits}
-                )
+                places = tuple(h.line for h in hits)
+                return _Anchor(line, segment, places, hits[0].rung, {h.line: h for h in hits})
         raise self._not_found(line)
 
     def _not_found(self, line: int) -> EditError:
@@ -355,36 +362,69 @@ class _Merger:
         return error
 
     def _chain(self, anchors: Sequence[_Anchor]) -> list[int]:
-        """The one place of each anchor that keeps them all in order, each after the last.
+        """The one place of each anchor that keeps them all in order, each after the one
+        before, and the two anchors of a segment at the same indentation shift (else no
+        correction fits the lines between them).
 
         Raises:
-            NoMatch: an anchor is found only before the place of the one before it.
+            NoMatch: an anchor is found only before the place of the one before it (or, for a
+                segment's last anchor, only at another indentation than its first).
             AmbiguousMatch: the order leaves an anchor two places or more.
         """
-        lowest: list[int] = []  # the first place each anchor can take, in order
-        floor = self.lo - 1
+        reach: list[list[int]] = []  # the places each anchor can take after those before it
         for k, anchor in enumerate(anchors):
-            fit = [x for x in anchor.places if x > floor]
+            if not k:
+                fit = list(anchor.places)
+            elif anchor.segment == anchors[k - 1].segment:
+                low: dict[int, int] = {}
+                for y in reach[-1]:
+                    low.setdefault(_shift(anchors[k - 1], y), y)
+                fit = [
+                    x
+                    for x in anchor.places
+                    if (m := low.get(_shift(anchor, x))) is not None and m < x
+                ]
+            else:
+                fit = [x for x in anchor.places if x > reach[-1][0]]
             if not fit:
-                raise self._out_of_order(anchors[k - 1], floor, anchor)
-            floor = fit[0]
-            lowest.append(floor)
-        chain: list[int] = [0] * len(anchors)
-        ceiling = self.hi
-        viable: list[list[int]] = [[] for _ in anchors]
-        for k in range(len(anchors) - 1, -1, -1):
-            before = lowest[k - 1] if k else self.lo - 1
-            viable[k] = [x for x in anchors[k].places if before < x < ceiling]
-            ceiling = viable[k][-1]
+                raise self._out_of_order(anchors[k - 1], reach[-1][0], anchor)
+            reach.append(fit)
+        viable = reach[:]
+        for k in range(len(anchors) - 2, -1, -1):
+            after = viable[k + 1]
+            if anchors[k + 1].segment == anchors[k].segment:
+                high = {_shift(anchors[k + 1], z): z for z in after}
+                viable[k] = [
+                    x
+                    for x in reach[k]
+                    if (m := high.get(_shift(anchors[k], x))) is not None and x < m
+                ]
+            else:
+                viable[k] = [x for x in reach[k] if x < after[-1]]
         for k, anchor in enumerate(anchors):
             if len(viable[k]) > 1:
                 raise self._tie(anchor, viable[k])
-            chain[k] = viable[k][0]
-        return chain
+        return [places[0] for places in viable]
 
     def _out_of_order(self, previous: _Anchor, floor: int, anchor: _Anchor) -> NoMatch:
         found = ", ".join(str(x + 1) for x in anchor.places[:20])
         prev_line = previous.line + 1
+        if any(x > floor for x in anchor.places):
+            return NoMatch(
+                f"line {anchor.line + 1} of the snippet, {self._quoted(anchor.line)}, is in "
+                f"{self.within} after line {floor + 1} (where line {prev_line} of the snippet, "
+                f"{self._quoted(previous.line)}, is) only indented otherwise than that line: "
+                "the lines of one part of the snippet must be off the file's indentation by "
+                "one amount, or match it",
+                path=self.doc.name or None,
+                data={
+                    "snippet_line": anchor.line + 1,
+                    "lines": [x + 1 for x in anchor.places[:20]],
+                    "after_line": floor + 1,
+                    "match": anchor.rung,
+                },
+                suggestions=["Copy the lines with the file's indentation."],
+            )
         shown = [excerpt(self.lines[x], 200) for x in anchor.places[:5]]
         return NoMatch(
             f"line {anchor.line + 1} of the snippet, {self._quoted(anchor.line)}, "
