@@ -128,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
                 tally.add(case, outcome, tool)
             if case.kind == "clean" and case.anchors_unique:
                 clean_unique.add(case, outcome, tool)
-            if outcome.verdict == "wrong":
+            counted = case.kind != "no_markers" or tool == "wrong"
+            if outcome.verdict == "wrong" and counted:
                 merger_wrong += case.kind != "no_markers"
                 wrong.append(reproduction(case, outcome) + f"\n(the edit_snippet tool: {tool})")
     elapsed = time.perf_counter() - started

@@ -15,13 +15,13 @@ deterministic (every random choice is seeded by the case's name):
 - a snippet keeps 1 to 3 lines of context around each change and elides every other stretch with
   a marker line in the file's own comment syntax, with varied wording (``... existing code ...``,
   ``… rest of the function unchanged``, ``<!-- ... -->``), indented like the code it stands for;
-- the kinds: ``clean``; ``bare_edges`` (no marker at the start or the end: the snippet starts and
-  ends on context lines, mid-block); ``no_markers`` (the same when no marker is left at all: a
-  fragment of the file, whose only right merges are the change or a refusal, never the fragment
-  as the whole file); ``one_line_marker`` (a marker where only one line stays);
-  and the match ladder's slips on the anchors (the lines next to a marker or at an edge):
-  ``trailing_ws``, ``curly_quotes``, and ``indent_shift`` (the whole snippet one indentation
-  level off).
+- the kinds: ``clean``; ``bare_edges`` (no marker at the start or the end, or at one of them
+  when none would be left otherwise: the snippet starts or ends on context lines, mid-block);
+  ``no_markers`` (no marker left at all: a fragment of the file, whose only right merges are the
+  change or a refusal, never the fragment as the whole file); ``one_line_marker`` (a marker
+  where only one line stays); and the match ladder's slips on the anchors (the lines next to a
+  marker or at an edge): ``trailing_ws``, ``curly_quotes``, and ``indent_shift`` (the whole
+  snippet one indentation level off).
 
 Every case means one text, ``expected``: the file after the change. The only right answers are
 that text or a refusal; anything else is a wrong landing. ``anchors_unique`` says whether each
@@ -240,16 +240,16 @@ def _shape(
     styles: tuple[Style, ...],
     *,
     context: int,
-    edges: bool,
+    edges: tuple[bool, bool],
     one_line: bool,
     keep_ends: bool = False,
 ) -> _Shape | None:
     """The snippet of the change ``ops`` (the opcodes of old -> ``new``, lines without their line
     breaks): the changed lines,
     ``context`` unchanged lines around each change, a marker for every other stretch of two lines
-    or more (none at the edges without ``edges``). With ``one_line``, one unchanged stretch (the
-    first that allows it) is shown but for exactly one line under a marker: the middle line of a
-    stretch between changes (None when none allows it).
+    or more (at the start and at the end only as ``edges`` says). With ``one_line``, one
+    unchanged stretch (the first that allows it) is shown but for exactly one line under a
+    marker: the middle line of a stretch between changes (None when none allows it).
     None too when nothing is elided (a whole replacement, not a snippet). With ``keep_ends``, the
     first and last lines are always shown (a definition's signature and its closing line)."""
     unchanged = [False] * len(new)
@@ -282,7 +282,7 @@ def _shape(
     while j < len(new):
         if j in starts:
             hi = starts[j]
-            if edges or (j > 0 and hi < len(new)):
+            if (j > 0 or edges[0]) and (hi < len(new) or edges[1]):
                 nxt = new[hi] if hi < len(new) and new[hi].strip() else new[j]
                 out.append(("marker", _marker(rng, styles, _indent(nxt)), False))
             j = hi
@@ -409,20 +409,27 @@ def cases_of(change: Change) -> list[SnippetCase]:
             rng = random.Random(seed ^ zlib.crc32(kind.encode()))
             if kind in ("bare_edges", "no_markers") and part.span is not None:
                 continue  # a definition's snippet shows its first and last lines anyway
-            shape = _shape(
-                ops,
-                new_scope,
-                rng,
-                styles or (HASH,),
-                context=context,
-                edges=kind not in ("bare_edges", "no_markers"),
-                one_line=kind == "one_line_marker",
-                keep_ends=part.span is not None,
-            )
+            # bare_edges drops the markers at both edges, or at one when none would be left.
+            tries = {"bare_edges": ((False, False), (False, True), (True, False))}
+            shape = None
+            for edges in tries.get(kind, ((kind != "no_markers",) * 2,)):
+                shape = _shape(
+                    ops,
+                    new_scope,
+                    rng,
+                    styles or (HASH,),
+                    context=context,
+                    edges=edges,
+                    one_line=kind == "one_line_marker",
+                    keep_ends=part.span is not None,
+                )
+                has_markers = shape is not None and any(k == "marker" for k, _, _ in shape.lines)
+                if shape is not None and (kind != "bare_edges" or has_markers):
+                    break
             if shape is None:
                 continue
             has_markers = any(k == "marker" for k, _, _ in shape.lines)
-            if kind in ("bare_edges", "no_markers") and has_markers != (kind == "bare_edges"):
+            if kind in EDGES and has_markers != (kind == "bare_edges"):
                 continue
             text = shape.text() if kind in ("clean", *EDGES, "one_line_marker") else None
             if text is None:
