@@ -12,20 +12,19 @@ off). Each case means one text, the file after the change: the merge must give e
 or refuse. Anything else (a third text) is a wrong landing, the number this tool exists to keep
 at zero.
 
-It prints, per language and per kind, the cases, how many landed exactly, wrong, and refused
-(for the wrong ones, how many gave the file unchanged, the change lost, and how many the
-``edit_snippet`` tool writes too: each wrong merge is sent to the tool on a real file, whose check
-of removed definitions and syntax guard may still refuse it; for the refusals, how many had an
-anchor line that is not unique, which a merger must refuse), the median time of one merge, and
-the requirements. A snippet without any marker is by the rules the whole new text (of the file,
-or of the symbol): its merge is the fragment, and only the tool's checks stand between it and
-the file, so for that kind only the tool's verdict counts.
+It prints, per language, per kind and per scope, how many cases landed exactly, wrong, and were
+refused; for the wrong ones, how many gave the file unchanged (a no-op: the change lost) and how
+many the ``edit_snippet`` tool writes too (each wrong merge is also sent to the tool on a real
+file: its check of removed definitions and its syntax guard may still refuse it); for the
+refusals, how many had an anchor line that is not unique (a merger must refuse those); the
+median time of one merge; and the requirements. A snippet without any marker is, by the rules,
+the whole new text (of the file, or of the symbol): its merge is the fragment itself, and only
+the tool's checks stand between it and the file, so for that kind the tool's verdict counts.
 
     python benchmarks/bench_snippet.py [--quick] [--strict] [--show N]
 
 Exits 1 when a case lands wrong (through the tool, or in the merge outside ``no_markers``); with
---strict also when fewer than 90% of the clean cases with
-unique anchors land.
+--strict also when fewer than 90% of the clean cases with unique anchors land.
 """
 
 from __future__ import annotations
@@ -67,16 +66,20 @@ class Tally:
     refused: int = 0
     refused_ambiguous: int = 0  # refusals of cases whose anchors are not unique
     noop: int = 0  # wrong landings that gave the file unchanged (the change lost)
-    tool_wrong: int = 0  # wrong landings that the edit_snippet tool writes too
+    tool_wrong: int = 0  # wrong landings that the edit_snippet tool writes too (the rest its
+    # check of removed definitions or its syntax guard refuses)
     seconds: list[float] = field(default_factory=list)
 
     def add(self, case: SnippetCase, outcome: Outcome, tool: str) -> None:
+        """One case: the merge's verdict, but for a snippet without markers (the whole text by
+        the rules) the tool's, which stands between that merge and the file."""
         self.cases += 1
         self.tool_wrong += tool == "wrong"
         self.seconds.append(outcome.seconds)
-        if outcome.verdict == "exact":
+        verdict = tool if case.kind == "no_markers" and tool else outcome.verdict
+        if verdict == "exact":
             self.exact += 1
-        elif outcome.verdict == "wrong":
+        elif verdict == "wrong":
             self.wrong += 1
             self.noop += outcome.got == case.old
         else:
@@ -176,9 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     ]
     median = statistics.median(total.seconds) * 1000 if total.seconds else 0.0
     print(
-        f"\nsummary: {total.cases} snippets, {total.exact} landed exactly, {total.wrong} merged "
+        f"\nsummary: {total.cases} snippets, {total.exact} landed exactly, {total.wrong} landed "
         f"wrong ({total.noop} of them no-ops, the change lost; {total.tool_wrong} written wrong "
-        f"by the edit_snippet tool), {total.refused} refused; median {median:.2f} ms per merge"
+        f"through the edit_snippet tool), {total.refused} refused; median {median:.2f} ms a merge"
     )
     print("requirement:")
     for goal, met, figure in goals:
