@@ -23,8 +23,10 @@ the tool's checks stand between it and the file, so for that kind the tool's ver
 
     python benchmarks/bench_snippet.py [--quick] [--strict] [--show N]
 
-Exits 1 when a case lands wrong (through the tool, or in the merge outside ``no_markers``); with
---strict also when fewer than 90% of the clean cases with unique anchors land.
+With --strict, exits 1 when a requirement is missed: a case lands wrong (through the tool, or
+in the merge outside ``no_markers``), or fewer than 90% of the clean cases with unique anchors
+land. Without it a miss is printed as FAIL (``tests/test_snippet_corpus.py`` is what fails on a
+wrong landing that is not yet a known one).
 """
 
 from __future__ import annotations
@@ -186,11 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     print("requirement:")
     for goal, met, figure in goals:
         print(f"  {'ok  ' if met else 'FAIL'} {goal}: {figure}")
-    return (
-        1
-        if total.tool_wrong or merger_wrong or (args.strict and not all(met for _, met, _ in goals))
-        else 0
-    )
+    return 1 if args.strict and not all(met for _, met, _ in goals) else 0
 
 
 def _loadavg() -> tuple[float, float, float]:
