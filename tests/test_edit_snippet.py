@@ -11,6 +11,8 @@ from pathlib import Path
 
 import coverage
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp import Client, StdioServerParameters
 from mcp_types import TextContent
 
@@ -18,7 +20,7 @@ from editguard import EditError, Workspace
 from editguard.core.document import Document
 from editguard.core.formats.snippet import compile_snippet
 
-from .conftest import Snapshot, cli, set_old_mtime
+from .conftest import Snapshot, cli, examples, set_old_mtime
 
 TESTS = Path(__file__).parent
 CORPUS = TESTS / "corpus"
@@ -259,6 +261,14 @@ def test_anchors_out_of_order_are_refused() -> None:
     assert error.data["lines"] == [1]
 
 
+def test_in_a_symbol_the_similar_lines_are_the_symbols() -> None:
+    span = _span(GO, "func Wrap(", "}")
+    error = refusal(GO, "errors.go", "// ...\n\t\tmsg: message,\n// ...\n", span=span)
+    assert error.code == "NO_MATCH"
+    assert error.data["similar_content"][0]["start_line"] == span[0] + 6
+    assert all(span[0] <= r["start_line"] <= span[1] for r in error.data["similar_content"])
+
+
 def test_two_markers_in_a_row_only_markers_and_nothing_are_refused() -> None:
     error = refusal(
         SIX, "six.py", "# ...\ndef _add_doc(func, doc):\n# ...\n\n# ... existing code ...\n"
@@ -387,6 +397,42 @@ def test_changes_of_python_and_javascript_releases_land() -> None:
     assert release_changes(*PAIRS[2])[0] >= 1  # p-limit's index.js
 
 
+# Lines from a small stock, so that files repeat lines (and anchors have several places).
+LINE = st.sampled_from(["a = 1", "    return a", "}", "", "    b = 2", "def f():", "x", "  y"])
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(
+    old=st.lists(LINE, min_size=1, max_size=30),
+    new=st.lists(LINE, max_size=5),
+    where=st.tuples(st.integers(0, 30), st.integers(0, 5)),
+    context=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+)
+def test_a_change_with_context_lands_exactly_or_is_refused(
+    old: list[str], new: list[str], where: tuple[int, int], context: tuple[int, int]
+) -> None:
+    """Lines ``old[i:i+k]`` become ``new``; the snippet is the change with its context lines
+    on both sides and a marker beyond each: the merge is the file so changed, or a refusal."""
+    i = min(where[0], len(old))
+    k = min(where[1], len(old) - i)
+    before, after = old[max(i - context[0], 0) : i], old[i + k : i + k + context[1]]
+    part = [*before, *new, *after]
+    filled = [n for n, line in enumerate(part) if line.strip()]
+    if not filled or filled[0] >= len(before) or filled[-1] < len(before) + len(new):
+        return  # an edge of the part is a new line, or a blank one next to one: no context
+    snippet = "\n".join(["# ...", *part, "# ...", ""])
+    text = "\n".join(old) + "\n"
+    want = "\n".join([*old[:i], *new, *old[i + k :]]) + "\n"
+    try:
+        got = merged(text, "m.py", snippet)
+    except EditError as exc:
+        code = exc.code
+    else:
+        assert got == want
+        return
+    assert code == "AMBIGUOUS_MATCH"  # the context is the file's: found, in order
+
+
 # -- the tool: API, CLI, MCP -----------------------------------------------------------------
 
 
@@ -458,6 +504,27 @@ def test_a_merge_that_removes_a_definition_the_snippet_does_not_name_is_refused(
     # Named in the snippet, its removal is meant.
     ws.call("edit_snippet", path="m.py", snippet="def f():\n    return 3  # g is gone\n")
     assert path.read_text() == "def f():\n    return 3  # g is gone\n"
+
+
+def test_a_symbol_renamed_by_its_whole_new_text_is_no_removal(root: Path) -> None:
+    path = root / "m.py"
+    path.write_text(
+        "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n"
+    )
+    ws = Workspace([root])
+    ws.call(
+        "edit_snippet", path="m.py", symbol="A/f", snippet="    def h(self):\n        return 1\n"
+    )
+    assert "def h(self):" in path.read_text()
+    # A method the whole new text of its class leaves out is a removal, named.
+    with pytest.raises(EditError) as info:
+        ws.call(
+            "edit_snippet",
+            path="m.py",
+            symbol="A",
+            snippet="class A:\n    def h(self):\n        return 1\n",
+        )
+    assert "method A/g" in info.value.message
 
 
 def test_an_unknown_symbol_is_refused(root: Path) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import Field
 
+from editguard import errors
 from editguard.core.document import Document
 from editguard.core.formats.snippet import compile_snippet
 from editguard.core.plan import Plan
@@ -33,23 +34,15 @@ from editguard.tools.edit_file import EditFileResult
 from editguard.transaction import Transaction
 from editguard.transaction.build import Change, Mode
 
-try:  # the elision guard's code, when it is there
-    from editguard.errors import ElidedContent as _Removed  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - until the guard lands
-    _Removed = InvalidRequest
+# The elision guard's code (ELIDED_CONTENT) when errors.py has it, else INVALID_REQUEST.
+_REMOVED: type[EditError] = getattr(errors, "ElidedContent", InvalidRequest)
 
 
 class EditSnippetArgs(Args):
     """Arguments of edit_snippet."""
 
     path: str = Field(description=PATH_HELP)
-    snippet: str = Field(
-        description=(
-            "New text of the file (or of the symbol), with a comment line such as "
-            "'// ... existing code ...' for each stretch that stays. The line next to a "
-            "marker must be an unchanged line of the file."
-        )
-    )
+    snippet: str = Field(description="The new text, with marker lines for what stays.")
     symbol: str | None = Field(
         None,
         description="Name path ('Class/method'): the snippet is that symbol's new text.",
@@ -86,11 +79,13 @@ def run(txn: Transaction, args: EditSnippetArgs) -> EditSnippetResult:
     def build(doc: Document) -> Change:
         before = symbols_of(doc.name, doc.text) if doc.text else ()
         span = None
+        named = ""
         if args.symbol is not None:
             target = find_symbol(before, name_path=args.symbol)
             span = (target.start_line, target.end_line)
+            named = target.name_path  # the request names it: a new name is a rename
         compiled = compile_snippet(doc, args.snippet, span=span, exact=exact)
-        _check_definitions(doc, compiled.plan, before, args.snippet)
+        _check_definitions(doc, compiled.plan, before, args.snippet, named)
         return Change.of(compiled)
 
     out = txn.run_edit(
@@ -114,9 +109,11 @@ def _flat(symbols: Iterable[Symbol]) -> list[Symbol]:
     return out
 
 
-def _check_definitions(doc: Document, plan: Plan, before: Sequence[Symbol], snippet: str) -> None:
+def _check_definitions(
+    doc: Document, plan: Plan, before: Sequence[Symbol], snippet: str, named: str = ""
+) -> None:
     """Refuse a merge that removes a definition from the text it replaces when the snippet
-    never names it.
+    never names it (nor the request: ``named`` is the name path of the symbol edited).
 
     Raises:
         EditError: ELIDED_CONTENT (INVALID_REQUEST until the elision guard has its code).
@@ -132,12 +129,14 @@ def _check_definitions(doc: Document, plan: Plan, before: Sequence[Symbol], snip
     lost = [
         s
         for s in touched
-        if s.name_path not in after and not re.search(rf"\b{re.escape(s.name)}\b", snippet)
+        if s.name_path not in after
+        and s.name_path != named
+        and not re.search(rf"\b{re.escape(s.name)}\b", snippet)
     ]
     if not lost:
         return
     named = ", ".join(f"{s.kind} {s.name_path} (lines {s.start_line}-{s.end_line})" for s in lost)
-    error: EditError = _Removed(
+    error = _REMOVED(
         f"the merged snippet would remove {named} from {doc.name or 'the file'}, and the "
         "snippet never names it: a stretch of the file that stays needs a marker line "
         "(a comment such as '... existing code ...'), or the snippet is less than the text it "
@@ -161,13 +160,13 @@ TOOL = Tool(
     name="edit_snippet",
     title="Merge a snippet with '... existing code ...' markers",
     description=(
-        "Write the changed part of a file, or of one symbol (name path), with a comment line "
-        "such as '// ... existing code ...' for each stretch that stays. The lines next to "
-        "each marker and at the snippet's ends must be unchanged lines of the file, in order, "
-        "each at one place: what lies between them is kept (marker) or replaced (code). No "
-        "marker: the whole file's (or symbol's) new text. Else refused with the real lines: "
-        "NO_MATCH, AMBIGUOUS_MATCH. Returns edit_file's result: diff, each part's lines and "
-        "`match`, the version."
+        "Change part of a file, or of one symbol (name path), by sending its new text with a "
+        "comment line such as '// ... existing code ...' for each stretch that stays. The "
+        "lines next to each marker and at the snippet's ends must be unchanged lines of the "
+        "file, in order, each at one place; between them the file's text is kept (marker) or "
+        "replaced (the snippet's lines). No marker: the whole new text. A line not found or "
+        "not placeable is refused (NO_MATCH, AMBIGUOUS_MATCH) with the real lines. Returns "
+        "the diff, each part's lines and `match`, and the version."
     ),
     arguments=EditSnippetArgs,
     result=EditSnippetResult,

@@ -344,6 +344,9 @@ class _Merger:
 
     def _not_found(self, line: int) -> EditError:
         text = self.doc.text
+        if self.span is not None:
+            # Similar lines of the symbol only, at their own line numbers.
+            text = LF * self.lo + LF.join(self.lines[self.lo : self.hi]) + LF
         what = f"line {line + 1} of the snippet"
         error = mismatch_error(
             CountMismatch(0, 1, 0, text, (), False), self.snippet[line], "", self.name, None, what
