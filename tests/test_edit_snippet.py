@@ -171,11 +171,48 @@ def test_html_comment_marker() -> None:
     assert merged(page, "index.html", snippet) == page.replace("<p>one</p>", "<p>one!</p>")
 
 
+@pytest.mark.parametrize(
+    ("name", "marker"),
+    [
+        ("App.tsx", "{/* ... existing code ... */}"),
+        ("q.sql", "-- ... existing code ..."),
+        ("init.lua", "-- ..."),
+        ("core.clj", "; ... unchanged ..."),
+        ("page.md", "<!-- ... rest of the file ... -->"),
+        ("conf.yaml", "# ... other keys unchanged"),
+        ("Makefile", "# ... existing code ..."),
+    ],
+)
+def test_other_comment_syntaxes(name: str, marker: str) -> None:
+    text = "one\ntwo\nthree\nfour\nfive\nsix\n"
+    snippet = f"{marker}\nthree\nFOUR\nfive\n{marker}\n"
+    assert merged(text, name, snippet) == text.replace("four", "FOUR")
+    # A marker in another comment syntax is no marker here, and no code to write either.
+    other = "<!-- ... -->" if "<!--" not in marker else "// ..."
+    error = refusal(text, name, snippet.replace(marker, other))
+    assert error.code == "INVALID_REQUEST"
+    assert "another comment syntax" in error.message
+    assert error.data["snippet_line"] == 1
+
+
+def test_a_marker_of_another_syntax_that_the_file_has_is_its_text() -> None:
+    text = "Intro\n```js\n// ...\nfoo()\n```\nEnd\n"
+    snippet = "<!-- ... -->\n```js\n// ...\nbar()\n```\n<!-- ... -->\n"
+    assert merged(text, "m.md", snippet) == text.replace("foo()", "bar()")
+    text = "x = 1\n// ...\ny = 2\nz = 0\n"
+    snippet = "# ...\n// ...\ny = 3\nz = 0\n"
+    assert merged(text, "m.py", snippet) == text.replace("y = 2", "y = 3")
+
+
 # -- whole texts and symbols -----------------------------------------------------------------
 
 
 def test_a_whole_file_without_markers_is_its_new_content() -> None:
-    assert merged("a = 1\nb = 2\n", "a.py", "a = 3\n") == "a = 3\n"
+    compiled = compile_snippet(Document("a = 1\nb = 2\n", name="a.py"), "a = 3\n")
+    assert compiled.plan.apply_to_text("a = 1\nb = 2\n") == "a = 3\n"
+    assert compiled.applied[0].note == (
+        "the snippet has no marker line, so it replaced all of a.py (2 lines) with its 1 line"
+    )
 
 
 def test_a_whole_symbol_without_markers_replaces_the_symbol() -> None:
@@ -467,6 +504,15 @@ def test_the_tool_writes_through_the_transaction(root: Path) -> None:
         "\t\tmsg:   message,\n\t}\n\treturn &withStack",
         '\t\tmsg:   message + "!",\n\t}\n\treturn &withStack',
     )
+
+
+def test_a_crlf_file_keeps_its_line_endings(root: Path) -> None:
+    path = root / "m.py"
+    path.write_bytes(b"def f():\r\n    a = 1\r\n    b = 2\r\n    return a\r\n")
+    Workspace([root]).call(
+        "edit_snippet", path="m.py", snippet="# ...\n    a = 1\n    b = 3\n    return a\n"
+    )
+    assert path.read_bytes() == b"def f():\r\n    a = 1\r\n    b = 3\r\n    return a\r\n"
 
 
 def test_a_dry_run_writes_nothing(root: Path) -> None:

@@ -28,7 +28,9 @@ numbers are no rung here, a snippet is new text). Then:
   the whole symbol (as edit_symbol's new_body).
 
 Refused: an empty snippet, one that is only markers, two markers with only blank lines between
-them (``INVALID_REQUEST``); an anchor not found (``NO_MATCH``, with the most similar regions),
+them, a line that is a marker in another comment syntax than the file's and not a line of the
+window (as code it would be written, or make the snippet the whole new text:
+``INVALID_REQUEST``); an anchor not found (``NO_MATCH``, with the most similar regions),
 an anchor found only before the one it must follow (``NO_MATCH``, the order named), a tie
 (``AMBIGUOUS_MATCH``), a ladder correction that cannot be carried over (``NO_MATCH``).
 
@@ -53,7 +55,7 @@ from editguard.core.formats.place.refusal import ambiguous, uncorrectable
 from editguard.core.formats.whole_text import compile_whole_text
 from editguard.core.ladder import rung_named
 from editguard.core.listing import excerpt, listing
-from editguard.core.markers import is_marker, styles_for
+from editguard.core.markers import ANY, JSX, Style, is_marker, styles_for
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import (
     INDENT,
@@ -73,6 +75,9 @@ from editguard.core.seek import (
     used,
 )
 from editguard.errors import AmbiguousMatch, EditError, InvalidRequest, NoMatch
+
+# Every comment syntax a marker may be written in, in any file.
+_EVERY_STYLE = (*ANY, JSX)
 
 # The ladder for anchors: exact first, then the tolerant rungs, none with pasted line numbers.
 TOLERANT = tuple(r for r in LADDER[1:] if NUMBERS not in r.tolerances)
@@ -128,6 +133,7 @@ def compile_snippet(
     styles = styles_for(doc.name)
     marks = [is_marker(line, styles) for line in lines]
     merger = _Merger(doc, lines, span, exact)
+    merger.foreign(marks, styles)
     ownable = merger.ownable(marks)
     if not ownable:
         return merger.merge(marks, text)
@@ -197,6 +203,29 @@ class _Merger:
 
     # -- the file's own marker-like comments -----------------------------------------------
 
+    def foreign(self, marks: Sequence[bool], styles: tuple[Style, ...]) -> None:
+        """Refuse a line that is a marker in another comment syntax than the file's (``//
+        ...`` in a Python file) and not a line of the window: taken as code, it would be
+        written into the file, or make the snippet the file's whole new text.
+
+        Raises:
+            InvalidRequest: naming the line and the file's marker form.
+        """
+        keys = {content_key(line) for line in self.lines[self.lo : self.hi]}
+        for i, line in enumerate(self.snippet):
+            if marks[i] or not is_marker(line, _EVERY_STYLE) or content_key(line) in keys:
+                continue
+            opener, closer = styles[0]
+            form = f"{opener} ... existing code ...{' ' + closer if closer else ''}"
+            raise InvalidRequest(
+                f"line {i + 1} of the snippet, {self._quoted(i)}, is an elision marker in "
+                f"another comment syntax than {self.name}'s, so it is no marker here, and as "
+                f"code it would be written into the file; a marker in this file is a line "
+                f"such as {form!r}",
+                data={"field": "snippet", "snippet_line": i + 1, "marker": form},
+                suggestions=[f"Write each marker as {form!r}."],
+            )
+
     def ownable(self, marks: Sequence[bool]) -> set[int]:
         """The marker lines of the snippet that the window has itself, next to the same
         neighbour line (compared as every rung compares lines) as in the snippet."""
@@ -261,10 +290,18 @@ class _Merger:
         return end, True
 
     def _whole(self, text: str) -> Compiled:
-        """A snippet without markers: the window's whole new text."""
+        """A snippet without markers: the window's whole new text (said in its note, with
+        the lines it replaced, as a model may have meant a part)."""
+        was = self.hi - self.lo
+        now = text.count(LF) + (0 if text.endswith(LF) else 1)
+        what = self.within if self.span is not None else f"all of {self.name}"
+        note = (
+            f"the snippet has no marker line, so it replaced {what} ({was} line"
+            f"{'s' * (was != 1)}) with its {now} line{'s' * (now != 1)}"
+        )
         if self.span is None:
             compiled = compile_whole_text(self.doc, text)
-            return Compiled(compiled.plan, (AppliedEdit(0, 1, (1,)),))
+            return Compiled(compiled.plan, (AppliedEdit(0, 1, (1,), note=note),))
         start = self.starts[self.lo]
         end, broken = self._line_end(self.hi - 1)
         body = text if text.endswith(LF) or not broken else text + LF
@@ -272,7 +309,8 @@ class _Merger:
             body = body.removesuffix(LF)
         self.doc.check_writable(body, field="snippet")
         return Compiled(
-            Plan((Replacement(start, end, body),)), (AppliedEdit(0, 1, (self.lo + 1,)),)
+            Plan((Replacement(start, end, body),)),
+            (AppliedEdit(0, 1, (self.lo + 1,), note=note),),
         )
 
     def _segments(self, marks: Sequence[bool]) -> list[_Segment]:
