@@ -67,12 +67,14 @@ _LATIN1_OLD = "Caf\u00e9 na\u00efve \u00bd, premi\u00e8re \x81"
 _LATIN1_NEW = "Caf\u00e9 na\u00efve \u00be, derni\u00e8re \u00a9 \x8d"
 
 
-def _comment(name: str) -> str:
-    return "// " if name.endswith((".js", ".ts")) else "# "
+def _comment(name: str, line: str) -> str:
+    if name.endswith(".css"):
+        return f"/* {line} */"
+    return f"// {line}" if name.endswith((".js", ".ts")) else f"# {line}"
 
 
 def _header(pair: Pair, text: str, line: str) -> str:
-    return f"{_comment(pair.file_name)}{line}\n{text}"
+    return f"{_comment(pair.file_name, line)}\n{text}"
 
 
 def variants(pair: Pair) -> list[Variant]:

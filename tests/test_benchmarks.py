@@ -31,6 +31,7 @@ BENCH_EXTRA = {"bench_tokens.py": "mistral_common"}
         "bench_tokens.py",
         "bench_real_code.py",
         "bench_ladder.py",
+        "bench_snippet.py",
         "bench_journal.py",
         "bench_history.py",
         "bench_history_calls.py",

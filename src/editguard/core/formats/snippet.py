@@ -558,8 +558,8 @@ class _Merger:
                 file_uses_tabs=file_uses_tabs(self.lines),
                 file_typographic=frozenset(c for c in TYPOGRAPHIC if c in self.doc.text),
             )
-        except OnlyIgnored:
-            return self.lines[a : b + 1], used(hit, found), None
+        except OnlyIgnored:  # the segment is its anchors: the file's, without lines between
+            return list(found), used(hit, found), None
         except Uncorrectable as exc:
             raise uncorrectable(
                 self.lines,
