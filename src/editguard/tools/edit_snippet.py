@@ -14,12 +14,11 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import Field
 
-from editguard import errors
 from editguard.core.document import Document
 from editguard.core.formats.snippet import compile_snippet
 from editguard.core.markers import marker_lines
 from editguard.core.plan import Plan
-from editguard.errors import EditError, InvalidRequest
+from editguard.errors import ElidedContent, InvalidRequest
 from editguard.symbols import Symbol, find_symbol, shares_lines, symbols_of
 from editguard.tools._common import (
     DRY_RUN_HELP,
@@ -34,9 +33,6 @@ from editguard.tools._tool import Tool
 from editguard.tools.edit_file import EditFileResult
 from editguard.transaction import Transaction
 from editguard.transaction.build import Change, Mode
-
-# The elision guard's code (ELIDED_CONTENT) when errors.py has it, else INVALID_REQUEST.
-_REMOVED: type[EditError] = getattr(errors, "ElidedContent", InvalidRequest)
 
 
 class EditSnippetArgs(Args):
@@ -147,7 +143,7 @@ def _check_definitions(
     if not lost:
         return
     named = ", ".join(f"{s.kind} {s.name_path} (lines {s.start_line}-{s.end_line})" for s in lost)
-    error = _REMOVED(
+    error = ElidedContent(
         f"the merged snippet would remove {named} from {doc.name or 'the file'}, and the "
         "snippet never names it: a stretch of the file that stays needs a marker line "
         "(a comment such as '... existing code ...'), or the snippet is less than the text it "
