@@ -200,6 +200,7 @@ class _Merger:
         self.within = self.name if span is None else f"lines {span[0]}-{span[1]} of {self.name}"
         self._index: dict[str, list[int]] | None = None
         self._unit: int | None = None
+        self.bare = False
 
     # -- the file's own marker-like comments -----------------------------------------------
 
@@ -256,7 +257,8 @@ class _Merger:
 
     def merge(self, marks: Sequence[bool], text: str) -> Compiled:
         segments = self._segments(marks)
-        if not any(marks):
+        self.bare = not any(marks)
+        if self.bare and self._is_whole():
             return self._whole(text)
         anchors: list[_Anchor] = []
         for k, seg in enumerate(segments):
@@ -264,6 +266,7 @@ class _Merger:
             if seg.last != seg.first:
                 anchors.append(self._find(seg.last, k))
         chain = self._chain(anchors)
+        self._blank_edges(marks, segments, chain, anchors)
         at = dict(zip((a.line for a in anchors), zip(chain, anchors, strict=True), strict=True))
         replacements: list[Replacement] = []
         applied: list[AppliedEdit] = []
@@ -279,8 +282,91 @@ class _Merger:
             applied.append(AppliedEdit(k, 1, (a + 1 + delta,), rung, note))
             delta += len(new) - (b - a + 1)
         plan = Plan(tuple(replacements))
+        if self.bare and plan.apply_to_text(self.doc.text) == self.doc.text:
+            a, b = chain[0], chain[-1]
+            raise InvalidRequest(
+                f"the snippet has no marker line, so it replaces lines {a + 1}-{b + 1} of "
+                f"{self.name}, from where its first line is to where its last line is, and it "
+                "is their text already: it changes nothing (lines before or after it are not "
+                "removed by leaving them out)",
+                data={"field": "snippet", "start_line": a + 1, "end_line": b + 1},
+                suggestions=[
+                    "Send the lines around the change with markers for what stays, use "
+                    "edit_file to remove lines, or write_file to replace a whole file."
+                ],
+            )
         self.doc.check_encodable("".join(r.text for r in replacements))
         return Compiled(plan, tuple(applied))
+
+    def _is_whole(self) -> bool:
+        """Whether a snippet without markers is the window's whole new text: a symbol's, or
+        the file's when the file is empty or the snippet's first and last lines are the file's
+        first and last lines (else it starts and ends where those lines are found)."""
+        if self.span is not None or not self.lines:
+            return True
+        return self.snippet[0] == self.lines[0] and self.snippet[-1] == self.lines[-1]
+
+    def _blank_edges(
+        self,
+        marks: Sequence[bool],
+        segments: Sequence[_Segment],
+        chain: Sequence[int],
+        anchors: Sequence[_Anchor],
+    ) -> None:
+        """Refuse a segment with a blank line between its edge and a marker (or the snippet's
+        edge) where the file's
+        line beyond the anchor, on that side, is not blank: the snippet then says the file has a
+        blank line there, and whether the marker's stretch ends before it (lines deleted) or a
+        blank line is added cannot be told.
+
+        Raises:
+            AmbiguousMatch: naming the blank line of the snippet and the file's line.
+        """
+        place = {a.line: x for a, x in zip(anchors, chain, strict=True)}
+        for seg in segments:
+            for edge, step in ((seg.first, -1), (seg.last, 1)):
+                i = edge + step
+                if not (0 <= i < len(self.snippet)) or marks[i] or self.snippet[i].strip():
+                    continue
+                beyond = place[edge] + step
+                if self._one_blank_run(place[edge], step, sorted(chain)):
+                    continue
+                blank = edge + step
+                where = (
+                    f"line {beyond + 1} of {self.name}, {excerpt(self.lines[beyond].strip(), 80)!r}"
+                    if self.lo <= beyond < self.hi
+                    else f"the {'start' if step < 0 else 'end'} of {self.within}"
+                )
+                raise AmbiguousMatch(
+                    f"line {blank + 1} of the snippet is blank, next to line "
+                    f"{edge + 1} ({self._quoted(edge)}, line {place[edge] + 1} of {self.name}), "
+                    f"but next to that line the file has {where}: whether the marker's lines end "
+                    "(or the file's text before the snippet) before a blank line (the lines "
+                    "between deleted) or a blank line is added "
+                    "cannot be told",
+                    path=self.doc.name or None,
+                    data={"snippet_line": blank + 1, "line": place[edge] + 1},
+                    suggestions=[
+                        "Keep the file's line next to the marker in the snippet (or drop the "
+                        "blank line), or use edit_file for this change."
+                    ],
+                )
+
+    def _one_blank_run(self, at: int, step: int, chain: Sequence[int]) -> bool:
+        """Whether the file's lines kept beyond anchor place ``at`` on side ``step`` (up to the
+        next anchor's place, or the window's edge) start with blank lines and have no other
+        blank line: then the snippet's blank line is that one, and no other reading is left."""
+        if step > 0:
+            stop = next((x for x in chain if x > at), self.hi)
+            kept = self.lines[at + 1 : stop]
+        else:
+            start = max((x for x in chain if x < at), default=self.lo - 1) + 1
+            kept = self.lines[start:at][::-1]
+        blank = [not line.strip() for line in kept]
+        if not blank or not blank[0]:
+            return False
+        run = blank.index(False) if False in blank else len(blank)
+        return not any(blank[run:])
 
     def _line_end(self, b: int) -> tuple[int, bool]:
         """Where line ``b`` ends, its line break included, and whether it has one."""
@@ -396,6 +482,11 @@ class _Merger:
             f"the snippet's text goes; it is not there.{LF}{rest}"
         )
         error.data["snippet_line"] = line + 1
+        if self.bare:
+            error.suggestions.append(
+                "A snippet without markers starts and ends where its first and last lines are "
+                "found; to replace a whole file, use write_file."
+            )
         error.suggestions.append(
             "A new or changed line cannot stand next to a marker: keep at least one unchanged "
             "line of the file between them (or send the whole text without markers)."
