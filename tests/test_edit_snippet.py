@@ -677,3 +677,16 @@ def _span(text: str, head: str, last: str) -> tuple[int, int]:
     first = next(i for i, x in enumerate(lines) if x.startswith(head))
     end = next(i for i in range(first, len(lines)) if lines[i] == last)
     return first + 1, end + 1
+
+
+def test_a_shifted_snippet_whose_edge_lines_are_exact_elsewhere_is_refused() -> None:
+    # Regression (ELSEWHERE): "*/" and "/**" are exactly at the top level too, so the snippet,
+    # one level off, replaced lines 3-16 instead of the inner comment's lines.
+    old = (
+        "/**\nTop.\n*/\nexport type A = {\n\t/**\n\tOne.\n\t*/\n\ta: 1;\n\n\t/**\n\tTwo.\n\t*/\n"
+        "\tb: 2;\n};\n\n/**\nEnd.\n*/\nexport const c = 1;\n"
+    )
+    snippet = "// ...\n*/\na: 2;\n\n/**\n// ...\n"
+    with pytest.raises(EditError, match="one indentation shift off") as caught:
+        compile_snippet(Document(old, name="a.ts"), snippet)
+    assert caught.value.code == "AMBIGUOUS_MATCH"

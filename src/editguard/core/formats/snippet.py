@@ -81,6 +81,8 @@ _EVERY_STYLE = (*ANY, JSX)
 
 # The ladder for anchors: exact first, then the tolerant rungs, none with pasted line numbers.
 TOLERANT = tuple(r for r in LADDER[1:] if NUMBERS not in r.tolerances)
+# The rungs that read a line at another indentation than the file's.
+_SHIFTED = tuple(r for r in TOLERANT if INDENT in r.tolerances)
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +268,7 @@ class _Merger:
             if seg.last != seg.first:
                 anchors.append(self._find(seg.last, k))
         chain = self._chain(anchors)
+        self._no_shifted_reading(anchors, chain)
         self._blank_edges(marks, segments, chain, anchors)
         at = dict(zip((a.line for a in anchors), zip(chain, anchors, strict=True), strict=True))
         replacements: list[Replacement] = []
@@ -297,6 +300,63 @@ class _Merger:
             )
         self.doc.check_encodable("".join(r.text for r in replacements))
         return Compiled(plan, tuple(applied))
+
+    def _no_shifted_reading(self, anchors: Sequence[_Anchor], chain: Sequence[int]) -> None:
+        """Refuse a placement that takes an anchor on the exact rung when the anchors, read
+        as one indentation shift off the file's (the way a snippet pasted one level off
+        reads), also have a complete placement: which one the snippet means cannot be told.
+
+        Raises:
+            AmbiguousMatch: naming the first anchor placed otherwise.
+        """
+        if self.exact or not any(a.rung == "exact" for a in anchors):
+            return
+        shifted: list[_Anchor] = []
+        for anchor in anchors:
+            hits = [
+                h
+                for h in seek(
+                    self.lines,
+                    [self.snippet[anchor.line]],
+                    start=self.lo,
+                    end=self.hi,
+                    ladder=_SHIFTED,
+                    indent_unit=self._indent_unit(),
+                )
+                if h.shift
+            ]
+            if not hits:
+                return
+            shifted.append(
+                _Anchor(
+                    anchor.line,
+                    anchor.segment,
+                    tuple(h.line for h in hits),
+                    hits[0].rung,
+                    {h.line: h for h in hits},
+                )
+            )
+        try:
+            other = self._chain(shifted)
+        except AmbiguousMatch:
+            other = None
+        except NoMatch:
+            return
+        k = next((k for k, x in enumerate(chain) if other is None or other[k] != x), 0)
+        anchor = anchors[k]
+        where = f"at line {other[k] + 1}" if other is not None else "at other places"
+        raise AmbiguousMatch(
+            f"line {anchor.line + 1} of the snippet, {self._quoted(anchor.line)}, is line "
+            f"{chain[k] + 1} of {self.within} exactly, but read with the snippet's lines one "
+            f"indentation shift off the file's, its anchors are all in {self.within} too, in "
+            f"order, {where}: which the snippet means cannot be told",
+            path=self.doc.name or None,
+            data={"snippet_line": anchor.line + 1, "lines": [chain[k] + 1]},
+            suggestions=[
+                "Copy the lines with the file's indentation, and keep one more line next to "
+                "each marker that only the place you mean has."
+            ],
+        )
 
     def _is_whole(self) -> bool:
         """Whether a snippet without markers is the window's whole new text: a symbol's, or
