@@ -690,3 +690,21 @@ def test_a_shifted_snippet_whose_edge_lines_are_exact_elsewhere_is_refused() -> 
     with pytest.raises(EditError, match="one indentation shift off") as caught:
         compile_snippet(Document(old, name="a.ts"), snippet)
     assert caught.value.code == "AMBIGUOUS_MATCH"
+
+
+def test_a_corrected_segment_keeps_the_files_unchanged_lines_byte_for_byte() -> None:
+    # Regression (WHITESPACE): shifted one level back, the whitespace-only line "        "
+    # was written empty; a trailing space of the file's own line is kept too.
+    old = "class A:\n    def g(self):\n        x = 1\n        \n        y = 2\n        return x \n"
+    old += "\n    def h(self):\n        pass\n"
+    snippet = "# ...\ndef g(self):\n    x = 1\n    \n    y = 3\n    return x \n# ..."
+    assert merged(old, "m.py", snippet) == old.replace("y = 2", "y = 3")
+
+
+def test_a_line_between_anchors_differing_only_in_what_the_rung_ignores_is_refused() -> None:
+    # Trailing spaces on the anchors are a slip; on the line between, the slip or the change.
+    old = "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a\n"
+    snippet = "# ...\n    a = 1  \n    b = 2  \n    x = 0\n    c = 3  \n# ..."
+    with pytest.raises(EditError, match="only in what that rung ignores") as caught:
+        compile_snippet(Document(old, name="m.py"), snippet)
+    assert caught.value.code == "NO_MATCH"

@@ -33,20 +33,7 @@ CLEAN_FLOOR = 0.90  # share of the clean cases with unique anchors that must lan
 # Wrong landings of the merger as it stands, each with its cause (reported with minimal
 # reproductions to issue 25): any other wrong landing fails, and so does one of these that no
 # longer lands wrong (take it out then: the list only shrinks, down to nothing).
-WHITESPACE = "a tolerant rung's correction rewrites the whitespace of unchanged segment lines"
-_CONFIGOBJ = "configobj-5.0.8-5.0.9/src/configobj/__init__.py"
-KNOWN_WRONG = {
-    f"{_CONFIGOBJ} region 3 [trailing_ws]": WHITESPACE,
-    f"{_CONFIGOBJ} region 4 [indent_shift]": WHITESPACE,
-    f"{_CONFIGOBJ} region 8 symbol ConfigObj/_load [indent_shift]": WHITESPACE,
-    f"{_CONFIGOBJ} lines 2473-2474: inserts a line after line 2474 region 1 symbol "
-    "get_extra_values [indent_shift]": WHITESPACE,
-    f"{_CONFIGOBJ} lines 2462-2465: comments out line 2462 region 1 symbol "
-    "get_extra_values [indent_shift]": WHITESPACE,
-    f"{_CONFIGOBJ} lines 1351-1375: renames self on line 1357 whole [indent_shift]": WHITESPACE,
-    "configobj-5.0.8-5.0.9/README.derived-utf16le-bom.md lines 38-39: changes 5 on line 38 "
-    "whole [trailing_ws]": WHITESPACE,
-}
+KNOWN_WRONG: dict[str, str] = {}
 LANGUAGES = {"py", "js", "ts", "d.ts", "tsx", "go", "rs", "java", "c", "h", "cs", "rb", "php", "md"}
 
 

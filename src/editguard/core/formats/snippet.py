@@ -48,6 +48,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from editguard.core.correct import paired_lines
 from editguard.core.diagnosis import CountMismatch, mismatch_error
 from editguard.core.document import LF, Document, normalize_newlines
 from editguard.core.formats import AppliedEdit, Compiled
@@ -723,7 +724,48 @@ class _Merger:
                 path=self.doc.name or None,
                 within=self.within,
             ) from None
+        written = self._keep_unchanged(seg, a, b, hit, written)
         return written, used(hit, found), explain(hit, found, "the snippet")
+
+    def _keep_unchanged(
+        self, seg: _Segment, a: int, b: int, hit: SeekHit, written: list[str]
+    ) -> list[str]:
+        """The segment's lines that equal the file's lines ``a`` to ``b`` on the rung, written
+        as the file has them (their trailing spaces, a whitespace-only line), as edit_file keeps
+        old_text's lines: a correction never reaches the file's unchanged lines.
+
+        Raises:
+            NoMatch: a line between the anchors differs from the file's only in what the rung
+                ignores besides its indentation (trailing whitespace, punctuation): the same
+                slip as the anchors', or the change itself, cannot be told.
+        """
+        found = self.lines[a : b + 1]
+        new = self.snippet[seg.first : seg.last + 1]
+        out = list(written)
+        for i, j, equal in paired_lines(rung_named(hit.rung), hit.tab, found, written):
+            if not equal:
+                # A changed line that ends as its file line does keeps that ending.
+                tail = found[i][len(found[i].rstrip()) :]
+                if tail and new[j].endswith(tail) and not new[j].endswith(" " + tail):
+                    out[j] = written[j].rstrip() + tail
+                continue
+            inner = 0 < j < len(new) - 1
+            if inner and new[j].lstrip() != found[i].lstrip() and found[i].strip():
+                raise uncorrectable(
+                    self.lines,
+                    a,
+                    b + 1,
+                    what=f"lines {seg.first + 1}-{seg.last + 1} of the snippet",
+                    rung=hit.rung,
+                    reason=f"line {seg.first + j + 1} of the snippet differs from line "
+                    f"{a + i + 1} of {self.name} only in what that rung ignores, so whether it "
+                    "is the same slip or the change itself cannot be told",
+                    search=LF.join(new),
+                    path=self.doc.name or None,
+                    within=self.within,
+                )
+            out[j] = found[i]
+        return out
 
     def _quoted(self, line: int) -> str:
         return repr(excerpt(self.snippet[line].strip(), 80))
