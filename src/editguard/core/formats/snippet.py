@@ -18,21 +18,33 @@ numbers are no rung here, a snippet is new text). Then:
   it is no place);
 * a segment replaces the file's lines from its first anchor's place to its last's (its anchor
   lines are written as the file has them, with the ladder's correction carried to the whole
-  segment, as edit_file does with new_text); a marker keeps the file's lines between the
-  anchors around it byte for byte, however many (none, too);
+  segment, as edit_file does with new_text, but never to the segment's lines that equal the
+  file's lines between the anchors on the rung: those stay the file's bytes); a marker keeps
+  the file's lines between the anchors around it byte for byte, however many (none, too);
+* a blank line at a segment's edge (next to a marker, or the snippet's edge) says the file
+  has a blank line there: it must be the file's line beyond the anchor, and the only blank
+  run in the text the marker keeps, else it is refused (lines deleted before it, or a blank
+  line added, cannot be told apart);
+* a placement that takes an anchor on the exact rung is refused when the anchors read one
+  indentation shift off the file's also have a complete placement (a snippet pasted one
+  level off whose edge lines, ``*/``, ``}``, are exactly elsewhere);
 * the window's text before the first anchor and after the last stays: a snippet that starts
   (ends) with code starts (ends) where its first (last) line is found, and a snippet that
   starts (ends) with a marker keeps the window's start (end), the symbol's first lines among
   them when ``span`` is given. Both are decided; nothing else is implied;
-* a snippet without any marker is the window's new text: the whole file (as write_file) or
-  the whole symbol (as edit_symbol's new_body).
+* a snippet without any marker is the whole symbol's new text (as edit_symbol's new_body);
+  of a file, it starts where its first line is found and ends where its last line is found
+  (each at one place), so it is the whole new text only when those are the file's first and
+  last lines (or the file is empty); one that changes nothing is refused.
 
 Refused: an empty snippet, one that is only markers, two markers with only blank lines between
 them, a line that is a marker in another comment syntax than the file's and not a line of the
 window (as code it would be written, or make the snippet the whole new text:
 ``INVALID_REQUEST``); an anchor not found (``NO_MATCH``, with the most similar regions),
 an anchor found only before the one it must follow (``NO_MATCH``, the order named), a tie
-(``AMBIGUOUS_MATCH``), a ladder correction that cannot be carried over (``NO_MATCH``).
+(``AMBIGUOUS_MATCH``), a ladder correction that cannot be carried over, or a line between
+the anchors that differs from the file's only in what the rung ignores (the anchors' slip or
+the change itself: ``NO_MATCH``).
 
 A comment line that looks like a marker but is the file's own text: a marker-like snippet line
 that the window has next to the same neighbour line as in the snippet may be either. The
