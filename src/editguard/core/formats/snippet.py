@@ -58,22 +58,21 @@ Pure: a :class:`~editguard.core.document.Document` and a string in, a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from editguard.core.correct import paired_lines
 from editguard.core.diagnosis import CountMismatch, mismatch_error
 from editguard.core.document import LF, Document, normalize_newlines
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.formats.place.refusal import ambiguous, uncorrectable
+from editguard.core.formats.snippet_checks import TOLERANT, Checks
+from editguard.core.formats.snippet_checks import Anchor as _Anchor
+from editguard.core.formats.snippet_checks import Segment as _Segment
+from editguard.core.formats.snippet_checks import anchor_shift as _shift
 from editguard.core.formats.whole_text import compile_whole_text
-from editguard.core.ladder import rung_named
 from editguard.core.listing import excerpt, listing
 from editguard.core.markers import ANY, JSX, Style, is_marker, styles_for
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import (
     INDENT,
-    LADDER,
-    NUMBERS,
     TYPOGRAPHIC,
     OnlyIgnored,
     SeekHit,
@@ -91,37 +90,6 @@ from editguard.errors import AmbiguousMatch, EditError, InvalidRequest, NoMatch
 
 # Every comment syntax a marker may be written in, in any file.
 _EVERY_STYLE = (*ANY, JSX)
-
-# The ladder for anchors: exact first, then the tolerant rungs, none with pasted line numbers.
-TOLERANT = tuple(r for r in LADDER[1:] if NUMBERS not in r.tolerances)
-# The rungs that read a line at another indentation than the file's.
-_SHIFTED = tuple(r for r in TOLERANT if INDENT in r.tolerances)
-
-
-@dataclass(frozen=True, slots=True)
-class _Segment:
-    """Snippet lines ``first`` to ``last`` (0-based, both non-blank, no marker between)."""
-
-    first: int
-    last: int
-
-
-@dataclass(frozen=True, slots=True)
-class _Anchor:
-    """A snippet line (0-based) found in the file at ``places`` (0-based lines, in order) on
-    rung ``rung``; ``hits``: the ladder's hit at each place (none on the exact rung)."""
-
-    line: int
-    segment: int
-    places: tuple[int, ...]
-    rung: str
-    hits: dict[int, SeekHit]
-
-
-def _shift(anchor: _Anchor, place: int) -> int:
-    """The indentation shift at which ``anchor`` matched at ``place`` (0 when exactly)."""
-    hit = anchor.hits.get(place)
-    return hit.shift if hit is not None and INDENT in rung_named(hit.rung).tolerances else 0
 
 
 def compile_snippet(
@@ -186,7 +154,7 @@ def compile_snippet(
     )
 
 
-class _Merger:
+class _Merger(Checks):
     """One snippet against one document: the window, the file's lines, the searches."""
 
     def __init__(
@@ -314,63 +282,6 @@ class _Merger:
         self.doc.check_encodable("".join(r.text for r in replacements))
         return Compiled(plan, tuple(applied))
 
-    def _no_shifted_reading(self, anchors: Sequence[_Anchor], chain: Sequence[int]) -> None:
-        """Refuse a placement that takes an anchor on the exact rung when the anchors, read
-        as one indentation shift off the file's (the way a snippet pasted one level off
-        reads), also have a complete placement: which one the snippet means cannot be told.
-
-        Raises:
-            AmbiguousMatch: naming the first anchor placed otherwise.
-        """
-        if self.exact or not any(a.rung == "exact" for a in anchors):
-            return
-        shifted: list[_Anchor] = []
-        for anchor in anchors:
-            hits = [
-                h
-                for h in seek(
-                    self.lines,
-                    [self.snippet[anchor.line]],
-                    start=self.lo,
-                    end=self.hi,
-                    ladder=_SHIFTED,
-                    indent_unit=self._indent_unit(),
-                )
-                if h.shift
-            ]
-            if not hits:
-                return
-            shifted.append(
-                _Anchor(
-                    anchor.line,
-                    anchor.segment,
-                    tuple(h.line for h in hits),
-                    hits[0].rung,
-                    {h.line: h for h in hits},
-                )
-            )
-        try:
-            other = self._chain(shifted)
-        except AmbiguousMatch:
-            other = None
-        except NoMatch:
-            return
-        k = next((k for k, x in enumerate(chain) if other is None or other[k] != x), 0)
-        anchor = anchors[k]
-        where = f"at line {other[k] + 1}" if other is not None else "at other places"
-        raise AmbiguousMatch(
-            f"line {anchor.line + 1} of the snippet, {self._quoted(anchor.line)}, is line "
-            f"{chain[k] + 1} of {self.within} exactly, but read with the snippet's lines one "
-            f"indentation shift off the file's, its anchors are all in {self.within} too, in "
-            f"order, {where}: which the snippet means cannot be told",
-            path=self.doc.name or None,
-            data={"snippet_line": anchor.line + 1, "lines": [chain[k] + 1]},
-            suggestions=[
-                "Copy the lines with the file's indentation, and keep one more line next to "
-                "each marker that only the place you mean has."
-            ],
-        )
-
     def _is_whole(self) -> bool:
         """Whether a snippet without markers is the window's whole new text: a symbol's, or
         the file's when the file is empty or the snippet's first and last lines are the file's
@@ -378,68 +289,6 @@ class _Merger:
         if self.span is not None or not self.lines:
             return True
         return self.snippet[0] == self.lines[0] and self.snippet[-1] == self.lines[-1]
-
-    def _blank_edges(
-        self,
-        marks: Sequence[bool],
-        segments: Sequence[_Segment],
-        chain: Sequence[int],
-        anchors: Sequence[_Anchor],
-    ) -> None:
-        """Refuse a segment with a blank line between its edge and a marker (or the snippet's
-        edge) where the file's
-        line beyond the anchor, on that side, is not blank: the snippet then says the file has a
-        blank line there, and whether the marker's stretch ends before it (lines deleted) or a
-        blank line is added cannot be told.
-
-        Raises:
-            AmbiguousMatch: naming the blank line of the snippet and the file's line.
-        """
-        place = {a.line: x for a, x in zip(anchors, chain, strict=True)}
-        for seg in segments:
-            for edge, step in ((seg.first, -1), (seg.last, 1)):
-                i = edge + step
-                if not (0 <= i < len(self.snippet)) or marks[i] or self.snippet[i].strip():
-                    continue
-                beyond = place[edge] + step
-                if self._one_blank_run(place[edge], step, sorted(chain)):
-                    continue
-                blank = edge + step
-                where = (
-                    f"line {beyond + 1} of {self.name}, {excerpt(self.lines[beyond].strip(), 80)!r}"
-                    if self.lo <= beyond < self.hi
-                    else f"the {'start' if step < 0 else 'end'} of {self.within}"
-                )
-                raise AmbiguousMatch(
-                    f"line {blank + 1} of the snippet is blank, next to line "
-                    f"{edge + 1} ({self._quoted(edge)}, line {place[edge] + 1} of {self.name}), "
-                    f"but next to that line the file has {where}: whether the marker's lines end "
-                    "(or the file's text before the snippet) before a blank line (the lines "
-                    "between deleted) or a blank line is added "
-                    "cannot be told",
-                    path=self.doc.name or None,
-                    data={"snippet_line": blank + 1, "line": place[edge] + 1},
-                    suggestions=[
-                        "Keep the file's line next to the marker in the snippet (or drop the "
-                        "blank line), or use edit_file for this change."
-                    ],
-                )
-
-    def _one_blank_run(self, at: int, step: int, chain: Sequence[int]) -> bool:
-        """Whether the file's lines kept beyond anchor place ``at`` on side ``step`` (up to the
-        next anchor's place, or the window's edge) start with blank lines and have no other
-        blank line: then the snippet's blank line is that one, and no other reading is left."""
-        if step > 0:
-            stop = next((x for x in chain if x > at), self.hi)
-            kept = self.lines[at + 1 : stop]
-        else:
-            start = max((x for x in chain if x < at), default=self.lo - 1) + 1
-            kept = self.lines[start:at][::-1]
-        blank = [not line.strip() for line in kept]
-        if not blank or not blank[0]:
-            return False
-        run = blank.index(False) if False in blank else len(blank)
-        return not any(blank[run:])
 
     def _line_end(self, b: int) -> tuple[int, bool]:
         """Where line ``b`` ends, its line break included, and whether it has one."""
@@ -738,46 +587,6 @@ class _Merger:
             ) from None
         written = self._keep_unchanged(seg, a, b, hit, written)
         return written, used(hit, found), explain(hit, found, "the snippet")
-
-    def _keep_unchanged(
-        self, seg: _Segment, a: int, b: int, hit: SeekHit, written: list[str]
-    ) -> list[str]:
-        """The segment's lines that equal the file's lines ``a`` to ``b`` on the rung, written
-        as the file has them (their trailing spaces, a whitespace-only line), as edit_file keeps
-        old_text's lines: a correction never reaches the file's unchanged lines.
-
-        Raises:
-            NoMatch: a line between the anchors differs from the file's only in what the rung
-                ignores besides its indentation (trailing whitespace, punctuation): the same
-                slip as the anchors', or the change itself, cannot be told.
-        """
-        found = self.lines[a : b + 1]
-        new = self.snippet[seg.first : seg.last + 1]
-        out = list(written)
-        for i, j, equal in paired_lines(rung_named(hit.rung), hit.tab, found, written):
-            if not equal:
-                # A changed line that ends as its file line does keeps that ending.
-                tail = found[i][len(found[i].rstrip()) :]
-                if tail and new[j].endswith(tail) and not new[j].endswith(" " + tail):
-                    out[j] = written[j].rstrip() + tail
-                continue
-            inner = 0 < j < len(new) - 1
-            if inner and new[j].lstrip() != found[i].lstrip() and found[i].strip():
-                raise uncorrectable(
-                    self.lines,
-                    a,
-                    b + 1,
-                    what=f"lines {seg.first + 1}-{seg.last + 1} of the snippet",
-                    rung=hit.rung,
-                    reason=f"line {seg.first + j + 1} of the snippet differs from line "
-                    f"{a + i + 1} of {self.name} only in what that rung ignores, so whether it "
-                    "is the same slip or the change itself cannot be told",
-                    search=LF.join(new),
-                    path=self.doc.name or None,
-                    within=self.within,
-                )
-            out[j] = found[i]
-        return out
 
     def _quoted(self, line: int) -> str:
         return repr(excerpt(self.snippet[line].strip(), 80))
