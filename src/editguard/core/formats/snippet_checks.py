@@ -156,18 +156,27 @@ class Checks:
                 if self._one_blank_run(place[edge], step, sorted(chain)):
                     continue
                 blank = edge + step
-                where = (
-                    f"line {beyond + 1} of {self.name}, {excerpt(self.lines[beyond].strip(), 80)!r}"
-                    if self.lo <= beyond < self.hi
-                    else f"the {'start' if step < 0 else 'end'} of {self.within}"
-                )
+                inside = self.lo <= beyond < self.hi
+                if inside and not self.lines[beyond].strip():
+                    where = (
+                        "a blank line there, and more blank lines further in the text the "
+                        "marker keeps: which of them is the snippet's blank line"
+                    )
+                else:
+                    shown = (
+                        f"line {beyond + 1} of {self.name}, "
+                        f"{excerpt(self.lines[beyond].strip(), 80)!r}"
+                        if inside
+                        else f"the {'start' if step < 0 else 'end'} of {self.within}"
+                    )
+                    where = (
+                        f"{shown}: whether the lines up to a blank line further on are deleted "
+                        "or a blank line is added"
+                    )
                 raise AmbiguousMatch(
-                    f"line {blank + 1} of the snippet is blank, next to line "
-                    f"{edge + 1} ({self._quoted(edge)}, line {place[edge] + 1} of {self.name}), "
-                    f"but next to that line the file has {where}: whether the marker's lines end "
-                    "(or the file's text before the snippet) before a blank line (the lines "
-                    "between deleted) or a blank line is added "
-                    "cannot be told",
+                    f"line {blank + 1} of the snippet is blank, next to line {edge + 1} "
+                    f"({self._quoted(edge)}, line {place[edge] + 1} of {self.name}), and next "
+                    f"to that line the file has {where} cannot be told",
                     path=self.doc.name or None,
                     data={"snippet_line": blank + 1, "line": place[edge] + 1},
                     suggestions=[
