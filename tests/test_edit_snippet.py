@@ -208,11 +208,54 @@ def test_a_marker_of_another_syntax_that_the_file_has_is_its_text() -> None:
 
 
 def test_a_whole_file_without_markers_is_its_new_content() -> None:
-    compiled = compile_snippet(Document("a = 1\nb = 2\n", name="a.py"), "a = 3\n")
-    assert compiled.plan.apply_to_text("a = 1\nb = 2\n") == "a = 3\n"
+    # Its first and last lines are the file's first and last: the whole new text.
+    compiled = compile_snippet(Document("a = 1\nb = 2\nc = 3\n", name="a.py"), "a = 1\nc = 3\n")
+    assert compiled.plan.apply_to_text("a = 1\nb = 2\nc = 3\n") == "a = 1\nc = 3\n"
     assert compiled.applied[0].note == (
-        "the snippet has no marker line, so it replaced all of a.py (2 lines) with its 1 line"
+        "the snippet has no marker line, so it replaced all of a.py (3 lines) with its 2 lines"
     )
+
+
+def test_a_fragment_without_markers_replaces_only_the_lines_between_its_first_and_last() -> None:
+    # Regression (FRAGMENT): the fragment was taken as the whole file, deleting def f.
+    old = "import os\n\nimport six\nfrom x import y\n\ndef f():\n    return 1\n"
+    out = merged(old, "m.py", "import os\n\nfrom x import y\n")
+    assert out == old.replace("import six\n", "")
+
+
+def test_a_fragment_without_markers_whose_edge_line_is_not_in_the_file_is_refused() -> None:
+    with pytest.raises(EditError) as caught:
+        compile_snippet(Document("a = 1\nb = 2\n", name="a.py"), "a = 3\n")
+    assert caught.value.code == "NO_MATCH"
+    assert any("write_file" in s for s in caught.value.suggestions)
+
+
+def test_a_fragment_without_markers_that_changes_nothing_is_refused() -> None:
+    # The lines it leaves out are not removed: it says nothing, so it is refused, not a no-op.
+    with pytest.raises(EditError, match="changes nothing") as caught:
+        compile_snippet(Document("a = 1\nb = 2\nc = 3\n", name="a.py"), "b = 2\n")
+    assert caught.value.code == "INVALID_REQUEST"
+
+
+def test_a_blank_line_next_to_a_marker_where_the_file_has_code_is_refused() -> None:
+    # Regression (BLANK_EDGE): "import six" between the marker and the blank line was kept.
+    old = "import os\n\nimport six\nfrom x import y\n\ndef f():\n    return 1\n"
+    snippet = "# ... existing code ...\n\nfrom x import y\n# ... existing code ..."
+    with pytest.raises(EditError, match="line 2 of the snippet is blank") as caught:
+        compile_snippet(Document(old, name="m.py"), snippet)
+    assert caught.value.code == "AMBIGUOUS_MATCH"
+
+
+def test_a_blank_line_next_to_a_marker_is_refused_when_the_kept_text_has_another() -> None:
+    # The blank line may be the file's next one, or the one before "d = 4" (deleting c).
+    old = "a = 1\nb = 2\n\nc = 3\n\nd = 4\n"
+    snippet = "a = 1\nx = 9\nb = 2\n\n# ... existing code ...\n"
+    with pytest.raises(EditError) as caught:
+        compile_snippet(Document(old, name="m.py"), snippet)
+    assert caught.value.code == "AMBIGUOUS_MATCH"
+    # With one blank line in the kept text, it is that one.
+    out = merged("a = 1\nb = 2\n\nc = 3\n", "m.py", snippet)
+    assert out == "a = 1\nx = 9\nb = 2\n\nc = 3\n"
 
 
 def test_a_whole_symbol_without_markers_replaces_the_symbol() -> None:
@@ -539,17 +582,17 @@ def test_a_dry_run_writes_nothing(root: Path) -> None:
 
 def test_a_merge_that_removes_a_definition_the_snippet_does_not_name_is_refused(root: Path) -> None:
     path = root / "m.py"
-    text = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
+    text = "def f():\n    return 1\n\n\ndef g():\n    return 2\n\n\nx = 1\n"
     path.write_text(text)
     ws = Workspace([root])
     with pytest.raises(EditError) as info:
-        ws.call("edit_snippet", path="m.py", snippet="def f():\n    return 3\n")
+        ws.call("edit_snippet", path="m.py", snippet="def f():\n    return 3\n\n\nx = 1\n")
     assert "function g (lines 5-6)" in info.value.message
     assert info.value.data["removed"] == [{"name_path": "g", "start_line": 5, "end_line": 6}]
     assert path.read_text() == text
     # Named in the snippet, its removal is meant.
-    ws.call("edit_snippet", path="m.py", snippet="def f():\n    return 3  # g is gone\n")
-    assert path.read_text() == "def f():\n    return 3  # g is gone\n"
+    ws.call("edit_snippet", path="m.py", snippet="def f():\n    return 3  # g is gone\n\n\nx = 1\n")
+    assert path.read_text() == "def f():\n    return 3  # g is gone\n\n\nx = 1\n"
 
 
 def test_a_symbol_renamed_by_its_whole_new_text_is_no_removal(root: Path) -> None:
@@ -634,3 +677,34 @@ def _span(text: str, head: str, last: str) -> tuple[int, int]:
     first = next(i for i, x in enumerate(lines) if x.startswith(head))
     end = next(i for i in range(first, len(lines)) if lines[i] == last)
     return first + 1, end + 1
+
+
+def test_a_shifted_snippet_whose_edge_lines_are_exact_elsewhere_is_refused() -> None:
+    # Regression (ELSEWHERE): "*/" and "/**" are exactly at the top level too, so the snippet,
+    # one level off, replaced lines 3-16 instead of the inner comment's lines.
+    old = (
+        "/**\nTop.\n*/\nexport type A = {\n\t/**\n\tOne.\n\t*/\n\ta: 1;\n\n\t/**\n\tTwo.\n\t*/\n"
+        "\tb: 2;\n};\n\n/**\nEnd.\n*/\nexport const c = 1;\n"
+    )
+    snippet = "// ...\n*/\na: 2;\n\n/**\n// ...\n"
+    with pytest.raises(EditError, match="one indentation shift off") as caught:
+        compile_snippet(Document(old, name="a.ts"), snippet)
+    assert caught.value.code == "AMBIGUOUS_MATCH"
+
+
+def test_a_corrected_segment_keeps_the_files_unchanged_lines_byte_for_byte() -> None:
+    # Regression (WHITESPACE): shifted one level back, the whitespace-only line "        "
+    # was written empty; a trailing space of the file's own line is kept too.
+    old = "class A:\n    def g(self):\n        x = 1\n        \n        y = 2\n        return x \n"
+    old += "\n    def h(self):\n        pass\n"
+    snippet = "# ...\ndef g(self):\n    x = 1\n    \n    y = 3\n    return x \n# ..."
+    assert merged(old, "m.py", snippet) == old.replace("y = 2", "y = 3")
+
+
+def test_a_line_between_anchors_differing_only_in_what_the_rung_ignores_is_refused() -> None:
+    # Trailing spaces on the anchors are a slip; on the line between, the slip or the change.
+    old = "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a\n"
+    snippet = "# ...\n    a = 1  \n    b = 2  \n    x = 0\n    c = 3  \n# ..."
+    with pytest.raises(EditError, match="only in what that rung ignores") as caught:
+        compile_snippet(Document(old, name="m.py"), snippet)
+    assert caught.value.code == "NO_MATCH"

@@ -33,50 +33,7 @@ CLEAN_FLOOR = 0.90  # share of the clean cases with unique anchors that must lan
 # Wrong landings of the merger as it stands, each with its cause (reported with minimal
 # reproductions to issue 25): any other wrong landing fails, and so does one of these that no
 # longer lands wrong (take it out then: the list only shrinks, down to nothing).
-BLANK_EDGE = "a blank line at a segment's edge is dropped, so a deletion next to it is lost"
-WHITESPACE = "a tolerant rung's correction rewrites the whitespace of unchanged segment lines"
-ELSEWHERE = "a shifted snippet's edge lines read exactly at another place, and it lands there"
-FRAGMENT = "a fragment without markers replaces a file with no definitions to protect"
-_CONFIGOBJ = "configobj-5.0.8-5.0.9/src/configobj/__init__.py"
-_LAZY = "php/LazyString.php lines 63-78: deletes line 67"
-KNOWN_WRONG = {
-    "configobj-5.0.8-5.0.9/setup.py region 1 [no_markers]": FRAGMENT,
-    "configobj-5.0.8-5.0.9/setup.py region 2 [no_markers]": FRAGMENT,
-    "pyperclip-1.8.0-1.8.1/src/pyperclip/__main__.py whole [no_markers]": FRAGMENT,
-    **{
-        f"configobj-5.0.8-5.0.9/setup.py region 2 [{kind}]": BLANK_EDGE
-        for kind in ("clean", "bare_edges", "trailing_ws", "curly_quotes", "indent_shift")
-    },
-    **{
-        f"{_CONFIGOBJ} region 1 [{kind}]": BLANK_EDGE
-        for kind in ("clean", "bare_edges", "trailing_ws", "indent_shift")
-    },
-    **{
-        f"{_CONFIGOBJ} region 11 symbol ConfigObj [{kind}]": BLANK_EDGE
-        for kind in ("clean", "one_line_marker", "trailing_ws", "curly_quotes", "indent_shift")
-    },
-    **{
-        f"{_LAZY} whole [{kind}]": BLANK_EDGE
-        for kind in ("clean", "bare_edges", "trailing_ws", "indent_shift")
-    },
-    **{
-        f"{_LAZY} region 1 symbol LazyString/fromStringable [{kind}]": BLANK_EDGE
-        for kind in ("clean", "trailing_ws", "indent_shift")
-    },
-    f"{_CONFIGOBJ} region 3 [trailing_ws]": WHITESPACE,
-    f"{_CONFIGOBJ} region 4 [indent_shift]": WHITESPACE,
-    f"{_CONFIGOBJ} region 8 symbol ConfigObj/_load [indent_shift]": WHITESPACE,
-    f"{_CONFIGOBJ} region 16 symbol ConfigObj/_quote [indent_shift]": WHITESPACE,
-    f"{_CONFIGOBJ} lines 2473-2474: inserts a line after line 2474 region 1 symbol "
-    "get_extra_values [indent_shift]": WHITESPACE,
-    f"{_CONFIGOBJ} lines 2462-2465: comments out line 2462 region 1 symbol "
-    "get_extra_values [indent_shift]": WHITESPACE,
-    f"{_CONFIGOBJ} lines 1351-1375: renames self on line 1357 whole [indent_shift]": WHITESPACE,
-    "configobj-5.0.8-5.0.9/README.derived-utf16le-bom.md lines 38-39: changes 5 on line 38 "
-    "whole [trailing_ws]": WHITESPACE,
-    "p-limit-6.2.0-7.0.0/index.d.ts whole [indent_shift]": ELSEWHERE,
-    "php/LazyString.php lines 67-86: renames return on line 78 whole [indent_shift]": ELSEWHERE,
-}
+KNOWN_WRONG: dict[str, str] = {}
 LANGUAGES = {"py", "js", "ts", "d.ts", "tsx", "go", "rs", "java", "c", "h", "cs", "rb", "php", "md"}
 
 

@@ -285,6 +285,8 @@ def _add_run(runs: list[list[int]], i1: int, i2: int, j1: int, j2: int) -> None:
 
 
 def _line_key(rung: Rung, tab: int) -> Callable[[str], object]:
+    """How ``rung`` compares a line: what is left of it once the rung's tolerances are set
+    aside (indentation as its width in columns, a tab ``tab`` wide)."""
     indented = INDENT in rung.tolerances
 
     def key(line: str) -> object:
@@ -510,3 +512,17 @@ def explain(hit: SeekHit, found: Sequence[str], what: str = "old_text") -> str:
         f"{what} differed from the file in {'; '.join(parts)}, and the new text was corrected "
         "the same way. Send the file's exact text next time."
     )
+
+
+def paired_lines(
+    rung: Rung, tab: int, found: Sequence[str], written: Sequence[str]
+) -> list[tuple[int, int, bool]]:
+    """The pairs ``(i, j, equal)`` of a line of ``found`` and a line of ``written`` aligned
+    as :func:`line_opcodes` aligns them on ``rung``: in equal runs (``equal``), and in changed
+    runs of one length on both sides (line for line)."""
+    key = _line_key(rung, tab)
+    pairs: list[tuple[int, int, bool]] = []
+    for op, i1, i2, j1, j2 in line_opcodes([key(x) for x in found], [key(x) for x in written]):
+        if op == "equal" or i2 - i1 == j2 - j1:
+            pairs += [(i1 + k, j1 + k, op == "equal") for k in range(i2 - i1)]
+    return pairs

@@ -171,7 +171,8 @@ TOOL = Tool(
         "comment line such as '// ... existing code ...' for each stretch that stays. The "
         "lines next to each marker and at the snippet's ends must be unchanged lines of the "
         "file, in order, each at one place; between them the file's text is kept (marker) or "
-        "replaced (the snippet's lines). No marker: the whole new text. A line not found or "
+        "replaced (the snippet's lines). No marker: from its first line to its last (whole file: "
+        "write_file). A line not found or "
         "not placeable is refused (NO_MATCH, AMBIGUOUS_MATCH) with the real lines. Returns "
         "the diff, each part's lines and `match`, and the version."
     ),

@@ -18,21 +18,33 @@ numbers are no rung here, a snippet is new text). Then:
   it is no place);
 * a segment replaces the file's lines from its first anchor's place to its last's (its anchor
   lines are written as the file has them, with the ladder's correction carried to the whole
-  segment, as edit_file does with new_text); a marker keeps the file's lines between the
-  anchors around it byte for byte, however many (none, too);
+  segment, as edit_file does with new_text, but never to the segment's lines that equal the
+  file's lines between the anchors on the rung: those stay the file's bytes); a marker keeps
+  the file's lines between the anchors around it byte for byte, however many (none, too);
+* a blank line at a segment's edge (next to a marker, or the snippet's edge) says the file
+  has a blank line there: it must be the file's line beyond the anchor, and the only blank
+  run in the text the marker keeps, else it is refused (lines deleted before it, or a blank
+  line added, cannot be told apart);
+* a placement that takes an anchor on the exact rung is refused when the anchors read one
+  indentation shift off the file's also have a complete placement (a snippet pasted one
+  level off whose edge lines, ``*/``, ``}``, are exactly elsewhere);
 * the window's text before the first anchor and after the last stays: a snippet that starts
   (ends) with code starts (ends) where its first (last) line is found, and a snippet that
   starts (ends) with a marker keeps the window's start (end), the symbol's first lines among
   them when ``span`` is given. Both are decided; nothing else is implied;
-* a snippet without any marker is the window's new text: the whole file (as write_file) or
-  the whole symbol (as edit_symbol's new_body).
+* a snippet without any marker is the whole symbol's new text (as edit_symbol's new_body);
+  of a file, it starts where its first line is found and ends where its last line is found
+  (each at one place), so it is the whole new text only when those are the file's first and
+  last lines (or the file is empty); one that changes nothing is refused.
 
 Refused: an empty snippet, one that is only markers, two markers with only blank lines between
 them, a line that is a marker in another comment syntax than the file's and not a line of the
 window (as code it would be written, or make the snippet the whole new text:
 ``INVALID_REQUEST``); an anchor not found (``NO_MATCH``, with the most similar regions),
 an anchor found only before the one it must follow (``NO_MATCH``, the order named), a tie
-(``AMBIGUOUS_MATCH``), a ladder correction that cannot be carried over (``NO_MATCH``).
+(``AMBIGUOUS_MATCH``), a ladder correction that cannot be carried over, or a line between
+the anchors that differs from the file's only in what the rung ignores (the anchors' slip or
+the change itself: ``NO_MATCH``).
 
 A comment line that looks like a marker but is the file's own text: a marker-like snippet line
 that the window has next to the same neighbour line as in the snippet may be either. The
@@ -46,21 +58,21 @@ Pure: a :class:`~editguard.core.document.Document` and a string in, a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from editguard.core.diagnosis import CountMismatch, mismatch_error
 from editguard.core.document import LF, Document, normalize_newlines
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.formats.place.refusal import ambiguous, uncorrectable
+from editguard.core.formats.snippet_checks import TOLERANT, Checks
+from editguard.core.formats.snippet_checks import Anchor as _Anchor
+from editguard.core.formats.snippet_checks import Segment as _Segment
+from editguard.core.formats.snippet_checks import anchor_shift as _shift
 from editguard.core.formats.whole_text import compile_whole_text
-from editguard.core.ladder import rung_named
 from editguard.core.listing import excerpt, listing
 from editguard.core.markers import ANY, JSX, Style, is_marker, styles_for
 from editguard.core.plan import Plan, Replacement
 from editguard.core.seek import (
     INDENT,
-    LADDER,
-    NUMBERS,
     TYPOGRAPHIC,
     OnlyIgnored,
     SeekHit,
@@ -78,35 +90,6 @@ from editguard.errors import AmbiguousMatch, EditError, InvalidRequest, NoMatch
 
 # Every comment syntax a marker may be written in, in any file.
 _EVERY_STYLE = (*ANY, JSX)
-
-# The ladder for anchors: exact first, then the tolerant rungs, none with pasted line numbers.
-TOLERANT = tuple(r for r in LADDER[1:] if NUMBERS not in r.tolerances)
-
-
-@dataclass(frozen=True, slots=True)
-class _Segment:
-    """Snippet lines ``first`` to ``last`` (0-based, both non-blank, no marker between)."""
-
-    first: int
-    last: int
-
-
-@dataclass(frozen=True, slots=True)
-class _Anchor:
-    """A snippet line (0-based) found in the file at ``places`` (0-based lines, in order) on
-    rung ``rung``; ``hits``: the ladder's hit at each place (none on the exact rung)."""
-
-    line: int
-    segment: int
-    places: tuple[int, ...]
-    rung: str
-    hits: dict[int, SeekHit]
-
-
-def _shift(anchor: _Anchor, place: int) -> int:
-    """The indentation shift at which ``anchor`` matched at ``place`` (0 when exactly)."""
-    hit = anchor.hits.get(place)
-    return hit.shift if hit is not None and INDENT in rung_named(hit.rung).tolerances else 0
 
 
 def compile_snippet(
@@ -171,7 +154,7 @@ def compile_snippet(
     )
 
 
-class _Merger:
+class _Merger(Checks):
     """One snippet against one document: the window, the file's lines, the searches."""
 
     def __init__(
@@ -200,6 +183,7 @@ class _Merger:
         self.within = self.name if span is None else f"lines {span[0]}-{span[1]} of {self.name}"
         self._index: dict[str, list[int]] | None = None
         self._unit: int | None = None
+        self.bare = False
 
     # -- the file's own marker-like comments -----------------------------------------------
 
@@ -256,7 +240,8 @@ class _Merger:
 
     def merge(self, marks: Sequence[bool], text: str) -> Compiled:
         segments = self._segments(marks)
-        if not any(marks):
+        self.bare = not any(marks)
+        if self.bare and self._is_whole():
             return self._whole(text)
         anchors: list[_Anchor] = []
         for k, seg in enumerate(segments):
@@ -264,6 +249,8 @@ class _Merger:
             if seg.last != seg.first:
                 anchors.append(self._find(seg.last, k))
         chain = self._chain(anchors)
+        self._no_shifted_reading(anchors, chain)
+        self._blank_edges(marks, segments, chain, anchors)
         at = dict(zip((a.line for a in anchors), zip(chain, anchors, strict=True), strict=True))
         replacements: list[Replacement] = []
         applied: list[AppliedEdit] = []
@@ -279,8 +266,29 @@ class _Merger:
             applied.append(AppliedEdit(k, 1, (a + 1 + delta,), rung, note))
             delta += len(new) - (b - a + 1)
         plan = Plan(tuple(replacements))
+        if self.bare and plan.apply_to_text(self.doc.text) == self.doc.text:
+            a, b = chain[0], chain[-1]
+            raise InvalidRequest(
+                f"the snippet has no marker line, so it replaces lines {a + 1}-{b + 1} of "
+                f"{self.name}, from where its first line is to where its last line is, and it "
+                "is their text already: it changes nothing (lines before or after it are not "
+                "removed by leaving them out)",
+                data={"field": "snippet", "start_line": a + 1, "end_line": b + 1},
+                suggestions=[
+                    "Send the lines around the change with markers for what stays, use "
+                    "edit_file to remove lines, or write_file to replace a whole file."
+                ],
+            )
         self.doc.check_encodable("".join(r.text for r in replacements))
         return Compiled(plan, tuple(applied))
+
+    def _is_whole(self) -> bool:
+        """Whether a snippet without markers is the window's whole new text: a symbol's, or
+        the file's when the file is empty or the snippet's first and last lines are the file's
+        first and last lines (else it starts and ends where those lines are found)."""
+        if self.span is not None or not self.lines:
+            return True
+        return self.snippet[0] == self.lines[0] and self.snippet[-1] == self.lines[-1]
 
     def _line_end(self, b: int) -> tuple[int, bool]:
         """Where line ``b`` ends, its line break included, and whether it has one."""
@@ -396,6 +404,11 @@ class _Merger:
             f"the snippet's text goes; it is not there.{LF}{rest}"
         )
         error.data["snippet_line"] = line + 1
+        if self.bare:
+            error.suggestions.append(
+                "A snippet without markers starts and ends where its first and last lines are "
+                "found; to replace a whole file, use write_file."
+            )
         error.suggestions.append(
             "A new or changed line cannot stand next to a marker: keep at least one unchanged "
             "line of the file between them (or send the whole text without markers)."
@@ -572,6 +585,7 @@ class _Merger:
                 path=self.doc.name or None,
                 within=self.within,
             ) from None
+        written = self._keep_unchanged(seg, a, b, hit, written)
         return written, used(hit, found), explain(hit, found, "the snippet")
 
     def _quoted(self, line: int) -> str:
