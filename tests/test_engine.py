@@ -292,8 +292,10 @@ def test_an_edit_and_its_inverse_restore_the_bytes(case: tuple[bytes, str, str])
     doc = decode(data)
     text = doc.text
     count = text.count(old)
-    # The marker pins every match of the inverse to a copy that the first edit wrote.
-    assume(new != "")
+    # The marker pins every match of the inverse to a copy that the first edit wrote (a
+    # deletion has none: it becomes the marker alone, rather than a discarded example; with
+    # half the examples discarded, Hypothesis's filter health check failed on some seeds).
+    new = new or "Q"
     if "\n" not in text.replace(old, new) and "\n" in text:
         assume(False)  # a file left without line breaks no longer knows its line-ending style
     if doc.line_endings is not None and old.count("\n") != new.count("\n"):
