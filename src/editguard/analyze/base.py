@@ -118,3 +118,20 @@ def project_of(real: str, roots: Sequence[str]) -> str | None:
         if folder == holder or len(folder) <= len(holder):
             return holder
         folder = os.path.dirname(folder)
+
+
+# Bytes of a file an analyzer reads to tell a language server of it; a larger file is not read.
+SOURCE_LIMIT = 4 * 1024 * 1024
+
+
+def read_source(real: str, limit: int = SOURCE_LIMIT) -> str | None:
+    """A file's text as a language server reads it (UTF-8, without a byte order mark, bad bytes
+    replaced); ``None`` for a file that cannot be read or is over ``limit`` bytes."""
+    try:
+        with open(real, "rb") as f:
+            data = f.read(limit + 1)
+    except OSError:
+        return None
+    if len(data) > limit:
+        return None
+    return data.decode("utf-8-sig", "replace")

@@ -39,7 +39,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from editguard.analyze.base import Findings, Job
+from editguard.analyze.base import Findings, Job, read_source
 from editguard.analyze.lsp_client import Connection, Stopped, describe
 from editguard.analyze.problem import Problem
 from editguard.analyze.server_spec import ServerSpec
@@ -53,7 +53,6 @@ RETRY_AFTER = 30.0  # seconds before a server that failed to start is tried agai
 MAX_OPEN = 40  # documents kept open; the least recently used are closed
 MAX_PROBLEMS = 500  # diagnostics kept per file
 MESSAGE_CHARS = 1000  # characters of one diagnostic's message
-READ_LIMIT = 4 * 1024 * 1024  # bytes of a file read to tell the server
 WATCH_LIMIT = 20_000  # files listed to find changes made outside editguard
 QUICK_LISTING = 0.05  # seconds: a project listed this fast is listed again before each job
 RELIST_AFTER = 30.0  # seconds: else the whole listing is redone at most this often
@@ -272,7 +271,7 @@ class Session:
 
     def _set_from_disk(self, real: str) -> bool:
         """Set ``real``'s document to its text on disk; ``False`` where it cannot be read."""
-        text = _read(real)
+        text = read_source(real)
         if text is None:
             return False
         self._set(real, text)
@@ -554,17 +553,6 @@ class Session:
 
 def _ext(real: str) -> str:
     return os.path.splitext(real)[1]
-
-
-def _read(real: str) -> str | None:
-    try:
-        with open(real, "rb") as f:
-            data = f.read(READ_LIMIT + 1)
-    except OSError:
-        return None
-    if len(data) > READ_LIMIT:
-        return None
-    return data.decode("utf-8-sig", "replace")
 
 
 def _stamp(real: str) -> tuple[int, int] | None:

@@ -44,7 +44,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from editguard.analyze.base import Analyzer, Edit, Findings, Job
+from editguard.analyze.base import Analyzer, Edit, Findings, Job, read_source
 from editguard.analyze.dependents import (
     TS_EXTENSIONS,
     distance,
@@ -62,7 +62,6 @@ JOB_LIMIT = 60.0  # a whole job, past the answer's deadline too
 MAX_DEPENDENTS = 20
 MAX_OPEN = 200  # open documents kept per server; the least recently used are closed
 MAX_PROBLEMS = 500  # per file
-MAX_READ = 4 * 1024 * 1024
 PROJECT_FILES = 200  # files checked when the whole project is asked for
 
 
@@ -159,7 +158,7 @@ class _Served:
         if stamp is not None and real in self.texts and self.stamps.get(real) == stamp:
             self.texts.move_to_end(real)
             return True
-        text = _read(real) if stamp is not None else None
+        text = read_source(real) if stamp is not None else None
         if text is None:
             self.close_files([real], timeout)
             return False
@@ -564,18 +563,6 @@ def _first_source(folder: str) -> str | None:
         if seen > 2000:
             return None
     return None
-
-
-def _read(real: str) -> str | None:
-    """A file's text as tsserver reads it (UTF-8, without a byte order mark)."""
-    try:
-        with open(real, "rb") as f:
-            data = f.read(MAX_READ + 1)
-    except OSError:
-        return None
-    if len(data) > MAX_READ:
-        return None
-    return data.decode("utf-8", "replace").removeprefix("\ufeff")
 
 
 def _change(old: str, new: str) -> dict[str, Any]:
