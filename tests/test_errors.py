@@ -121,7 +121,9 @@ def test_a_frames_data_never_replaces_the_errors_own() -> None:
         NoMatch("x", data={"patch_line": 9}), Frame("file", name="a", data={"patch_line": 2})
     )
     assert error.data["patch_line"] == 9
-    assert Frame("cell", 2, 5).label() == "cell 3 of 5"
+    # A notebook's cells go by their 0-based index, as `cell` and read_file name them.
+    assert Frame("cell", 2, 5).label() == "cell 2"
+    assert Frame("cell", 2, 5, name="a1b2").label() == 'cell 2 (id "a1b2")'
     assert Frame("file", name="a.py").label() is None
     assert Frame("edit", 2).label() is None  # no total, nothing to say "of"
 

@@ -148,6 +148,7 @@ TRANSACTION_STEPS = (
     "context",
     "formatting",
     "build",
+    "cells",
     "read",
     "folders",
     "staged",

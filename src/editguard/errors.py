@@ -57,6 +57,10 @@ class Frame:
         """How the text names this place ("call 2 of 3 (edit_file)", "edit 1 of 2"); none for a
         file (its path is a field, and messages name the file they are about), for a place the
         message names itself, and for an index without its total."""
+        if self.kind == "cell" and not self.said and self.index is not None:
+            # Cells go by their index as the notebook's list has them (0-based), as the
+            # ``cell`` argument and read_file name them.
+            return f'cell {self.index} (id "{self.name}")' if self.name else f"cell {self.index}"
         if self.kind == "file" or self.said or self.index is None or self.total is None:
             return None
         head = f"{self.kind} {self.index + 1} of {self.total}"
@@ -71,6 +75,8 @@ class Frame:
             out = {"call": self.index, "tool": self.name}
         elif self.kind in ("chunk", "hunk") and self.total is not None:
             out = {"total": self.total}
+        elif self.kind == "cell" and self.index is not None:
+            out = {"cell": self.index, **({"cell_id": self.name} if self.name else {})}
         return {**out, **self.data}
 
 
@@ -351,6 +357,20 @@ class ElidedContent(EditError):
     merges such a snippet; ``allow_markers`` writes the comment as it is."""
 
     code = "ELIDED_CONTENT"
+
+
+class CellNotFound(EditError):
+    """No cell of the notebook has the id or index a call names (``cell``, an edit of
+    ``edit_notebook``)."""
+
+    code = "CELL_NOT_FOUND"
+
+
+class InvalidNotebook(EditError):
+    """A notebook that is not valid JSON or not valid by the official nbformat schema, as found
+    (it is refused, never written worse) or as an edit would leave it (nothing is written)."""
+
+    code = "INVALID_NOTEBOOK"
 
 
 class InternalError(EditError):

@@ -284,6 +284,8 @@ class Workspace:
         format: bool | None = None,
         allow_markers: bool = False,
         exact: bool = False,
+        cell: int | str | None = None,
+        clear_outputs: bool = False,
     ) -> EditFileResult:
         """Apply search/replace edits in sequence; all of them or none.
 
@@ -293,10 +295,15 @@ class Workspace:
         ``mode`` decides what a syntax error the edits would introduce does: ``strict`` refuses
         (VALIDATION_FAILED), ``interactive`` writes and warns, ``verify_only`` never writes.
 
+        On a notebook, the edits change the source of the cell ``cell`` (an index or an id);
+        without it, of the one cell they fit. ``clear_outputs`` empties that code cell's
+        outputs.
+
         Raises:
             EditError: NO_MATCH, WRONG_COUNT, INVALID_REQUEST, TOO_MANY_EDITS, STALE_VERSION,
                 ENCODING_ERROR, VALIDATION_FAILED, FILE_BUSY and the file errors of read_file,
-                plus WRITE_FAILED.
+                plus WRITE_FAILED; on a notebook CELL_NOT_FOUND, AMBIGUOUS_MATCH,
+                INVALID_NOTEBOOK.
         """
         if not isinstance(edits, str):
             edits = [_search_replace(e) if isinstance(e, SearchReplace) else e for e in edits]

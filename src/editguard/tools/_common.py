@@ -154,8 +154,9 @@ class Validation(BaseModel):
 
 
 def outcome_fields(out: Outcome[Any], mode: Mode) -> dict[str, Any]:
-    """The fields every writing tool's result takes from the transaction's outcome."""
-    return {
+    """The fields every writing tool's result takes from the transaction's outcome (a
+    notebook's: the cell it edited)."""
+    fields = {
         "path": out.where.real,
         "version": out.version,
         "previous_version": out.previous_version,
@@ -163,6 +164,14 @@ def outcome_fields(out: Outcome[Any], mode: Mode) -> dict[str, Any]:
         "mode": mode,
         "validation": Validation.of(out.report),
     }
+    subjects = out.change.subjects
+    if len(subjects) == 1 and subjects[0].cell is not None:
+        fields["cell"], fields["cell_id"] = subjects[0].cell, subjects[0].cell_id
+    return fields
+
+
+CELL_HELP = "A notebook's cell (index from 0, or id): edit its source as a file."
+CLEAR_OUTPUTS_HELP = "Notebook: clear the outputs of the code cell edited."
 
 
 class ProblemModel(BaseModel):
@@ -185,6 +194,8 @@ _PROBLEM_FIELDS = (
     "problems_note",
     "formatted",
     "format_note",
+    "cell",
+    "cell_id",
 )
 
 
@@ -209,6 +220,8 @@ class Checked(BaseModel):
         description="{path: the written lines as formatted, numbered as read_file shows them}.",
     )
     format_note: str | None = Field(None, description="Why a file was left unformatted.")
+    cell: int | None = Field(None, description="A notebook's cell the edit changed (its index).")
+    cell_id: str | None = None
 
     @model_serializer(mode="wrap")
     def _lean(self, handler: SerializerFunctionWrapHandler) -> Any:

@@ -12,6 +12,8 @@ from editguard.core.formats.search_replace import (
 )
 from editguard.tools._common import (
     ALLOW_MARKERS_HELP,
+    CELL_HELP,
+    CLEAR_OUTPUTS_HELP,
     DRY_RUN_HELP,
     EXACT_HELP,
     FORMAT_HELP,
@@ -24,7 +26,7 @@ from editguard.tools._common import (
     outcome_fields,
 )
 from editguard.tools._tool import Tool
-from editguard.transaction import Transaction
+from editguard.transaction import CellCall, Transaction
 from editguard.transaction.build import Change, Mode, Outcome
 
 
@@ -62,6 +64,10 @@ class EditFileArgs(Args):
     format: bool | None = Field(None, description=FORMAT_HELP)
     allow_markers: bool = Field(False, description=ALLOW_MARKERS_HELP)
     exact: bool = Field(False, description=EXACT_HELP)
+    cell: int | str | None = Field(
+        None, description=CELL_HELP + " Without it, the edits land in the one cell they fit."
+    )
+    clear_outputs: bool = Field(False, description=CLEAR_OUTPUTS_HELP)
 
 
 class AppliedEdit(BaseModel):
@@ -152,6 +158,7 @@ def apply_edits(txn: Transaction, args: EditFileArgs) -> Outcome[Change]:
         mode=args.mode,
         expected_version=args.expected_version,
         build_view=lambda view: _in_view(view, specs),
+        cell=CellCall(args.cell, anywhere=True, clear_outputs=args.clear_outputs),
     )
 
 

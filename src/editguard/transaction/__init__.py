@@ -45,10 +45,12 @@ import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
+from typing import cast
 
 from editguard.analyze.base import Edit
 from editguard.core.delta import between
 from editguard.core.document import Document, content_version, decode, from_view
+from editguard.core.notebook.model import is_notebook
 from editguard.core.plan import Changed, render
 from editguard.errors import (
     BinaryFile,
@@ -65,6 +67,7 @@ from editguard.fs.nearest import suggesting, with_nearest
 from editguard.fs.sandbox import Resolved, names_a_link
 from editguard.history import FileRecord
 from editguard.transaction.build import C, Change, Mode, Outcome, build_change, capped
+from editguard.transaction.cells import CellCall, notebook_build
 from editguard.transaction.commit import Commit, Staged, commit, writes
 from editguard.transaction.context import Context
 from editguard.transaction.folders import folder_state
@@ -83,6 +86,7 @@ from editguard.transaction.staged import (
 
 __all__ = [
     "MAX_FILES",
+    "CellCall",
     "Change",
     "Commit",
     "Context",
@@ -304,6 +308,7 @@ class Transaction:
         expected_version: str | None = None,
         create: bool = False,
         build_view: Callable[[Document], C] | None = None,
+        cell: CellCall | None = None,
     ) -> Outcome[C]:
         """Run ``build`` (the tool's pure step: a Document in, a Change out) on the file's
         staged text, check the change and stage it (see :meth:`checking`); ``written`` in the
@@ -319,10 +324,17 @@ class Transaction:
         a call does and every message it gives are the same either way, and only memory
         differs.
 
+        On a notebook, ``build`` runs on the cell ``cell`` names (see
+        :func:`~editguard.transaction.cells.notebook_build`; a tool that passes no ``cell``
+        edits the whole JSON, checked as a notebook).
+
         Raises:
             EditError: any refusal, with the file's path attached; nothing was staged.
         """
         where = self.ctx.sandbox.resolve(path) if isinstance(path, str) else path
+        if is_notebook(where.real):
+            build = cast("Callable[[Document], C]", notebook_build(build, where.real, cell))
+            build_view = None
         with error_context(path=where.display), suggesting(where):
             staged, before = self.current(
                 where,

@@ -19,7 +19,7 @@ from editguard.core.document import Document, from_view
 from editguard.core.elided import check_plan
 from editguard.core.formats import AppliedEdit, Compiled
 from editguard.core.plan import Plan
-from editguard.errors import EditError, FileTooLarge
+from editguard.errors import EditError, FileTooLarge, Frame
 from editguard.fs.sandbox import Resolved
 from editguard.languages import language_of
 from editguard.transaction.context import Context
@@ -54,16 +54,47 @@ VIEW_LIMIT = 4 * VALIDATE_LIMIT
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class Subject:
+    """A text inside a file that a change edits as if it were a file of its own: a notebook
+    cell's source. Its diff is what the result shows, its syntax is what the guard checks (as
+    a file called ``name``: a code cell as ``.py`` for a Python kernel; ``None``: not checked),
+    and the elision guard looks at its lines, not at the file's JSON.
+
+    ``checked_as``: the texts the syntax guard reads, where they differ from ``before`` and
+    ``after`` (IPython's magics masked, see :mod:`~editguard.transaction.cells`)."""
+
+    label: str  # how the diff names it: "path#cell 3"
+    name: str | None
+    before: Document
+    plan: Plan
+    checked_as: tuple[str, str, Plan] | None = None
+    check: Callable[[str], tuple[Finding, ...]] | None = None  # the tool's own (see Change)
+    cell: int | None = None  # a notebook cell's index
+    cell_id: str | None = None
+
+    @property
+    def after(self) -> str:
+        """The subject's text after the change."""
+        return self.plan.apply_to_text(self.before.text)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class Change:
     """What a tool made of its request, on the text as read: the plan, what each edit did,
     warnings for the caller, and the tool's own check of the new text (its findings block in
     strict mode like the syntax guard's; it runs with the guard, on the same new text, and is
-    skipped with it above the size limit)."""
+    skipped with it above the size limit).
+
+    ``subjects``: the texts inside the file the change edits as files of their own (notebook
+    cells, see :class:`Subject`): then the diff, the syntax guard and the elision guard are
+    theirs, and the file's own text was checked by whoever made the change (a notebook's
+    schema)."""
 
     plan: Plan
     applied: tuple[AppliedEdit, ...] = ()
     warnings: tuple[str, ...] = ()
     check: Callable[[str], tuple[Finding, ...]] | None = None
+    subjects: tuple[Subject, ...] = ()
 
     @classmethod
     def of(cls, compiled: Compiled) -> Change:
@@ -111,9 +142,16 @@ class Outcome(Generic[C]):
         return self.creates and self.written
 
     def diff(self) -> str:
-        """The unified diff of the change."""
+        """The unified diff of the change (of each subject's text, where it has subjects)."""
         if "diff" not in self.memo:
-            self.memo["diff"] = diff_of(self.before, self.change.plan, self.where.display)
+            subjects = self.change.subjects
+            if subjects:
+                self.memo["diff"] = "".join(
+                    render_diff(s.before.text, s.plan, s.label, max_lines=DIFF_LINES)
+                    for s in subjects
+                )
+            else:
+                self.memo["diff"] = diff_of(self.before, self.change.plan, self.where.display)
         return self.memo["diff"]
 
 
@@ -150,14 +188,23 @@ def build_change(
     change = build(before)
     plan = change.plan
     if not allow_markers:
-        check_plan(before.text, plan, where.real, where.display, view=before.utf8_view)
+        if change.subjects:
+            for s in change.subjects:
+                check_plan(s.before.text, s.plan, s.name or s.label, s.label)
+        else:
+            check_plan(before.text, plan, where.real, where.display, view=before.utf8_view)
     for r in plan.replacements:
         # Formats check that their texts can be encoded (naming the edit); a NUL can come
         # from anywhere (a regex template's \x00, a new body), so it is refused here.
         before.check_no_nul(r.text)
     _check_size(ctx, before, plan)
     size = max(len(before.text), len(before.text) + plan.size_change())
-    if formatting is not None and not before.utf8_view and size <= VALIDATE_LIMIT:
+    if (
+        formatting is not None
+        and not before.utf8_view
+        and size <= VALIDATE_LIMIT
+        and not change.subjects
+    ):
         try:
             done = formatting.plan_for(ctx, where, before, plan)
         except Exception as exc:  # noqa: BLE001 - formatting never fails an edit, a bug neither
@@ -228,6 +275,8 @@ def _validated(
     """
     from editguard.validate import Report, validate  # noqa: PLC0415 - see the imports
 
+    if change.subjects:
+        return _validated_subjects(ctx, where, change, mode)
     name, plan = where.real, change.plan
     checked = language_of(name) is not None or any(
         linter.applies_to(name) for linter in ctx.linters
@@ -243,3 +292,31 @@ def _validated(
     if mode == "strict" and report.blocking:
         raise report.refusal(where.display, new, plan)
     return report
+
+
+def _validated_subjects(ctx: Context, where: Resolved, change: Change, mode: Mode) -> Report:
+    """Validate each subject of a change as the file it stands for (a notebook's code cell as
+    a module of its kernel's language), whatever the size of the file around it.
+
+    Raises:
+        ValidationFailed: strict mode and a blocking finding (in the subject's lines).
+    """
+    from editguard.validate import Report, validate  # noqa: PLC0415 - see the imports
+
+    findings: list[Finding] = []
+    notes: list[str] = []
+    for s in change.subjects:
+        if s.name is None:
+            continue
+        old, new, plan = s.checked_as or (s.before.text, s.after, s.plan)
+        if old == new:
+            continue
+        report = validate(s.name, old, new, plan, ctx.linters, s.check)
+        if mode == "strict" and report.blocking:
+            exc = report.refusal(where.display, s.after, s.plan)
+            if s.cell is not None:
+                exc.add(Frame("cell", s.cell, name=s.cell_id))
+            raise exc
+        findings += report.findings
+        notes += report.notes
+    return Report(tuple(findings), tuple(notes))

@@ -1,0 +1,323 @@
+"""A Jupyter notebook read from its JSON text, with where each part of it stands in that text.
+
+Editing a notebook must leave every byte it does not change as it was: the key order, the
+indentation, the escaping and the final newline of the writer that made it (Jupyter, or any
+other). So the notebook is not loaded and dumped again: :func:`read_notebook` scans the text once
+(the C scanner of :mod:`json` decodes each value) and records, for each cell, the span of the
+cell's object and of each of its values. An edit is then a replacement of a few spans (see
+:mod:`~editguard.core.notebook.write`), and the rest of the text is untouched.
+
+Spans are offsets in the normalized text of the file (:class:`~editguard.core.document.Document`
+``text``), the coordinates of a :class:`~editguard.core.plan.Plan`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+from editguard.errors import InvalidNotebook
+
+_WHITESPACE = " \t\n\r"
+_DECODER = json.JSONDecoder()
+# The C scanners of json (typeshed does not list them): a value at an index, no whitespace
+# skipped, and a string's rest after its opening quote.
+_SCAN = cast("Callable[[str, int], tuple[Any, int]]", getattr(_DECODER, "scan_once"))  # noqa: B009
+scanstring = cast("Callable[[str, int], tuple[str, int]]", getattr(json.decoder, "scanstring"))  # noqa: B009
+
+CELL_TYPES = ("code", "markdown", "raw")
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One key of a JSON object: where its key starts, where its value starts and ends."""
+
+    key: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One cell: its position, its decoded JSON, and the spans of its object and values."""
+
+    index: int
+    start: int  # the "{" of the cell's object
+    end: int  # after its "}"
+    fields: dict[str, Field]
+    data: dict[str, Any]
+
+    @property
+    def id(self) -> str | None:
+        """The cell's id (nbformat 4.5 and later), if it has one."""
+        value = self.data.get("id")
+        return value if isinstance(value, str) else None
+
+    @property
+    def cell_type(self) -> str:
+        """``code``, ``markdown`` or ``raw`` (or what the file says, for one that is invalid)."""
+        return str(self.data.get("cell_type", ""))
+
+    @property
+    def source(self) -> str:
+        """The cell's source as one text (a list of lines joined, or the string)."""
+        return source_text(self.data.get("source", ""))
+
+    @property
+    def outputs(self) -> list[Any]:
+        """The outputs of a code cell (none for another)."""
+        value = self.data.get("outputs")
+        return value if isinstance(value, list) else []
+
+    def label(self) -> str:
+        """How messages name the cell: ``cell 3 (id "a1b2")``."""
+        return f'cell {self.index} (id "{self.id}")' if self.id else f"cell {self.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """How the writer of the file lays out its JSON, so that what an edit adds looks the same.
+
+    ``indent``: one level of indentation (``None``: everything on one line); ``ascii``:
+    characters beyond ASCII are written as ``\\uXXXX`` escapes; ``separator``: between the
+    items of a list written on one line; ``cell_keys``: the order of the keys of a cell,
+    as the file has them (sorted, when its cells are sorted or it has none).
+    """
+
+    indent: str | None
+    ascii: bool
+    separator: str
+    sorted_keys: bool
+    cell_keys: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Notebook:
+    """A notebook as read (see the module docstring)."""
+
+    text: str
+    top: dict[str, Field]  # the top-level keys
+    metadata: dict[str, Any]
+    nbformat: int
+    nbformat_minor: int
+    cells: tuple[Cell, ...]
+    cells_start: int  # the "[" of the cells list
+    cells_end: int  # after its "]"
+    style: Style
+
+    @property
+    def language(self) -> str:
+        """The kernel's language, lowercase (``python`` when the notebook does not say)."""
+        for where in (self.metadata.get("kernelspec"), self.metadata.get("language_info")):
+            if isinstance(where, dict):
+                name = where.get("language") or where.get("name")
+                if isinstance(name, str) and name:
+                    return name.lower()
+        return "python"
+
+    @property
+    def has_ids(self) -> bool:
+        """Whether the format gives every cell an id (nbformat 4.5 and later)."""
+        return (self.nbformat, self.nbformat_minor) >= (4, 5)
+
+    def data(self) -> dict[str, Any]:
+        """The whole notebook decoded (the cells' decoded objects shared, not copied)."""
+        out: dict[str, Any] = {}
+        for key, field in self.top.items():
+            if key == "cells":
+                out[key] = [c.data for c in self.cells]
+            elif key == "metadata":
+                out[key] = self.metadata
+            else:
+                out[key] = _SCAN(self.text, field.start)[0]
+        return out
+
+
+def source_text(source: Any) -> str:
+    """A cell's ``source`` as one text: nbformat allows a list of lines or one string."""
+    if isinstance(source, list):
+        return "".join(s for s in source if isinstance(s, str))
+    return source if isinstance(source, str) else ""
+
+
+def is_notebook(name: str) -> bool:
+    """Whether a file called ``name`` is a Jupyter notebook (by its extension)."""
+    return name.lower().endswith(".ipynb")
+
+
+def read_notebook(text: str, name: str = "") -> Notebook:
+    """Scan a notebook's JSON text (see the module docstring).
+
+    Only the shape editing needs is checked here (a JSON object with a list of cell objects,
+    each one a JSON object); the schema is checked by
+    :func:`~editguard.core.notebook.schema.check_notebook`.
+
+    Raises:
+        InvalidNotebook: the text is not JSON, or not a notebook's shape.
+    """
+    scanner = _Scanner(text, name)
+    return scanner.notebook()
+
+
+class _Scanner:
+    def __init__(self, text: str, name: str) -> None:
+        self.text = text
+        self.name = name
+        self.top_values: dict[str, Any] = {}
+        self.found_cells: tuple[Cell, ...] | None = None
+
+    def fail(self, what: str, pos: int) -> InvalidNotebook:
+        line = self.text.count("\n", 0, pos) + 1
+        column = pos - (self.text.rfind("\n", 0, pos) + 1) + 1
+        return InvalidNotebook(
+            f"{self.name or 'the file'} is not a notebook that can be edited: {what} "
+            f"(line {line}, column {column})",
+            path=self.name or None,
+            data={"line": line, "column": column},
+            suggestions=["Repair the notebook's JSON (e.g. in Jupyter), then edit it again."],
+        )
+
+    def skip(self, pos: int) -> int:
+        text = self.text
+        while pos < len(text) and text[pos] in _WHITESPACE:
+            pos += 1
+        return pos
+
+    def value(self, pos: int) -> tuple[Any, int]:
+        try:
+            return _SCAN(self.text, pos)
+        except StopIteration:
+            raise self.fail("a JSON value was expected", pos) from None
+        except (json.JSONDecodeError, ValueError, RecursionError) as exc:
+            raise self.fail(f"invalid JSON ({exc})", pos) from None
+
+    def fields(self, pos: int, values: dict[str, Any]) -> tuple[dict[str, Field], int]:
+        """The keys of the object that starts at ``pos`` (its ``{``), and its end; each value,
+        decoded, goes into ``values`` (the top level's cells into :attr:`found_cells`)."""
+        text = self.text
+        out: dict[str, Field] = {}
+        pos = self.skip(pos + 1)
+        if text.startswith("}", pos):
+            return out, pos + 1
+        while True:
+            if not text.startswith('"', pos):
+                raise self.fail("a key was expected", pos)
+            key_at = pos
+            try:
+                key, pos = scanstring(text, pos + 1)
+            except json.JSONDecodeError as exc:
+                raise self.fail(f"invalid JSON ({exc.msg})", pos) from None
+            pos = self.skip(pos)
+            if not text.startswith(":", pos):
+                raise self.fail("':' was expected", pos)
+            start = self.skip(pos + 1)
+            if key in out:
+                raise self.fail(f'the key "{key}" appears twice', key_at)
+            if values is self.top_values and key == "cells":
+                self.found_cells, end = self.cells(start)
+            else:
+                values[key], end = self.value(start)
+            out[key] = Field(key_at, start, end)
+            pos = self.skip(end)
+            if text.startswith(",", pos):
+                pos = self.skip(pos + 1)
+                continue
+            if text.startswith("}", pos):
+                return out, pos + 1
+            raise self.fail("',' or '}' was expected", pos)
+
+    def notebook(self) -> Notebook:
+        text = self.text
+        pos = self.skip(0)
+        if not text.startswith("{", pos):
+            raise self.fail("a JSON object was expected", pos)
+        values = self.top_values
+        top, end = self.fields(pos, values)
+        if self.skip(end) != len(text):
+            raise self.fail("text after the notebook's JSON object", self.skip(end))
+        cells = self.found_cells
+        if cells is None:
+            raise self.fail('no "cells" list', pos)
+        cells_field = top["cells"]
+        found = values.get("metadata")
+        metadata: dict[str, Any] = found if isinstance(found, dict) else {}
+        major = _int(values.get("nbformat"))
+        minor = _int(values.get("nbformat_minor"))
+        return Notebook(
+            text=text,
+            top=top,
+            metadata=metadata,
+            nbformat=major,
+            nbformat_minor=minor,
+            cells=cells,
+            cells_start=cells_field.start,
+            cells_end=cells_field.end,
+            style=self.style(top, cells),
+        )
+
+    def cells(self, pos: int) -> tuple[tuple[Cell, ...], int]:
+        """The cells of the list that starts at ``pos`` (its ``[``), and its end."""
+        text = self.text
+        if not text.startswith("[", pos):
+            raise self.fail('"cells" is not a list', pos)
+        out: list[Cell] = []
+        pos = self.skip(pos + 1)
+        if text.startswith("]", pos):
+            return (), pos + 1
+        while True:
+            if not text.startswith("{", pos):
+                raise self.fail(f"cell {len(out)} is not a JSON object", pos)
+            data: dict[str, Any] = {}
+            fields, end = self.fields(pos, data)
+            out.append(Cell(len(out), pos, end, fields, data))
+            pos = self.skip(end)
+            if text.startswith(",", pos):
+                pos = self.skip(pos + 1)
+                continue
+            if text.startswith("]", pos):
+                return tuple(out), pos + 1
+            raise self.fail("',' or ']' was expected", pos)
+
+    def style(self, top: dict[str, Field], cells: tuple[Cell, ...]) -> Style:
+        text = self.text
+        first = min((f.key for f in top.values()), default=0)
+        line_start = text.rfind("\n", 0, first) + 1
+        indent: str | None = text[line_start:first] if line_start > 0 else None
+        if indent == "":
+            indent = None
+        # Jupyter writes characters beyond ASCII as they are; a file that escapes them
+        # (and has none written as they are) was written with ensure_ascii.
+        ascii_ = text.isascii() and _escapes_beyond_ascii(text)
+        separator = ", " if ", " in text[: min(len(text), 4096)] or indent is not None else ","
+        keys = [tuple(c.fields) for c in cells]
+        sorted_keys = all(list(k) == sorted(k) for k in keys) and list(top) == sorted(top)
+        order: tuple[str, ...] = ()
+        if keys and not sorted_keys:
+            order = max(keys, key=len)
+        return Style(indent, ascii_, separator, sorted_keys, order)
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _escapes_beyond_ascii(text: str) -> bool:
+    """Whether ``text`` holds a ``\\uXXXX`` escape of a character beyond ASCII (a file written
+    with ``ensure_ascii``), not an escaped backslash followed by ``u``."""
+    at = text.find("\\u")
+    while at >= 0:
+        digits = text[at + 2 : at + 6]
+        back = at
+        while back > 0 and text[back - 1] == "\\":
+            back -= 1
+        backslashes = at - back  # before this one
+        if backslashes % 2 == 0 and _HEX.fullmatch(digits) and int(digits, 16) >= 0x80:
+            return True
+        at = text.find("\\u", at + 2)
+    return False
+
+
+_HEX = re.compile(r"[0-9a-fA-F]{4}")

@@ -1,0 +1,401 @@
+"""Edits of a notebook's cells: a tool's pure step, run on one cell's source as on a file.
+
+A tool that edits text (edit_file, edit_lines, edit_symbol, ...) builds its change from a
+:class:`~editguard.core.document.Document`. On a notebook, :func:`in_cell` gives it the source of
+the cell the call names as that Document, then turns the change it made into a change of the
+notebook's JSON: one replacement of the cell's ``source`` (written as Jupyter writes it, the rest
+of the file byte for byte), the notebook checked against nbformat's schema as found and as left.
+The cell's text is the change's :class:`~editguard.transaction.build.Subject`: the result's diff
+is the cell's, the syntax guard checks it as a module of the kernel's language, the elision guard
+its lines.
+
+Without ``cell``, :func:`in_some_cell` runs the step on every cell and lands it where it fits,
+if that is exactly one cell; else it refuses, naming the cells.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from typing import Any
+
+from editguard.core.document import Document
+from editguard.core.notebook.model import Cell, Notebook, is_notebook, read_notebook
+from editguard.core.notebook.schema import check_notebook
+from editguard.core.notebook.write import replace_source, set_value
+from editguard.core.plan import Plan, Replacement
+from editguard.errors import (
+    AmbiguousMatch,
+    CellNotFound,
+    EditError,
+    Frame,
+    InvalidRequest,
+    NoMatch,
+)
+from editguard.transaction.build import C, Change, Subject
+
+CellRef = int | str
+
+# The extension a code cell is checked as, by the kernel's language (where the notebook's
+# metadata gives no file_extension).
+_EXTENSIONS = {
+    "python": ".py",
+    "javascript": ".js",
+    "typescript": ".ts",
+    "r": ".r",
+    "julia": ".jl",
+    "rust": ".rs",
+    "go": ".go",
+    "bash": ".sh",
+    "ruby": ".rb",
+    "java": ".java",
+    "c++": ".cpp",
+    "c": ".c",
+}
+
+# IPython's line magics and shell escapes (``%timeit f()``, ``!ls``, ``files = !ls``) and help
+# (``f?``): not Python, so the syntax guard reads a placeholder of the same length instead.
+_MAGIC = re.compile(
+    r"^(?P<indent>[ \t]*)(?:(?P<name>[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*=\s*)?"
+    r"(?:[%!].*|\S.*\?\??)$"
+)
+# Cell magics whose body is still Python; any other (``%%bash``, ``%%file``, ``%%html``) makes
+# the cell another language, which is not checked.
+_PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug", "skip"}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CellCall:
+    """How a call that edits text addresses a notebook: the cell it names (``None``: none),
+    whether it may go without one (a search/replace lands in the one cell it fits) and
+    whether an edited code cell loses its outputs."""
+
+    ref: CellRef | None = None
+    anywhere: bool = False
+    clear_outputs: bool = False
+
+
+def notebook_build(
+    build: Callable[[Document], C], real: str, call: CellCall | None
+) -> Callable[[Document], Change]:
+    """The build a call runs on the file ``real``: its own where the file is no notebook; on a
+    notebook, by cell (``call``) or, from a tool that edits the file's text as a whole (a
+    patch, write_file), its own with the result checked as a notebook."""
+    if not is_notebook(real):
+        return build
+    if call is None:
+        return whole(build)
+    if call.ref is not None:
+        return in_cell(build, call.ref, real, clear_outputs=call.clear_outputs)
+    if call.anywhere:
+        return in_some_cell(build, real, clear_outputs=call.clear_outputs)
+    raise InvalidRequest(
+        "the file is a notebook: name the cell to edit with `cell` (its index or id, as "
+        "read_file shows them)",
+        data={"field": "cell"},
+        suggestions=["Read the notebook with read_file, then send the call again with `cell`."],
+    )
+
+
+def whole(build: Callable[[Document], C]) -> Callable[[Document], Change]:
+    """``build`` on a notebook's whole text (a patch of its JSON, new content), its result
+    checked as a notebook: JSON of a notebook's shape, valid by nbformat's schema. A notebook
+    that was invalid as found is refused as found unless the result repairs it."""
+
+    def build_whole(doc: Document) -> Change:
+        change = build(doc)
+        if not change.plan.changes(doc.text):
+            return change
+        new = change.plan.apply_to_text(doc.text)
+        if not new.strip() and not doc.text.strip():
+            return change  # an empty file made (or kept) empty: no notebook yet
+        try:
+            after = read_notebook(new, doc.name)
+            check_notebook(after.data(), doc.name, found=False)
+        except EditError:
+            if doc.text.strip():
+                read_valid(doc)  # refused as found, if it was invalid already
+            raise
+        return change
+
+    return build_whole
+
+
+def find_cell(nb: Notebook, ref: CellRef) -> Cell:
+    """The cell ``ref`` names: an index (0-based, negative from the end) or an id (a string of
+    digits is an index only if no cell has it as its id).
+
+    Raises:
+        CellNotFound: no such cell, listing the cells there are.
+    """
+    cells = nb.cells
+    if isinstance(ref, str):
+        for cell in cells:
+            if cell.id == ref:
+                return cell
+        text = ref.strip()
+        if text.lstrip("-").isdigit():
+            ref = int(text)
+    if isinstance(ref, int) and not isinstance(ref, bool) and -len(cells) <= ref < len(cells):
+        return cells[ref]
+    raise CellNotFound(
+        f"the notebook has no cell {ref!r}: it has {len(cells)} cell(s), "
+        + (f"indexes 0-{len(cells) - 1}" if cells else "none")
+        + (", ids " + ", ".join(f'"{c.id}"' for c in cells[:20] if c.id) if nb.has_ids else ""),
+        data={"cells": [_outline(c) for c in cells[:50]]},
+        suggestions=["Name a cell by its index or id as read_file shows them."],
+    )
+
+
+def _outline(cell: Cell) -> dict[str, Any]:
+    first = cell.source.split("\n", 1)[0]
+    out: dict[str, Any] = {"index": cell.index, "type": cell.cell_type}
+    if cell.id:
+        out["id"] = cell.id
+    out["first_line"] = first[:80]
+    return out
+
+
+def read_valid(doc: Document) -> Notebook:
+    """The notebook in ``doc``, refused unless it is valid as found.
+
+    Raises:
+        InvalidNotebook: not JSON, not a notebook's shape, or not valid by its schema.
+    """
+    nb = read_notebook(doc.text, doc.name)
+    check_notebook(nb.data(), doc.name, found=True)
+    return nb
+
+
+def checked_name(nb: Notebook, cell: Cell, real: str) -> str | None:
+    """The name the syntax guard checks a cell's source as (``None``: not checked): a code
+    cell as a file of the kernel's language."""
+    if cell.cell_type != "code":
+        return None
+    info = nb.metadata.get("language_info")
+    ext = info.get("file_extension") if isinstance(info, dict) else None
+    if not isinstance(ext, str) or not ext.startswith("."):
+        ext = _EXTENSIONS.get(nb.language)
+    if ext is None:
+        return None
+    return f"{real}#cell{cell.index}{ext}"
+
+
+def masked(source: str, python: bool) -> str | None:
+    """``source`` as the syntax guard reads it: in a Python cell, each magic, shell escape or
+    help line replaced by a placeholder of the same length; ``None``: a cell magic makes it
+    another language."""
+    if not python:
+        return source
+    lines = source.split("\n")
+    if lines and lines[0].startswith("%%"):
+        magic = lines[0][2:].split(None, 1)
+        if not magic or magic[0] not in _PYTHON_CELL_MAGICS:
+            return None
+        lines[0] = _placeholder(lines[0], "", None)
+        start = 1
+    else:
+        start = 0
+    for i in range(start, len(lines)):
+        found = _MAGIC.match(lines[i])
+        if found and lines[i].strip() and not lines[i].lstrip().startswith("#"):
+            rest = lines[i][found.end("indent") :]
+            if rest.startswith(("%", "!")) or found.group("name") or rest.rstrip().endswith("?"):
+                lines[i] = _placeholder(lines[i], found.group("indent"), found.group("name"))
+    return "\n".join(lines)
+
+
+def _placeholder(line: str, indent: str, name: str | None) -> str:
+    body = f"{name} = None" if name else "pass"
+    out = indent + body
+    return out + " " * (len(line) - len(out)) if len(out) <= len(line) else out
+
+
+def cell_subject(
+    nb: Notebook,
+    cell: Cell,
+    real: str,
+    display: str,
+    plan: Plan,
+    check: Callable[[str], Any] | None = None,
+) -> Subject:
+    """The subject of a change of ``cell``'s source by ``plan`` (on the source as a Document),
+    with the tool's own ``check`` of the new source."""
+    before = Document(cell.source, name=f"{display}#cell {cell.index}")
+    name = checked_name(nb, cell, real)
+    checked_as = None
+    if name is not None and name.endswith(".py"):
+        old, new = masked(before.text, True), masked(plan.apply_to_text(before.text), True)
+        if old is None or new is None:
+            name = None
+        elif old != before.text or new != plan.apply_to_text(before.text):
+            checked_as = (old, new, _span_plan(old, new))
+    label = f"{display}#cell {cell.index}" + (f" (id {cell.id})" if cell.id else "")
+    return Subject(label, name, before, plan, checked_as, check, cell.index, cell.id)
+
+
+def _span_plan(old: str, new: str) -> Plan:
+    """A plan of one replacement that turns ``old`` into ``new`` (their differing middle)."""
+    lo = 0
+    top = min(len(old), len(new))
+    while lo < top and old[lo] == new[lo]:
+        lo += 1
+    hi = 0
+    while hi < top - lo and old[len(old) - 1 - hi] == new[len(new) - 1 - hi]:
+        hi += 1
+    if lo == len(old) - hi and lo == len(new) - hi:
+        return Plan()
+    return Plan((Replacement(lo, len(old) - hi, new[lo : len(new) - hi]),))
+
+
+def in_cell(
+    build: Callable[[Document], C],
+    cell: CellRef,
+    real: str,
+    *,
+    clear_outputs: bool = False,
+) -> Callable[[Document], Change]:
+    """``build`` (a tool's pure step) run on the source of the notebook cell ``cell``, as a
+    change of the notebook (see the module docstring). ``clear_outputs``: a code cell whose
+    source changes loses its outputs and execution count (as if never run); else they stay, as
+    Jupyter keeps them until the cell runs again."""
+
+    def build_notebook(doc: Document) -> Change:
+        nb = read_valid(doc)
+        target = find_cell(nb, cell)
+        return _cell_change(nb, target, build, doc, real, clear_outputs)
+
+    return build_notebook
+
+
+def in_some_cell(
+    build: Callable[[Document], C],
+    real: str,
+    *,
+    clear_outputs: bool = False,
+) -> Callable[[Document], Change]:
+    """``build`` run on every cell's source; the change lands in the one cell where it fits.
+    Refused where it fits in none (NO_MATCH, the closest cell's error inside) or in several
+    (AMBIGUOUS_MATCH, naming them)."""
+
+    def build_notebook(doc: Document) -> Change:
+        nb = read_valid(doc)
+        fits: list[tuple[Cell, Change]] = []
+        refusals: list[tuple[Cell, EditError]] = []
+        for cell in nb.cells:
+            try:
+                fits.append((cell, _cell_change(nb, cell, build, doc, real, clear_outputs)))
+            except EditError as exc:
+                refusals.append((cell, exc))
+        if len(fits) == 1:
+            cell, change = fits[0]
+            note = f"no cell named: the edit fits {cell.label()} only, and landed there"
+            return dataclasses.replace(change, warnings=(*change.warnings, note))
+        if fits:
+            raise AmbiguousMatch(
+                "no cell named, and the edit fits "
+                + ", ".join(c.label() for c, _ in fits)
+                + ": name the one to edit with `cell`",
+                data={"cells": [_outline(c) for c, _ in fits]},
+                suggestions=["Send the same call with `cell` set to the index or id meant."],
+            )
+        raise _nowhere(nb, refusals)
+
+    return build_notebook
+
+
+def _nowhere(nb: Notebook, refusals: list[tuple[Cell, EditError]]) -> EditError:
+    """The refusal of an edit that fits no cell: where one cell refused it for another reason
+    than a missing match (two places in it, say), that cell's error; else NO_MATCH showing
+    the most similar lines of all cells, each with its cell."""
+    other = [(c, e) for c, e in refusals if e.code != "NO_MATCH"]
+    if len(other) == 1:
+        return other[0][1]
+    near: list[tuple[float, Cell, dict[str, Any]]] = []
+    for cell, exc in refusals:
+        regions = exc.data.get("similar_content") or ()
+        near.extend(
+            (float(r.get("similarity", 0)), cell, r) for r in regions if isinstance(r, dict)
+        )
+    near.sort(key=lambda t: -t[0])
+    shown = "".join(
+        f"\n{cell.label()}, line {r.get('start_line')}, {round(sim * 100)}% similar:\n"
+        + "\n".join(
+            f"{n}│{line}"
+            for n, line in enumerate(str(r.get("content", "")).split("\n"), r.get("start_line", 1))
+        )
+        for sim, cell, r in near[:3]
+    )
+    detail = "; ".join(f"{c.label()}: {e.code}" for c, e in other[:10])
+    search = next((e.data["search_text"] for _, e in refusals if "search_text" in e.data), None)
+    return NoMatch(
+        f"no cell named, and the edit fits no cell of the notebook ({len(nb.cells)} cells)"
+        + (f"; {detail}" if detail else "")
+        + (f"\n\nMost similar lines (copy from these exactly):{shown}" if shown else ""),
+        data={
+            **({"search_text": search} if search is not None else {}),
+            "similar_content": [
+                {"cell": cell.index, **({"cell_id": cell.id} if cell.id else {}), **r}
+                for _, cell, r in near[:3]
+            ],
+        },
+        suggestions=[
+            "Copy old_text from the cell meant (read_file shows each cell's lines), and name "
+            "the cell with `cell`."
+        ],
+    )
+
+
+def _cell_change(
+    nb: Notebook,
+    cell: Cell,
+    build: Callable[[Document], C],
+    doc: Document,
+    real: str,
+    clear_outputs: bool,
+) -> Change:
+    """The notebook change that ``build`` makes to ``cell``'s source."""
+    if "source" not in cell.fields:
+        raise CellNotFound(f"{cell.label()} has no source to edit")
+    source = Document(cell.source, name=doc.name)
+    frame = Frame("cell", cell.index, len(nb.cells), name=cell.id)
+    try:
+        inner = build(source)
+    except EditError as exc:
+        exc.add(frame)
+        raise
+    new_source = inner.plan.apply_to_text(source.text)
+    reps = []
+    if new_source != source.text:
+        reps.append(replace_source(nb, cell, new_source))
+        if clear_outputs and cell.cell_type == "code":
+            reps += _cleared(nb, cell)
+    data = dict(cell.data)
+    data["source"] = new_source.splitlines(keepends=True)
+    if clear_outputs and cell.cell_type == "code" and new_source != source.text:
+        data["outputs"], data["execution_count"] = [], None
+    result = nb.data()
+    result["cells"] = [data if c.index == cell.index else c.data for c in nb.cells]
+    try:
+        check_notebook(result, doc.name, found=False)
+    except EditError as exc:
+        exc.add(frame)
+        raise
+    subject = cell_subject(nb, cell, real, doc.name, inner.plan, inner.check)
+    return dataclasses.replace(
+        inner,
+        plan=Plan(tuple(sorted(reps, key=lambda r: r.start))),
+        subjects=(subject,),
+        check=None,
+    )
+
+
+def _cleared(nb: Notebook, cell: Cell) -> list[Replacement]:
+    """Replacements that empty a code cell's outputs and execution count."""
+    out = []
+    if "outputs" in cell.fields and cell.outputs:
+        out.append(set_value(nb, cell, "outputs", []))
+    if "execution_count" in cell.fields and cell.data.get("execution_count") is not None:
+        out.append(set_value(nb, cell, "execution_count", None))
+    return out
