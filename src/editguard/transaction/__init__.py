@@ -67,7 +67,7 @@ from editguard.fs.nearest import suggesting, with_nearest
 from editguard.fs.sandbox import Resolved, names_a_link
 from editguard.history import FileRecord
 from editguard.transaction.build import C, Change, Mode, Outcome, build_change, capped
-from editguard.transaction.cells import CellCall, notebook_build
+from editguard.transaction.cells import AS_TEXT, CellCall, notebook_build
 from editguard.transaction.commit import Commit, Staged, commit, writes
 from editguard.transaction.context import Context
 from editguard.transaction.folders import folder_state
@@ -85,6 +85,7 @@ from editguard.transaction.staged import (
 )
 
 __all__ = [
+    "AS_TEXT",
     "MAX_FILES",
     "CellCall",
     "Change",
@@ -332,7 +333,7 @@ class Transaction:
             EditError: any refusal, with the file's path attached; nothing was staged.
         """
         where = self.ctx.sandbox.resolve(path) if isinstance(path, str) else path
-        if is_notebook(where.real):
+        if is_notebook(where.real) and not (cell is not None and cell.text):
             build = cast("Callable[[Document], C]", notebook_build(build, where.real, cell))
             build_view = None
         with error_context(path=where.display), suggesting(where):

@@ -74,6 +74,13 @@ class CellCall:
     ref: CellRef | None = None
     anywhere: bool = False
     clear_outputs: bool = False
+    # The notebook is edited as the plain text of its JSON, unchecked (``--compat
+    # filesystem``'s tools, as the reference server edits it).
+    text: bool = False
+
+
+# A call that edits a notebook's JSON as plain text (see CellCall.text).
+AS_TEXT = CellCall(text=True)
 
 
 def notebook_build(
@@ -82,7 +89,7 @@ def notebook_build(
     """The build a call runs on the file ``real``: its own where the file is no notebook; on a
     notebook, by cell (``call``) or, from a tool that edits the file's text as a whole (a
     patch, write_file), its own with the result checked as a notebook."""
-    if not is_notebook(real):
+    if not is_notebook(real) or (call is not None and call.text):
         return build
     if call is None:
         return whole(build)
