@@ -403,7 +403,14 @@ class Transaction:
         """The text files this transaction changed (or, a call that only checks, would
         change), each with its text before and after, for the analyzers."""
         out = []
+        analysis = self.ctx.analysis
         for real, (before, after) in self._texts.items():
+            if (
+                before is not None
+                and analysis is not None
+                and not analysis.takes(real, len(before))
+            ):
+                continue  # too large to analyse: its new text is not made for nothing
             now = after()
             if before != now:
                 out.append(Edit(real, before, now))

@@ -1,0 +1,187 @@
+"""A notebook's code as the analyzers see it: the cells' sources, and where a problem stands
+in them.
+
+An analyzer checks a notebook as a whole (a name a cell defines is known in the cells after
+it), but reports a problem by cell: its index (from 0, as read_file and ``cell`` count) and its
+line within the cell's source. To tell which problems an edit introduced, the cells' sources
+are laid end to end, each followed by a marker line, and problems compared there
+(:func:`flat`): a cell edit then moves the problems of the cells after it as an edit of a file
+moves the lines below, and a problem of an untouched cell is never new.
+
+The analyzers are given the notebook without its outputs (:func:`lean`): what they read of it
+(cell types, sources, the kernel's language) in a text a fraction of the file's size. Pure:
+texts in, values out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from editguard.analyze.problem import Problem, compare
+
+# The line that stands between two cells' sources in the flat text (no source line is one: a
+# NUL character in a source is written as an escape, and no code holds one).
+MARKER = "\x00"
+
+# The top-level metadata an analyzer reads (which language the notebook's code is).
+_LANGUAGE_KEYS = ("kernelspec", "language_info")
+
+
+@dataclass(frozen=True, slots=True)
+class CellCode:
+    """One cell as the analyzers see it."""
+
+    index: int
+    id: str | None
+    cell_type: str
+    source: str
+
+
+def is_notebook(real: str) -> bool:
+    """Whether the file is a Jupyter notebook (by its extension)."""
+    return real.lower().endswith(".ipynb")
+
+
+def _decoded(text: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _source(value: Any) -> str:
+    if isinstance(value, list):
+        return "".join(s for s in value if isinstance(s, str))
+    return value if isinstance(value, str) else ""
+
+
+def cells_of(text: str | None) -> list[CellCode] | None:
+    """The cells of a notebook's JSON text (``None``: no text, or not a notebook)."""
+    data = _decoded(text) if text is not None else None
+    cells = data.get("cells") if data is not None else None
+    if not isinstance(cells, list):
+        return None
+    out = []
+    for i, item in enumerate(cells):
+        cell = item if isinstance(item, dict) else {}
+        found = cell.get("id")
+        out.append(
+            CellCode(
+                i,
+                found if isinstance(found, str) else None,
+                str(cell.get("cell_type", "")),
+                _source(cell.get("source")),
+            )
+        )
+    return out
+
+
+def lean(text: str) -> str:
+    """The notebook without what no analyzer reads: outputs, execution counts, attachments
+    and the cells' metadata go; the cells (all of them, in order: the problems' cell numbers
+    stay the file's), their types, ids and sources and the kernel's language stay. A text
+    that is not a notebook is returned as it is (the analyzer reports it unreadable)."""
+    data = _decoded(text)
+    cells = data.get("cells") if data is not None else None
+    if data is None or not isinstance(cells, list):
+        return text
+    lean_cells = []
+    for item in cells:
+        cell = item if isinstance(item, dict) else {}
+        kept: dict[str, Any] = {
+            "cell_type": cell.get("cell_type", ""),
+            "metadata": {},
+            "source": cell.get("source", ""),
+        }
+        if isinstance(cell.get("id"), str):
+            kept["id"] = cell["id"]
+        if kept["cell_type"] == "code":
+            kept["execution_count"] = None
+            kept["outputs"] = []
+        lean_cells.append(kept)
+    metadata = data.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    out = {
+        "cells": lean_cells,
+        "metadata": {k: metadata[k] for k in _LANGUAGE_KEYS if k in metadata},
+        "nbformat": data.get("nbformat", 4),
+        "nbformat_minor": data.get("nbformat_minor", 0),
+    }
+    return json.dumps(out, ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Flat:
+    """The cells' sources end to end (see the module docstring): ``text``, and the line of the
+    flat text before each cell's first line."""
+
+    text: str
+    starts: tuple[int, ...]
+
+    def line_of(self, problem: Problem) -> Problem:
+        """The problem at its line in the flat text."""
+        if problem.cell is None or not 0 <= problem.cell < len(self.starts):
+            return problem
+        return dataclasses.replace(problem, line=self.starts[problem.cell] + problem.line)
+
+
+def flat(cells: Sequence[CellCode]) -> Flat:
+    """The :class:`Flat` text of these cells."""
+    parts = []
+    starts = []
+    line = 0
+    for cell in cells:
+        starts.append(line)
+        parts.append(cell.source)
+        line += cell.source.count("\n") + 2  # its lines, then the marker
+    return Flat(f"\n{MARKER}\n".join(parts), tuple(starts))
+
+
+def with_id(cells: Sequence[CellCode] | None, problem: Problem) -> Problem:
+    """The problem with its cell's id (where the cell has one)."""
+    if not cells or problem.cell is None or not 0 <= problem.cell < len(cells):
+        return problem
+    found = cells[problem.cell].id
+    return dataclasses.replace(problem, cell_id=found) if found is not None else problem
+
+
+def cell_line(cells: Sequence[CellCode] | None, problem: Problem) -> str:
+    """The text of a problem's line within its cell (``""``: no such line)."""
+    if not cells or problem.cell is None or not 0 <= problem.cell < len(cells):
+        return ""
+    lines = cells[problem.cell].source.split("\n")
+    return lines[problem.line - 1] if 0 < problem.line <= len(lines) else ""
+
+
+def compare_cells(
+    before: Sequence[Problem], after: Sequence[Problem], old: str | None, new: str | None
+) -> tuple[list[Problem], list[Problem]]:
+    """:func:`~editguard.analyze.problem.compare` for a notebook whose JSON text went from
+    ``old`` to ``new``: the problems compared where they stand in the cells' flat text (see
+    the module docstring), returned as the analyzer gave them (by cell)."""
+    old_cells = cells_of(old) or []
+    new_cells = cells_of(new) or []
+    old_flat, new_flat = flat(old_cells), flat(new_cells)
+    given: dict[int, Problem] = {}
+
+    def placed(problems: Sequence[Problem], where: Flat) -> list[Problem]:
+        out = []
+        for p in problems:
+            moved = where.line_of(p)
+            given[id(moved)] = p
+            out.append(moved)
+        return out
+
+    flat_before, flat_after = placed(before, old_flat), placed(after, new_flat)
+    new_found, fixed = compare(
+        flat_before,
+        flat_after,
+        old_flat.text if old is not None else None,
+        new_flat.text if new is not None else None,
+    )
+    return [given[id(p)] for p in new_found], [given[id(p)] for p in fixed]
