@@ -27,11 +27,11 @@ from editguard.analyze.notebook import (
     cell_line,
     cells_of,
     compare_cells,
-    is_notebook,
     lean,
     with_id,
 )
 from editguard.analyze.problem import Problem, compare
+from editguard.core.notebook.model import is_notebook
 
 # Problems an answer shows (the rest are counted): those in the edited files first.
 MAX_SHOWN = 30

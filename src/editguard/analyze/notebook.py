@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from editguard.analyze.problem import Problem, compare
+from editguard.core.notebook.model import Notebook, read_notebook
+from editguard.errors import EditError
 
 # The line that stands between two cells' sources in the flat text (no source line is one: a
 # NUL character in a source is written as an escape, and no code holds one).
@@ -41,76 +43,49 @@ class CellCode:
     source: str
 
 
-def is_notebook(real: str) -> bool:
-    """Whether the file is a Jupyter notebook (by its extension)."""
-    return real.lower().endswith(".ipynb")
-
-
-def _decoded(text: str) -> dict[str, Any] | None:
+def _read(text: str, view: bool = False) -> Notebook | None:
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
+        return read_notebook(text, view=view)
+    except EditError:
         return None
-    return data if isinstance(data, dict) else None
-
-
-def _source(value: Any) -> str:
-    if isinstance(value, list):
-        return "".join(s for s in value if isinstance(s, str))
-    return value if isinstance(value, str) else ""
 
 
 def cells_of(text: str | None) -> list[CellCode] | None:
     """The cells of a notebook's JSON text (``None``: no text, or not a notebook)."""
-    data = _decoded(text) if text is not None else None
-    cells = data.get("cells") if data is not None else None
-    if not isinstance(cells, list):
+    nb = _read(text) if text is not None else None
+    if nb is None:
         return None
-    out = []
-    for i, item in enumerate(cells):
-        cell = item if isinstance(item, dict) else {}
-        found = cell.get("id")
-        out.append(
-            CellCode(
-                i,
-                found if isinstance(found, str) else None,
-                str(cell.get("cell_type", "")),
-                _source(cell.get("source")),
-            )
-        )
-    return out
+    return [CellCode(c.index, c.id, c.cell_type, c.source) for c in nb.cells]
 
 
-def lean(text: str) -> str:
+def lean(text: str, *, view: bool = False) -> str:
     """The notebook without what no analyzer reads: outputs, execution counts, attachments
     and the cells' metadata go; the cells (all of them, in order: the problems' cell numbers
     stay the file's), their types, ids and sources and the kernel's language stay. A text
-    that is not a notebook is returned as it is (the analyzer reports it unreadable)."""
-    data = _decoded(text)
-    cells = data.get("cells") if data is not None else None
-    if data is None or not isinstance(cells, list):
+    that is not a notebook is returned as it is (the analyzer reports it unreadable). The
+    outputs are never decoded all at once (see :mod:`~editguard.core.notebook.model`).
+    ``view``: ``text`` is a UTF-8 view of the file."""
+    nb = _read(text, view)
+    if nb is None:
         return text
-    lean_cells = []
-    for item in cells:
-        cell = item if isinstance(item, dict) else {}
+    cells = []
+    for cell in nb.cells:
         kept: dict[str, Any] = {
-            "cell_type": cell.get("cell_type", ""),
+            "cell_type": cell.cell_type,
             "metadata": {},
-            "source": cell.get("source", ""),
+            "source": cell.known.get("source", ""),
         }
-        if isinstance(cell.get("id"), str):
-            kept["id"] = cell["id"]
-        if kept["cell_type"] == "code":
+        if cell.id is not None:
+            kept["id"] = cell.id
+        if cell.cell_type == "code":
             kept["execution_count"] = None
             kept["outputs"] = []
-        lean_cells.append(kept)
-    metadata = data.get("metadata")
-    metadata = metadata if isinstance(metadata, dict) else {}
+        cells.append(kept)
     out = {
-        "cells": lean_cells,
-        "metadata": {k: metadata[k] for k in _LANGUAGE_KEYS if k in metadata},
-        "nbformat": data.get("nbformat", 4),
-        "nbformat_minor": data.get("nbformat_minor", 0),
+        "cells": cells,
+        "metadata": {k: nb.metadata[k] for k in _LANGUAGE_KEYS if k in nb.metadata},
+        "nbformat": nb.nbformat or 4,
+        "nbformat_minor": nb.nbformat_minor,
     }
     return json.dumps(out, ensure_ascii=False)
 
@@ -185,3 +160,12 @@ def compare_cells(
         new_flat.text if new is not None else None,
     )
     return [given[id(p)] for p in new_found], [given[id(p)] for p in fixed]
+
+
+def with_sources(lean_text: str, sources: Mapping[int, str]) -> str:
+    """A :func:`lean` notebook with these cells' sources (by index) changed: what an edit of
+    those cells' sources leaves for the analyzers, made without the edited file's text."""
+    data = json.loads(lean_text)
+    for index, source in sources.items():
+        data["cells"][index]["source"] = source.splitlines(keepends=True)
+    return json.dumps(data, ensure_ascii=False)

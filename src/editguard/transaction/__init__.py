@@ -48,6 +48,7 @@ from types import TracebackType
 from typing import cast
 
 from editguard.analyze.base import Edit
+from editguard.analyze.notebook import lean, with_sources
 from editguard.core.delta import between
 from editguard.core.document import Document, content_version, decode, from_view
 from editguard.core.notebook.model import is_notebook
@@ -335,7 +336,9 @@ class Transaction:
         where = self.ctx.sandbox.resolve(path) if isinstance(path, str) else path
         if is_notebook(where.real) and not (cell is not None and cell.text):
             build = cast("Callable[[Document], C]", notebook_build(build, where.real, cell))
-            build_view = None
+            # A cell's edit reads a large notebook as a view (its JSON scanned in the view, the
+            # cell's source decoded); an edit of the whole JSON reads it as text.
+            build_view = build if cell is not None else None
         with error_context(path=where.display), suggesting(where):
             staged, before = self.current(
                 where,
@@ -381,12 +384,36 @@ class Transaction:
             )
             if modifies and self.stages:
                 staged.stage_plan(before, change.plan, new_version, out.memo)
-            if modifies and not before.utf8_view:
+            sources = _cell_sources(change) if modifies and not creates else None
+            if sources is not None:
+                self._changed_cells(where.real, before, sources)
+            elif modifies and not before.utf8_view:
                 old = None if creates else before.text
                 self._changed_text(
                     where.real, lambda: old, lambda: change.plan.apply_to_text(old or "")
                 )
         return out
+
+    def _changed_cells(self, real: str, before: Document, sources: dict[int, str]) -> None:
+        """Note an edit of a notebook's cells for the analyzers: its code before and after,
+        without its outputs (:func:`~editguard.analyze.notebook.lean`), made from the text as
+        read (or its view) and the cells' new sources, never from the whole edited text."""
+        analysis = self.ctx.analysis
+        if analysis is None or not analysis.takes(real, len(before.text)):
+            return  # (a notebook too large to analyse: its code is not even gathered)
+        doc = before
+        lean_before: list[str] = []
+
+        def code_before() -> str:
+            lean_before.append(lean(doc.text, view=doc.utf8_view))
+            return lean_before[0]
+
+        def code_after() -> str:
+            # (An earlier change of the call kept its own text before: this one's is read.)
+            code = lean_before[0] if lean_before else lean(doc.text, view=doc.utf8_view)
+            return with_sources(code, sources)
+
+        self._changed_text(real, code_before, code_after)
 
     def _changed_text(
         self, real: str, before: Callable[[], str | None], after: Callable[[], str | None]
@@ -636,6 +663,14 @@ def _same(text: str | None) -> str | None:
 
 def _nothing() -> None:
     return None
+
+
+def _cell_sources(change: Change) -> dict[int, str] | None:
+    """{cell index: new source} of a change that edits a notebook's cell sources and nothing
+    the analyzers read besides (``None``: another change)."""
+    if not change.subjects or any(s.cell is None for s in change.subjects):
+        return None
+    return {s.cell: s.after for s in change.subjects if s.cell is not None}
 
 
 def _text_of(staged: StagedFile) -> str | None:

@@ -20,9 +20,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from editguard.core.document import Document
+from editguard.core.document import Document, to_view
 from editguard.core.notebook.model import Cell, Notebook, is_notebook, read_notebook
-from editguard.core.notebook.schema import check_notebook
+from editguard.core.notebook.schema import check_notebook, check_read
 from editguard.core.notebook.write import replace_source, set_value
 from editguard.core.plan import Plan, Replacement
 from editguard.errors import (
@@ -170,8 +170,8 @@ def read_valid(doc: Document) -> Notebook:
     Raises:
         InvalidNotebook: not JSON, not a notebook's shape, or not valid by its schema.
     """
-    nb = read_notebook(doc.text, doc.name)
-    check_notebook(nb.data(), doc.name, found=True)
+    nb = read_notebook(doc.text, doc.name, view=doc.utf8_view)
+    check_read(nb, doc.name, found=True)
     return nb
 
 
@@ -378,14 +378,15 @@ def _cell_change(
         reps.append(replace_source(nb, cell, new_source))
         if clear_outputs and cell.cell_type == "code":
             reps += _cleared(nb, cell)
+    if nb.view:  # (the file read as a UTF-8 view: what is written, in the view's terms)
+        reps = [dataclasses.replace(r, text=to_view(r.text)) for r in reps]
     data = dict(cell.data)
     data["source"] = new_source.splitlines(keepends=True)
     if clear_outputs and cell.cell_type == "code" and new_source != source.text:
         data["outputs"], data["execution_count"] = [], None
-    result = nb.data()
-    result["cells"] = [data if c.index == cell.index else c.data for c in nb.cells]
     try:
-        check_notebook(result, doc.name, found=False)
+        # The notebook as read passed read_valid: its other cells stay valid (see check_read).
+        check_read(nb, doc.name, found=False, changed={cell.index: data})
     except EditError as exc:
         exc.add(frame)
         raise
