@@ -47,12 +47,18 @@ GROUP_CHARS = 4_000_000
 
 
 def check_read(
-    nb: Notebook, name: str, *, found: bool, changed: Mapping[int, dict[str, Any]] | None = None
+    nb: Notebook,
+    name: str,
+    *,
+    found: bool,
+    changed: Mapping[int, dict[str, Any]] | None = None,
+    group_chars: int = GROUP_CHARS,
 ) -> None:
     """:func:`check_notebook` for a notebook as read, a group of cells at a time (see the module
     docstring). ``changed``: {index: a cell's new object}, for the notebook as it would be with
     those cells instead, where the notebook as read is known to be valid (:func:`check_read`
-    passed): then only its top level, those cells and the ids are checked.
+    passed): then only its top level, those cells and the ids are checked. ``group_chars``:
+    the JSON characters of the cells decoded and checked at once.
 
     Raises:
         InvalidNotebook: as :func:`check_notebook`.
@@ -62,7 +68,7 @@ def check_read(
     if problem is None:
         cells = nb.cells
         if changed is None:
-            groups: Iterator[tuple[int, list[dict[str, Any]]]] = _groups(nb)
+            groups: Iterator[tuple[int, list[dict[str, Any]]]] = _groups(nb, group_chars)
         else:
             groups = ((i, [data]) for i, data in sorted(changed.items()))
         for first, group in groups:
@@ -79,14 +85,14 @@ def check_read(
         raise _refusal(name, problem, found)
 
 
-def _groups(nb: Notebook) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+def _groups(nb: Notebook, limit: int) -> Iterator[tuple[int, list[dict[str, Any]]]]:
     """The notebook's cells decoded a group at a time, each with its first cell's index."""
     group: list[dict[str, Any]] = []
     first, size = 0, 0
     for cell in nb.cells:
         group.append(cell.data)
         size += cell.end - cell.start
-        if size >= GROUP_CHARS:
+        if size >= limit:
             yield first, group
             group, first, size = [], cell.index + 1, 0
     if group:
