@@ -13,7 +13,9 @@ copy of cell 4 (``# Generate some data``) changed, through the Python API
 (``Workspace.edit_file``, with ``cell`` on the notebook) and over MCP (``editguard serve`` over
 stdio, the ``mcp`` package's client), each with ruff (the notebook's code is checked without its
 outputs), history on. Medians of the timed edits, each writing a new text; the ratio notebook /
-module. Goal (issue 26): a cell edit of a 5 MB notebook within a few times the module's edit.
+module. Beside them the floor: reading the notebook's bytes, decoding them and writing them
+back atomically with ``fsync`` (a temporary file renamed over it), median. Goal (DESIGN.md's
+budget for large files): the cell edit within a few times (5x) that floor.
 
 **Memory** (section b). In a fresh process per figure, after a first cell edit of a small
 notebook (the imports and nbformat's schema loaded, as in a server that runs): one cell edit of
@@ -53,7 +55,7 @@ EDIT_CELL = 4  # within each copy of the notebook's cells: "# Generate some data
 OLD = "# Generate some data"
 NEW = "# Generate some data, again"
 MEMORY_BOUND = 3.0  # DESIGN.md: memory at most three times the file
-TIME_RATIO = 5.0  # a cell edit within a few times the module's edit
+TIME_RATIO = 5.0  # a cell edit within a few times reading and writing the file
 
 
 def notebooks_folder() -> Path | None:
@@ -197,6 +199,23 @@ async def time_mcp(folder: Path, cell: int, head: str, edits: int) -> tuple[list
     return notebook, module
 
 
+def read_write_floor(path: Path, repeats: int) -> float:
+    """Median seconds to read the file, decode it and write it back atomically with fsync."""
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        data = path.read_bytes()
+        data.decode("utf-8")
+        fd, temp = tempfile.mkstemp(dir=path.parent)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
 # -- (b) memory: the child --------------------------------------------------------------------
 
 
@@ -314,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{SOURCE_NAME}'s cells, edit of cell {cell}; module.py: {lines:,} lines, "
             f"{module_size:,} bytes; {edits} timed edits each, alternating"
         )
+        floor = read_write_floor(root / "big.ipynb", edits)
+        print(f"    floor: read, decode and write back big.ipynb (fsync): {floor * 1000:.1f} ms")
         rows = []
         api_nb, api_py = time_api(root, cell, head, edits)
         rows.append(("Python API (Workspace.edit_file)", api_nb, api_py))
@@ -321,11 +342,12 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(("MCP (editguard serve, stdio)", mcp_nb, mcp_py))
         for label, nb_times, py_times in rows:
             a, b = statistics.median(nb_times) * 1000, statistics.median(py_times) * 1000
-            ok = a <= TIME_RATIO * b
+            ok = a <= TIME_RATIO * floor * 1000
             checks.append(ok)
             print(
-                f"    {label}: notebook {a:.1f} ms, module {b:.1f} ms (medians); "
-                f"ratio {a / b:.2f}x  [goal <= {TIME_RATIO:g}x: {'PASS' if ok else 'FAIL'}]"
+                f"    {label}: notebook {a:.1f} ms, module {b:.1f} ms (medians); notebook / "
+                f"module {a / b:.2f}x; notebook / floor {a / (floor * 1000):.2f}x  "
+                f"[goal <= {TIME_RATIO:g}x the floor: {'PASS' if ok else 'FAIL'}]"
             )
         found = memory(source, small, Path(tmp, "memory"), memory_bytes)
     worst = max(v for k, v in found.items() if k in ("trace", "rss"))
@@ -339,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"requirement: memory <= {MEMORY_BOUND:g}x the file: {'PASS' if ok else 'FAIL'} "
-        f"(worst {worst:.2f}x); cell edit <= {TIME_RATIO:g}x the module's: "
+        f"(worst {worst:.2f}x); cell edit <= {TIME_RATIO:g}x reading and writing the file: "
         + ("PASS" if all(checks[:-1]) else "FAIL")
     )
     return 1 if args.strict and not all(checks) else 0

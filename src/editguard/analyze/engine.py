@@ -294,17 +294,20 @@ def _small(edit: Edit) -> bool:
 
 
 def _analysed(edit: Edit) -> Edit | None:
-    """The edit as the analyzers are given it: a notebook's texts without their outputs
-    (see :mod:`~editguard.analyze.notebook`); ``None``: too large to analyse."""
+    """The edit as the analyzers are given it: a large notebook's texts without their outputs
+    (see :mod:`~editguard.analyze.notebook`; a cell edit's come so already); ``None``: too
+    large to analyse."""
     if is_notebook(edit.real):
         if any(t is not None and len(t) > NOTEBOOK_LIMIT for t in (edit.before, edit.after)):
             return None
-        edit = Edit(
-            edit.real,
-            lean(edit.before) if edit.before is not None else None,
-            lean(edit.after) if edit.after is not None else None,
-        )
+        edit = Edit(edit.real, _slim(edit.before), _slim(edit.after))
     return edit if _small(edit) else None
+
+
+def _slim(text: str | None) -> str | None:
+    """A notebook's text as analysed: as it is when small enough (ruff reads its outputs
+    past), else without them."""
+    return lean(text) if text is not None and len(text) > ANALYSE_LIMIT else text
 
 
 def _safely(analyzer: Analyzer) -> Callable[[Job], Findings]:

@@ -50,12 +50,40 @@ def _read(text: str, view: bool = False) -> Notebook | None:
         return None
 
 
+# Up to this size a notebook's text is decoded whole to find its cells (fast); a larger one is
+# scanned, its outputs never all decoded at once.
+DECODE_CHARS = 4_000_000
+
+
 def cells_of(text: str | None) -> list[CellCode] | None:
     """The cells of a notebook's JSON text (``None``: no text, or not a notebook)."""
-    nb = _read(text) if text is not None else None
+    if text is None:
+        return None
+    if len(text) <= DECODE_CHARS:
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            return None
+        cells = data.get("cells") if isinstance(data, dict) else None
+        if not isinstance(cells, list):
+            return None
+        return [_code(i, c if isinstance(c, dict) else {}) for i, c in enumerate(cells)]
+    nb = _read(text)
     if nb is None:
         return None
     return [CellCode(c.index, c.id, c.cell_type, c.source) for c in nb.cells]
+
+
+def _code(index: int, cell: dict[str, Any]) -> CellCode:
+    found, source = cell.get("id"), cell.get("source", "")
+    if isinstance(source, list):
+        source = "".join(s for s in source if isinstance(s, str))
+    return CellCode(
+        index,
+        found if isinstance(found, str) else None,
+        str(cell.get("cell_type", "")),
+        source if isinstance(source, str) else "",
+    )
 
 
 def lean(text: str, *, view: bool = False) -> str:
@@ -66,8 +94,11 @@ def lean(text: str, *, view: bool = False) -> str:
     outputs are never decoded all at once (see :mod:`~editguard.core.notebook.model`).
     ``view``: ``text`` is a UTF-8 view of the file."""
     nb = _read(text, view)
-    if nb is None:
-        return text
+    return text if nb is None else lean_of(nb)
+
+
+def lean_of(nb: Notebook) -> str:
+    """:func:`lean` of a notebook already read."""
     cells = []
     for cell in nb.cells:
         kept: dict[str, Any] = {

@@ -48,10 +48,10 @@ from types import TracebackType
 from typing import cast
 
 from editguard.analyze.base import Edit
-from editguard.analyze.notebook import lean, with_sources
+from editguard.analyze.notebook import lean, lean_of, with_sources
 from editguard.core.delta import between
 from editguard.core.document import Document, content_version, decode, from_view
-from editguard.core.notebook.model import is_notebook
+from editguard.core.notebook.model import Notebook, is_notebook
 from editguard.core.plan import Changed, render
 from editguard.errors import (
     BinaryFile,
@@ -386,7 +386,7 @@ class Transaction:
                 staged.stage_plan(before, change.plan, new_version, out.memo)
             sources = _cell_sources(change) if modifies and not creates else None
             if sources is not None:
-                self._changed_cells(where.real, before, sources)
+                self._changed_cells(where.real, before, sources, change.subjects[0].notebook)
             elif modifies and not before.utf8_view:
                 old = None if creates else before.text
                 self._changed_text(
@@ -394,10 +394,13 @@ class Transaction:
                 )
         return out
 
-    def _changed_cells(self, real: str, before: Document, sources: dict[int, str]) -> None:
+    def _changed_cells(
+        self, real: str, before: Document, sources: dict[int, str], nb: Notebook | None
+    ) -> None:
         """Note an edit of a notebook's cells for the analyzers: its code before and after,
         without its outputs (:func:`~editguard.analyze.notebook.lean`), made from the text as
-        read (or its view) and the cells' new sources, never from the whole edited text."""
+        read (or its view; ``nb``: as the build read it) and the cells' new sources, never
+        from the whole edited text."""
         analysis = self.ctx.analysis
         if analysis is None or not analysis.takes(real, len(before.text)):
             return  # (a notebook too large to analyse: its code is not even gathered)
@@ -405,7 +408,9 @@ class Transaction:
         lean_before: list[str] = []
 
         def code_before() -> str:
-            lean_before.append(lean(doc.text, view=doc.utf8_view))
+            lean_before.append(
+                lean_of(nb) if nb is not None else lean(doc.text, view=doc.utf8_view)
+            )
             return lean_before[0]
 
         def code_after() -> str:

@@ -26,6 +26,8 @@ from editguard.transaction.context import Context
 from editguard.transaction.formatting import Formatting
 
 if TYPE_CHECKING:
+    from editguard.core.notebook.model import Notebook
+
     # Validation (and the parsers behind it) loads with the first edit, not with read_file.
     from editguard.validate import Finding, Report
 
@@ -71,6 +73,9 @@ class Subject:
     check: Callable[[str], tuple[Finding, ...]] | None = None  # the tool's own (see Change)
     cell: int | None = None  # a notebook cell's index
     cell_id: str | None = None
+    # The notebook as read, for what follows the edit (its code for the analyzers) without
+    # scanning its JSON again.
+    notebook: Notebook | None = None
 
     @property
     def after(self) -> str:

@@ -239,7 +239,7 @@ def cell_subject(
         elif old != before.text or new != plan.apply_to_text(before.text):
             checked_as = (old, new, _span_plan(old, new))
     label = f"{display}#cell {cell.index}" + (f" (id {cell.id})" if cell.id else "")
-    return Subject(label, name, before, plan, checked_as, check, cell.index, cell.id)
+    return Subject(label, name, before, plan, checked_as, check, cell.index, cell.id, nb)
 
 
 def _span_plan(old: str, new: str) -> Plan:
