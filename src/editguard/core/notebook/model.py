@@ -29,7 +29,7 @@ from typing import Any, cast
 from editguard.core.document import from_view
 from editguard.errors import InvalidNotebook
 
-_WHITESPACE = " \t\n\r"
+_SPACES = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 # The C scanners of json (typeshed does not list them): a value at an index, no whitespace
 # skipped, and a string's rest after its opening quote.
@@ -235,10 +235,8 @@ class _Scanner:
         )
 
     def skip(self, pos: int) -> int:
-        text = self.text
-        while pos < len(text) and text[pos] in _WHITESPACE:
-            pos += 1
-        return pos
+        found = _SPACES.match(self.text, pos)
+        return found.end() if found is not None else pos
 
     def value(self, pos: int) -> tuple[Any, int]:
         try:
