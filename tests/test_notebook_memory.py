@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from editguard import Workspace
 from editguard.core.document import Document, decode, decode_stream
 from editguard.core.notebook.model import LAZY_CHARS, read_notebook
 from editguard.core.notebook.schema import check_notebook, check_read
@@ -182,3 +183,22 @@ def test_a_cell_edit_of_a_50_mb_notebook_stays_within_three_times_the_file(
     cell = figures["cell"]
     assert sources[cell].startswith("# Generate some data, again\n")
     assert sum(s.startswith("# Generate some data, again") for s in sources) == 1
+
+
+def test_a_notebook_changed_outside_since_the_last_edit_is_checked_again(root: Path) -> None:
+    """Each edit leaves a version known valid, so the next does not check every cell again;
+    a version nobody checked (the file written by another program) is checked in full."""
+    assert NOTEBOOKS is not None
+    path = root / "n.ipynb"
+    path.write_bytes((NOTEBOOKS / "nbformat-test4.5.ipynb").read_bytes())
+    ws = Workspace([root], analyzers=[])
+    edits = [{"old_text": 'print("hello")', "new_text": 'print("hello!")'}]
+    assert ws.edit_file("n.ipynb", edits, cell=3).written
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["cells"][8]["outputs"][0]["output_type"] = "bad stream"
+    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    again = [{"old_text": 'print("hello!")', "new_text": 'print("hello")'}]
+    with pytest.raises(InvalidNotebook) as refused:
+        ws.edit_file("n.ipynb", again, cell=3)
+    assert refused.value.data["as_found"]
+    assert refused.value.data["where"].startswith("cells[8].outputs[0]")

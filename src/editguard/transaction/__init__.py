@@ -73,6 +73,7 @@ from editguard.transaction.commit import Commit, Staged, commit, writes
 from editguard.transaction.context import Context
 from editguard.transaction.folders import folder_state
 from editguard.transaction.formatting import Formatting
+from editguard.transaction.notebooks_seen import is_known, known_valid, remember
 from editguard.transaction.read import check_version, load_with_mode
 from editguard.transaction.record import records_of
 from editguard.transaction.settle import recovered, settle
@@ -348,6 +349,9 @@ class Transaction:
             )
             built = None
             formatting = self.formatted if self._format else None
+            if is_notebook(where.real) and is_known(where.real, staged.version):
+                build = known_valid(build)
+                build_view = known_valid(build_view) if build_view is not None else None
             if before.utf8_view:
                 if build_view is not None:
                     try:
@@ -385,6 +389,8 @@ class Transaction:
             if modifies and self.stages:
                 staged.stage_plan(before, change.plan, new_version, out.memo)
             sources = _cell_sources(change) if modifies and not creates else None
+            if sources is not None:  # (checked as found and as left: valid at the new version)
+                remember(where.real, new_version)
             if sources is not None:
                 self._changed_cells(where.real, before, sources, change.subjects[0].notebook)
             elif modifies and not before.utf8_view:
