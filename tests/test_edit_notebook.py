@@ -163,8 +163,10 @@ def test_a_mix_of_inserts_moves_and_deletes_leaves_the_order_exact(root: Path) -
     ]
     by_id = {c["id"]: c for c in after["cells"]}
     assert by_id[code]["source"] == ["a = 1\n", "b = 2\n"]
-    assert by_id[code]["outputs"] == [] and by_id[code]["execution_count"] is None
-    assert by_id[raw]["cell_type"] == "raw" and "outputs" not in by_id[raw]
+    assert by_id[code]["outputs"] == []
+    assert by_id[code]["execution_count"] is None
+    assert by_id[raw]["cell_type"] == "raw"
+    assert "outputs" not in by_id[raw]
     # Every cell kept is its own bytes, moved or not.
     for cell_id, text in zip(new_ids, slices(path), strict=True):
         if cell_id in old_slices:
@@ -176,7 +178,8 @@ def test_a_mix_of_inserts_moves_and_deletes_leaves_the_order_exact(root: Path) -
         (7, ids[0]),
         (10, raw),
     ]
-    assert out.written and out.version != out.previous_version
+    assert out.written
+    assert out.version != out.previous_version
     assert "+# %% [code] id=" + code in out.diff
 
 
@@ -247,7 +250,8 @@ def test_replace_changes_the_type_with_its_outputs(root: Path) -> None:
     )
     by_id = {c["id"]: c for c in loaded(path)["cells"]}
     assert by_id[code["id"]]["cell_type"] == "markdown"
-    assert "outputs" not in by_id[code["id"]] and "execution_count" not in by_id[code["id"]]
+    assert "outputs" not in by_id[code["id"]]
+    assert "execution_count" not in by_id[code["id"]]
     assert by_id[code["id"]]["source"] == code["source"]
     made = by_id[text["id"]]
     assert (made["cell_type"], made["outputs"], made["execution_count"]) == ("code", [], None)
@@ -378,7 +382,8 @@ def test_dry_run_and_a_stale_version_write_nothing(root: Path) -> None:
     snap = Snapshot.of(path)
     ws = Workspace([root], history=False)
     dry = ws.edit_notebook(JUPYTER, [{"op": "delete", "cell": 0}], dry_run=True)
-    assert dry.dry_run and not dry.written
+    assert dry.dry_run
+    assert not dry.written
     assert dry.diff.startswith(f"--- a/{JUPYTER} (cells)")
     assert Snapshot.of(path) == snap
     with pytest.raises(EditError) as err:

@@ -4,7 +4,7 @@ their type changed, as a plan on the notebook's JSON text that leaves every othe
 :func:`restructure` applies the edits in order to a list of the notebook's cells, each edit on
 the list the ones before left: a cell named by index is counted there, a cell named by id is
 found wherever the edits before put it. Then the plan is made from where the cells stand at the
-end. The longest run of the notebook's cells that keep their order stays in place (a cell's text
+end. The notebook's cells that no edit moved stay in place (a cell's text
 is never rewritten); a cell deleted goes with its separator; a cell inserted, or moved out of
 that run, is written at its place (a moved cell as its own slice of the file, a new one laid out
 as the file lays out its cells, :func:`~editguard.core.notebook.write.cell_text`); a cell whose
@@ -119,6 +119,7 @@ class _Item:
     source: str | None  # None: the origin's, untouched
     id: str | None
     touched: bool = False
+    moved: bool = False
 
     @property
     def text(self) -> str:
@@ -182,7 +183,7 @@ def _apply(nb: Notebook, items: list[_Item], edit: CellEdit, taken: set[str]) ->
             items.pop(k)
             at = items.index(neighbour)
             items.insert(at if edit.before is not None else at + 1, target)
-        target.touched = True
+        target.touched = target.moved = True
     else:
         k = _find(items, edit.cell)
         item = items[k]
@@ -288,30 +289,27 @@ def _lines(source: str) -> list[str]:
 
 
 def _kept_in_place(items: list[_Item]) -> set[int]:
-    """The indexes of the notebook's cells that stay where they are: the longest run of them
-    that keeps their order (a longest increasing subsequence), so that the fewest are
-    written again."""
-    seq = [item.origin.index for item in items if item.origin is not None]
-    tails: list[int] = []  # position in seq of the smallest tail of a run of each length
-    back: list[int] = [-1] * len(seq)
-    for k, value in enumerate(seq):
-        lo, hi = 0, len(tails)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if seq[tails[mid]] < value:
-                lo = mid + 1
-            else:
-                hi = mid
-        back[k] = tails[lo - 1] if lo > 0 else -1
-        if lo == len(tails):
-            tails.append(k)
-        else:
-            tails[lo] = k
+    """The indexes of the notebook's cells that stay where they are in the text: every cell no
+    edit moved (moves aside, the edits keep the order of the cells), and a moved cell that
+    stands between those around it in their order. So a diff shows the cell that was moved
+    as the one that moved, and no cell is written again that need not be."""
+    following: list[int | None] = [None] * len(items)  # the next unmoved cell's index
+    upcoming: int | None = None
+    for k in range(len(items) - 1, -1, -1):
+        following[k] = upcoming
+        origin = items[k].origin
+        if origin is not None and not items[k].moved:
+            upcoming = origin.index
     kept: set[int] = set()
-    k = tails[-1] if tails else -1
-    while k >= 0:
-        kept.add(seq[k])
-        k = back[k]
+    last = -1
+    for k, item in enumerate(items):
+        if item.origin is None:
+            continue
+        index = item.origin.index
+        bound = following[k]
+        if not item.moved or (last < index and (bound is None or index < bound)):
+            kept.add(index)
+            last = index
     return kept
 
 
