@@ -89,10 +89,10 @@ class EditNotebookArgs(Args):
     path: str = Field(description=PATH_HELP)
     edits: list[NotebookEdit] = Field(
         description=(
-            "In order, each on the notebook the ones before left. A cell (cell, before, after) "
-            "is an id or an index from 0, counted then. op insert: cell_type (default code), "
-            "source, before or after a cell (neither: at the end); delete: cell; move: cell, "
-            "before or after (neither: to the end); replace: cell, source and/or cell_type."
+            "In order, each on the notebook the ones before left; a cell (cell, before, after) "
+            "is an id or an index from 0, counted then. insert: cell_type (default code), "
+            "source, before/after a cell (neither: at the end); delete: cell; move: cell, "
+            "before/after (neither: to the end); replace: cell, source and/or cell_type."
         ),
     )
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
@@ -206,13 +206,11 @@ TOOL = Tool(
     name="edit_notebook",
     title="Insert, delete, move or replace notebook cells",
     description=(
-        "Change a Jupyter notebook's cells: insert (code, markdown or raw), delete, move, "
-        "replace a cell's whole source or its type; edits in order, all or none. New cells "
-        "get an id (nbformat 4.5+) and no outputs; a cell made markdown or raw loses its "
-        "outputs. Every other byte of the file stays; the result is checked against "
-        "nbformat's schema. To change lines in a cell, use edit_file with `cell`. Returns "
-        "the diff of the cells ('# %% [type] id=...' blocks), the touched cells' index, id "
-        "and type, and the version."
+        "Change a Jupyter notebook's cells: insert, delete, move, or replace a cell's source "
+        "or type; edits in order, all or none. New cells get an id (nbformat 4.5+) and no "
+        "outputs. Other bytes stay as they were; the result must pass nbformat's schema. "
+        "Lines inside a cell: edit_file with `cell`. Returns a diff of the cells as "
+        "'# %% [type] id=...' blocks, the touched cells (index, id, cell_type) and the version."
     ),
     arguments=EditNotebookArgs,
     result=EditNotebookResult,
