@@ -526,3 +526,30 @@ def test_random_edits_match_a_model_of_the_cells(
             assert new_slices[k] == old_slices[m["origin"]]
         if m["type"] != "code":
             assert "outputs" not in after["cells"][k]
+
+
+def test_a_batch_changes_a_notebook_and_a_module_together_or_neither(root: Path) -> None:
+    path = copy(root, WITH_IDS)
+    module = root / "helpers.py"
+    module.write_text("def f():\n    return 1\n")
+    notebook, code = Snapshot.of(path), Snapshot.of(module)
+    ws = Workspace([root])
+    insert = {
+        "tool": "edit_notebook",
+        "arguments": {
+            "path": WITH_IDS,
+            "edits": [{"op": "insert", "source": "from helpers import f", "before": 0}],
+        },
+    }
+    edit = {
+        "tool": "edit_file",
+        "arguments": {"path": "helpers.py", "edits": [{"old_text": "1", "new_text": "2"}]},
+    }
+    with pytest.raises(EditError) as err:
+        ws.batch([insert, edit, {**edit, "arguments": {**edit["arguments"], "path": "none.py"}}])
+    assert err.value.data["call"] == 2
+    assert (Snapshot.of(path), Snapshot.of(module)) == (notebook, code)
+    done = ws.batch([insert, edit])
+    assert done.written
+    assert sources(loaded(path))[0] == "from helpers import f"
+    assert module.read_text() == "def f():\n    return 2\n"
