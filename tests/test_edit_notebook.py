@@ -541,12 +541,11 @@ def test_a_batch_changes_a_notebook_and_a_module_together_or_neither(root: Path)
             "edits": [{"op": "insert", "source": "from helpers import f", "before": 0}],
         },
     }
-    edit = {
-        "tool": "edit_file",
-        "arguments": {"path": "helpers.py", "edits": [{"old_text": "1", "new_text": "2"}]},
-    }
+    replace = [{"old_text": "1", "new_text": "2"}]
+    edit = {"tool": "edit_file", "arguments": {"path": "helpers.py", "edits": replace}}
+    missing = {"tool": "edit_file", "arguments": {"path": "none.py", "edits": replace}}
     with pytest.raises(EditError) as err:
-        ws.batch([insert, edit, {**edit, "arguments": {**edit["arguments"], "path": "none.py"}}])
+        ws.batch([insert, edit, missing])
     assert err.value.data["call"] == 2
     assert (Snapshot.of(path), Snapshot.of(module)) == (notebook, code)
     done = ws.batch([insert, edit])
