@@ -14,6 +14,8 @@ import nbformat
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp import Client
+from mcp_types import TextContent
 
 from editguard import EditError, Workspace
 from editguard.core.notebook.model import Notebook, read_notebook
@@ -26,6 +28,7 @@ from editguard.core.notebook.write import (
     remove_keys,
 )
 from editguard.core.plan import Plan
+from editguard.mcp_server import EditguardServer
 from tests.conformance import conformance
 from tests.conftest import Snapshot, examples
 
@@ -552,3 +555,35 @@ def test_a_batch_changes_a_notebook_and_a_module_together_or_neither(root: Path)
     assert done.written
     assert sources(loaded(path))[0] == "from helpers import f"
     assert module.read_text() == "def f():\n    return 2\n"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_over_mcp_the_edits_land_and_a_missing_cell_is_an_error(
+    root: Path, anyio_backend: str
+) -> None:
+    path = copy(root, WITH_IDS)
+    ids = [c["id"] for c in loaded(path)["cells"]]
+    server = EditguardServer(Workspace([root], history=False), log_level="WARNING")
+    async with Client(server, raise_exceptions=True) as client:
+        done = await client.call_tool(
+            "edit_notebook",
+            {
+                "path": WITH_IDS,
+                # edits as a JSON string, as some clients send lists
+                "edits": json.dumps([{"op": "move", "cell": ids[0], "after": ids[1]}]),
+            },
+        )
+        assert not done.is_error
+        assert done.structured_content is not None
+        assert done.structured_content["cells"] == [
+            {"index": 1, "id": ids[0], "cell_type": "markdown"}
+        ]
+        refused = await client.call_tool(
+            "edit_notebook", {"path": WITH_IDS, "edits": [{"op": "delete", "cell": "gone"}]}
+        )
+    assert refused.is_error
+    block = refused.content[0]
+    assert isinstance(block, TextContent)
+    assert block.text.startswith("CELL_NOT_FOUND: edit 1 of 1")
+    assert [c["id"] for c in loaded(path)["cells"]] == [ids[1], ids[0], *ids[2:]]
