@@ -587,3 +587,20 @@ async def test_over_mcp_the_edits_land_and_a_missing_cell_is_an_error(
     assert isinstance(block, TextContent)
     assert block.text.startswith("CELL_NOT_FOUND: edit 1 of 1")
     assert [c["id"] for c in loaded(path)["cells"]] == [ids[1], ids[0], *ids[2:]]
+
+
+def test_an_empty_notebook_gets_cells_and_loses_them_all(root: Path) -> None:
+    path = root / "empty.ipynb"
+    empty = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    text = json.dumps(empty, indent=1, sort_keys=True) + "\n"
+    path.write_text(text)
+    ws = Workspace([root], history=False)
+    ws.edit_notebook(
+        "empty.ipynb",
+        [{"op": "insert", "source": "a"}, {"op": "insert", "cell_type": "markdown", "before": 0}],
+    )
+    data = loaded(path)
+    assert [c["cell_type"] for c in data["cells"]] == ["markdown", "code"]
+    assert path.read_text() == json.dumps(data, indent=1, sort_keys=True) + "\n"  # Jupyter's
+    ws.edit_notebook("empty.ipynb", [{"op": "delete", "cell": 0}, {"op": "delete", "cell": 0}])
+    assert path.read_text() == text
