@@ -46,7 +46,7 @@ CellRef = int | str
 
 # Below this size the new text is read back as a notebook and compared with what the edits
 # meant (a second copy of the file, decoded, is too much memory above it).
-_READ_BACK_LIMIT = 5_000_000
+_READ_BACK_LIMIT = 1_000_000
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
