@@ -604,3 +604,15 @@ def test_an_empty_notebook_gets_cells_and_loses_them_all(root: Path) -> None:
     assert path.read_text() == json.dumps(data, indent=1, sort_keys=True) + "\n"  # Jupyter's
     ws.edit_notebook("empty.ipynb", [{"op": "delete", "cell": 0}, {"op": "delete", "cell": 0}])
     assert path.read_text() == text
+
+
+def test_no_edits_or_too_many_are_refused(root: Path) -> None:
+    path = copy(root, JUPYTER)
+    snap = Snapshot.of(path)
+    with pytest.raises(EditError) as err:
+        Workspace([root], history=False).edit_notebook(JUPYTER, [])
+    assert err.value.code == "INVALID_REQUEST"
+    with pytest.raises(EditError) as err:
+        Workspace([root], history=False, max_edits=2).edit_notebook(JUPYTER, [{"op": "insert"}] * 3)
+    assert err.value.code == "TOO_MANY_EDITS"
+    assert Snapshot.of(path) == snap

@@ -451,7 +451,8 @@ class Workspace:
 
         Raises:
             EditError: CELL_NOT_FOUND (``edit_index`` says which edit), INVALID_NOTEBOOK,
-                INVALID_REQUEST, STALE_VERSION and the file errors; nothing was written.
+                INVALID_REQUEST, TOO_MANY_EDITS, STALE_VERSION and the file errors; nothing
+                was written.
         """
         return edit_notebook.TOOL.call(self.context, _given(locals()))
 

@@ -31,7 +31,7 @@ from editguard.core.notebook.structure import (
     ReplaceCell,
     restructure,
 )
-from editguard.errors import InvalidRequest, error_context
+from editguard.errors import InvalidRequest, TooManyEdits, error_context
 from editguard.tools._common import DRY_RUN_HELP, PATH_HELP, VERSION_HELP, Args, Checked
 from editguard.tools._tool import Tool
 from editguard.transaction import Transaction
@@ -154,9 +154,17 @@ def run(txn: Transaction, args: EditNotebookArgs) -> EditNotebookResult:
 
     Raises:
         EditError: CELL_NOT_FOUND (``edit_index`` says which edit), INVALID_NOTEBOOK (as found,
-            or as the edits would leave it), INVALID_REQUEST, STALE_VERSION and the file
-            errors of read_file, plus WRITE_FAILED.
+            or as the edits would leave it), INVALID_REQUEST, TOO_MANY_EDITS, STALE_VERSION
+            and the file errors of read_file, plus WRITE_FAILED.
     """
+    if not args.edits:
+        raise InvalidRequest("edits is empty: send at least one edit", data={"field": "edits"})
+    if len(args.edits) > txn.ctx.max_edits:
+        raise TooManyEdits(
+            f"{len(args.edits)} edits in one call; the limit is {txn.ctx.max_edits}",
+            data={"edits": len(args.edits), "limit": txn.ctx.max_edits},
+            suggestions=["Split the edits over several calls."],
+        )
     edits = []
     for i, edit in enumerate(args.edits):
         with error_context(edit_index=i, total_edits=len(args.edits)):
