@@ -678,8 +678,9 @@ def _nothing() -> None:
 
 def _cell_sources(change: Change) -> dict[int, str] | None:
     """{cell index: new source} of a change that edits a notebook's cell sources and nothing
-    the analyzers read besides (``None``: another change)."""
-    if not change.subjects or any(s.cell is None for s in change.subjects):
+    the analyzers read besides: a cell edit's, whose subjects hold the notebook as read
+    (``None``: another change, edit_notebook's among them)."""
+    if not change.subjects or any(s.cell is None or s.notebook is None for s in change.subjects):
         return None
     return {s.cell: s.after for s in change.subjects if s.cell is not None}
 

@@ -73,6 +73,7 @@ class Subject:
     check: Callable[[str], tuple[Finding, ...]] | None = None  # the tool's own (see Change)
     cell: int | None = None  # a notebook cell's index
     cell_id: str | None = None
+    shown: bool = True  # its diff is the result's (else only checked)
     # The notebook as read, for what follows the edit (its code for the analyzers) without
     # scanning its JSON again.
     notebook: Notebook | None = None
@@ -154,6 +155,7 @@ class Outcome(Generic[C]):
                 self.memo["diff"] = "".join(
                     render_diff(s.before.text, s.plan, s.label, max_lines=DIFF_LINES)
                     for s in subjects
+                    if s.shown
                 )
             else:
                 self.memo["diff"] = diff_of(self.before, self.change.plan, self.where.display)
