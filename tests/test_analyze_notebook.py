@@ -184,3 +184,20 @@ def test_the_flat_text_puts_each_cell_line_at_its_place() -> None:
     for cell in cells:
         for n, line in enumerate(cell.source.split("\n"), 1):
             assert lines[laid.line_of(_p(cell.index, n)).line - 1] == line
+
+
+def test_edit_notebook_reports_an_inserted_cells_problem_and_not_the_one_it_moved(
+    root: Path,
+) -> None:
+    _copy(root, WITH_IDS)
+    ws = Workspace([root], analyzers=["ruff"])
+    first = _edit(ws, WITH_IDS, 8, 'Image("', 'Image(url, "')
+    assert [(p["cell"], p["message"]) for p in first["problems"]] == [(8, "Undefined name `url`")]
+    # A cell inserted before cell 8 makes it cell 9: its problem is the same one, not new.
+    out = ws.edit_notebook(
+        WITH_IDS, [{"op": "insert", "cell_type": "code", "source": "print(nowhere)", "after": 3}]
+    ).model_dump(mode="json")
+    assert [(p["cell"], p["line"], p["message"], p["text"]) for p in out["problems"]] == [
+        (4, 1, "Undefined name `nowhere`", "1│print(nowhere)")
+    ]
+    assert out["problems_fixed"] == 0

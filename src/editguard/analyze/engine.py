@@ -39,9 +39,8 @@ MAX_SHOWN = 30
 TEXT_CHARS = 300
 # Files over this size are not analysed (an analyzer would take longer than the edit).
 ANALYSE_LIMIT = 2_000_000
-# A notebook is analysed without its outputs (see :mod:`~editguard.analyze.notebook`): its
-# code within ANALYSE_LIMIT, its JSON within this (beyond it, a file is edited as a byte view
-# to stay within its memory figures, and its text is never decoded for an analyzer).
+# A notebook's cell edit gives the analyzers its code without its outputs (see
+# :mod:`~editguard.analyze.notebook`): its code within ANALYSE_LIMIT, its JSON within this.
 NOTEBOOK_LIMIT = 20_000_000
 
 
@@ -105,10 +104,13 @@ class Analysis:
         return any(a.accepts(real) for a in self.analyzers)
 
     @staticmethod
-    def takes(real: str, size: int) -> bool:
+    def takes(real: str, size: int, *, code_only: bool = False) -> bool:
         """Whether a file of this many characters is analysed at all (a larger one is not,
-        and nobody needs its edited text for an analyzer)."""
-        return size <= (NOTEBOOK_LIMIT if is_notebook(real) else ANALYSE_LIMIT)
+        and nobody needs its edited text for an analyzer). ``code_only``: a notebook whose
+        code alone is given, by a cell edit (its edited JSON is never made for the analyzers:
+        NOTEBOOK_LIMIT); any other change of a file, a notebook's too, gives its whole texts
+        before and after (ANALYSE_LIMIT)."""
+        return size <= (NOTEBOOK_LIMIT if code_only and is_notebook(real) else ANALYSE_LIMIT)
 
     def after(
         self,

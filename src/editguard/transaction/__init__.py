@@ -408,7 +408,7 @@ class Transaction:
         read (or its view; ``nb``: as the build read it) and the cells' new sources, never
         from the whole edited text."""
         analysis = self.ctx.analysis
-        if analysis is None or not analysis.takes(real, len(before.text)):
+        if analysis is None or not analysis.takes(real, len(before.text), code_only=True):
             return  # (a notebook too large to analyse: its code is not even gathered)
         doc = before
         lean_before: list[str] = []
