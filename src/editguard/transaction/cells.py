@@ -465,30 +465,42 @@ def _cell_change(
         _named_as_notebook(exc, source.name, doc.name)
         exc.add(frame)
         raise
-    new_source = inner.plan.apply_to_text(source.text)
+
+    def remake(plan: Plan) -> tuple[Plan, Subject]:
+        new_source = plan.apply_to_text(source.text)
+        try:
+            notebook_plan = _source_plan(nb, cell, new_source, doc.name, clear_outputs)
+        except EditError as exc:
+            exc.add(frame)
+            raise
+        subject = cell_subject(nb, cell, real, doc.name, plan, inner.check)
+        return notebook_plan, dataclasses.replace(subject, remake=remake)
+
+    notebook_plan, subject = remake(inner.plan)
+    return dataclasses.replace(inner, plan=notebook_plan, subjects=(subject,), check=None)
+
+
+def _source_plan(nb: Notebook, cell: Cell, new_source: str, name: str, clear_outputs: bool) -> Plan:
+    """The plan of the notebook's JSON that gives ``cell`` the source ``new_source`` (and,
+    with ``clear_outputs``, a code cell no outputs), checked by nbformat's schema.
+
+    Raises:
+        InvalidNotebook: the notebook would not be valid.
+    """
+    changed = new_source != cell.source
     reps = []
-    if new_source != source.text:
+    if changed:
         reps.append(replace_source(nb, cell, new_source))
         if clear_outputs and cell.cell_type == "code":
             reps += _cleared(nb, cell)
     data = dict(cell.data)
     data["source"] = new_source.splitlines(keepends=True)
-    if clear_outputs and cell.cell_type == "code" and new_source != source.text:
+    if clear_outputs and cell.cell_type == "code" and changed:
         data["outputs"], data["execution_count"] = [], None
     result = nb.data()
     result["cells"] = [data if c.index == cell.index else c.data for c in nb.cells]
-    try:
-        check_notebook(result, doc.name, found=False)
-    except EditError as exc:
-        exc.add(frame)
-        raise
-    subject = cell_subject(nb, cell, real, doc.name, inner.plan, inner.check)
-    return dataclasses.replace(
-        inner,
-        plan=Plan(tuple(sorted(reps, key=lambda r: r.start))),
-        subjects=(subject,),
-        check=None,
-    )
+    check_notebook(result, name, found=False)
+    return Plan(tuple(sorted(reps, key=lambda r: r.start)))
 
 
 def _named_as_notebook(exc: EditError, source: str, notebook: str) -> None:
