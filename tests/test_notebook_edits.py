@@ -6,8 +6,11 @@ file outside that cell's source stays as it was."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import stat
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,9 +18,11 @@ from typing import Any
 
 import nbformat
 import pytest
+from mcp import Client
 
 from editguard import EditError, Workspace
 from editguard.core.notebook.model import read_notebook
+from editguard.mcp_server import EditguardServer
 from tests.conformance import conformance
 from tests.conftest import Snapshot
 
@@ -643,3 +648,110 @@ def test_clear_outputs_empties_the_outputs_of_the_cell_edited(root: Path) -> Non
     assert data["cells"][4]["outputs"] == []
     assert data["cells"][4]["execution_count"] is None
     assert data["cells"][6]["outputs"]  # another cell keeps its outputs
+
+
+# -- through the CLI and the MCP server ------------------------------------------------------------
+
+FRONT_CALLS: dict[str, dict[str, Any]] = {
+    "edit_file": {"edits": [{"old_text": 'print("hello")', "new_text": 'print("hi ±")'}]},
+    "edit_lines": {"edits": [{"line_number": 3, "type": "Replace", "text": 'print("hi ±")'}]},
+    "safe_edit": {"search_replace": {"search": r'"hel+o"', "replace": '"hi ±"', "regex": True}},
+    "edit_snippet": {"snippet": 'from __future__ import annotations\n\nx = "hi ±"\nprint("hello")'},
+    "edit_symbol": {"symbol": "edited", "new_body": 'def edited():\n    print("hi ±")'},
+}
+
+
+def front_setup(root: Path, tool: str) -> tuple[Path, str, str]:
+    """The 4.5 notebook in ``root`` (for edit_symbol with a function in cell 3), its text,
+    and the source cell 3 must have after the tool's call of :data:`FRONT_CALLS`."""
+    target = TARGETS[2]
+    path = copy(target.notebook, root)
+    source = source_of(path, 3)
+    if tool == "edit_symbol":
+        add_function(Workspace([root]), target.notebook, target)
+        source = source_of(path, 3)
+        return (
+            path,
+            path.read_text(encoding="utf-8"),
+            source.replace("    return 1", '    print("hi ±")'),
+        )
+    new = 'x = "hi ±"\nprint("hello")' if tool == "edit_snippet" else 'print("hi ±")'
+    return path, path.read_text(encoding="utf-8"), source.replace('print("hello")', new)
+
+
+@pytest.mark.parametrize("tool", list(FRONT_CALLS))
+def test_each_tool_edits_a_cell_through_the_cli(tool: str, root: Path) -> None:
+    path, before, expected = front_setup(root, tool)
+    arguments = {"path": path.name, "cell": "38f37a24", **FRONT_CALLS[tool]}
+    proc = subprocess.run(
+        [sys.executable, "-m", "editguard", "call", tool, json.dumps(arguments)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent / "src")},
+    )
+    assert (proc.returncode, proc.stderr) == (0, "")
+    out = json.loads(proc.stdout)
+    assert (out["cell"], out["cell_id"]) == (3, "38f37a24")
+    assert_only_the_source_changed(before, path.read_text(encoding="utf-8"), 3, expected)
+
+
+def test_list_symbols_of_a_notebook_through_the_cli(root: Path) -> None:
+    copy("05.13-Kernel-Density-Estimation.ipynb", root)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "editguard",
+            "call",
+            "list_symbols",
+            '{"path": "05.13-Kernel-Density-Estimation.ipynb", "cell": 28, "depth": 1}',
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent / "src")},
+    )
+    assert proc.returncode == 0, proc.stdout
+    symbols = json.loads(proc.stdout)["symbols"]
+    assert symbols == [
+        {
+            "name": "KDEClassifier",
+            "kind": "class",
+            "name_path": "KDEClassifier",
+            "start_line": 4,
+            "end_line": 35,
+            "depth": 0,
+            "cell": 28,
+        }
+    ]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+@pytest.mark.parametrize("tool", [*FRONT_CALLS, "list_symbols"])
+async def test_each_tool_edits_a_cell_through_the_mcp_client(
+    tool: str, root: Path, anyio_backend: str
+) -> None:
+    path, before, expected = front_setup(root, "edit_symbol" if tool == "list_symbols" else tool)
+    server = EditguardServer(Workspace([root]), log_level="WARNING")
+    arguments = {"path": path.name, "cell": "38f37a24", **FRONT_CALLS.get(tool, {})}
+    async with Client(server, raise_exceptions=True) as client:
+        result = await client.call_tool(tool, arguments)
+        assert not result.is_error, result.content
+        out = result.structured_content
+        assert out is not None
+        if tool == "list_symbols":
+            assert [(s["name_path"], s["cell"], s["cell_id"]) for s in out["symbols"]] == [
+                ("edited", 3, "38f37a24")
+            ]
+            return
+        assert (out["cell"], out["cell_id"]) == (3, "38f37a24")
+        # A wrong cell is an error result with its code.
+        wrong = await client.call_tool(tool, {**arguments, "cell": "nope"})
+        assert wrong.is_error
+    assert_only_the_source_changed(before, path.read_text(encoding="utf-8"), 3, expected)
