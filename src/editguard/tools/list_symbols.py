@@ -26,7 +26,8 @@ SYMBOL_LANGUAGES = " Python, JS, TS, TSX, Go, Rust, Java, C, C++, C#, Ruby, PHP.
 
 
 class SymbolModel(BaseModel):
-    """One definition of a file."""
+    """One definition of a file; on a notebook, with the cell that holds it (its lines are
+    the cell's)."""
 
     name: str
     kind: str
@@ -34,11 +35,6 @@ class SymbolModel(BaseModel):
     start_line: int
     end_line: int
     depth: int = Field(description="0 for top-level definitions.")
-
-
-class ListedSymbol(SymbolModel):
-    """One definition, and on a notebook the cell that holds it (its lines are the cell's)."""
-
     cell: int | None = None
     cell_id: str | None = None
 
@@ -68,7 +64,7 @@ class ListSymbolsResult(BaseModel):
     """Result of list_symbols."""
 
     path: str
-    symbols: list[ListedSymbol] = Field(description="Every definition, in file order.")
+    symbols: list[SymbolModel] = Field(description="Every definition, in file order.")
     version: str
 
 
@@ -95,18 +91,14 @@ def run(ctx: Context, args: ListSymbolsArgs) -> ListSymbolsResult:
     return ListSymbolsResult(
         path=where.real,
         symbols=[
-            ListedSymbol.model_validate(
-                {**_fields(s), "cell": cell, "cell_id": cell_id} if cell is not None else _fields(s)
+            SymbolModel.model_validate(s, from_attributes=True).model_copy(
+                update={"cell": cell, "cell_id": cell_id}
             )
             for s, cell, cell_id in found
             if depth is None or s.depth < depth
         ],
         version=version,
     )
-
-
-def _fields(symbol: Symbol) -> dict[str, Any]:
-    return SymbolModel.model_validate(symbol, from_attributes=True).model_dump()
 
 
 def _in_cells(doc: Document, ref: int | str | None) -> list[tuple[Symbol, int | None, str | None]]:
