@@ -755,3 +755,46 @@ async def test_each_tool_edits_a_cell_through_the_mcp_client(
         wrong = await client.call_tool(tool, {**arguments, "cell": "nope"})
         assert wrong.is_error
     assert_only_the_source_changed(before, path.read_text(encoding="utf-8"), 3, expected)
+
+
+def test_a_snippet_in_a_markdown_cell_takes_html_comment_markers(root: Path) -> None:
+    name = "01.07-Timing-and-Profiling.ipynb"
+    path = copy(name, root)
+    before = path.read_text(encoding="utf-8")
+    source = source_of(path, 2)
+    lines = source.split("\n")
+    assert lines[1] == ""
+    snippet = "\n".join(
+        [lines[0], "A new line.", "", lines[2], "<!-- ... existing content ... -->"]
+    )
+    Workspace([root]).call("edit_snippet", path=name, snippet=snippet, cell=2)
+    new = "\n".join([lines[0], "A new line.", *lines[1:]])
+    assert_only_the_source_changed(before, path.read_text(encoding="utf-8"), 2, new)
+
+
+def test_a_snippet_of_a_file_without_symbols_merges(root: Path) -> None:
+    """A kind of file without symbols (text, markdown) has no definition to lose: the
+    snippet merges (it was refused as 'symbols are not supported')."""
+    (root / "notes.txt").write_text("one\ntwo\nthree\n")
+    Workspace([root]).call("edit_snippet", path="notes.txt", snippet="one\n2\nthree\n")
+    assert (root / "notes.txt").read_text() == "one\n2\nthree\n"
+
+
+def test_interactive_safe_edit_found_in_no_cell_changes_nothing_and_warns(root: Path) -> None:
+    name = "nbformat-test4.5.ipynb"
+    path = copy(name, root)
+    was = Snapshot.of(path)
+    ws = Workspace([root])
+    done = ws.safe_edit(name, search_replace={"search": "zzz", "replace": "y"}, mode="interactive")
+    assert not done.would_modify
+    assert done.warnings == ["pattern 'zzz' not found; nothing was changed"]
+    assert done.cell is None
+    with pytest.raises(EditError) as caught:
+        ws.safe_edit(name, search_replace={"search": "zzz", "replace": "y"})
+    assert caught.value.code == "NO_MATCH"
+    # Found in one cell only, interactive: it lands there (the other cells are no fit).
+    done = ws.safe_edit(
+        name, search_replace={"search": "Lorem", "replace": "Ipsum"}, mode="interactive"
+    )
+    assert done.cell == 1
+    assert Snapshot.of(path) != was
