@@ -201,15 +201,10 @@ def run(txn: Transaction, args: EditSymbolArgs) -> EditSymbolResult:
         ),
     )
     subjects = out.change.subjects
-    # On a notebook, the lines are the cell's (its source is what the plan was made on).
-    text, plan = (
-        (subjects[0].before.text, subjects[0].plan)
-        if subjects
-        else (
-            out.before.text,
-            out.change.plan,
-        )
-    )
+    if subjects:  # a notebook's cell: its lines (its source is what the plan was made on)
+        text, plan = subjects[0].before.text, subjects[0].plan
+    else:
+        text, plan = out.before.text, out.change.plan
     new_first, new_last = new_lines_of(text, plan.replacements[0])
     applied = out.change.applied
     return EditSymbolResult(
