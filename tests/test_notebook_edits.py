@@ -798,3 +798,82 @@ def test_interactive_safe_edit_found_in_no_cell_changes_nothing_and_warns(root: 
     )
     assert done.cell == 1
     assert Snapshot.of(path) != was
+
+
+LADDER_SLIPS: dict[str, tuple[dict[str, Any], str, str]] = {
+    # tool: (arguments with a slip, the rung the result names, the line the cell then has)
+    "safe_edit": (
+        {
+            "search_replace": {
+                "search": "def fit(self, X, y):\n    self.classes_ = np.sort(np.unique(y))",
+                "replace": "def fit(self, X, y):\n    self.classes_ = np.unique(y)",
+            }
+        },
+        "indentation",
+        "        self.classes_ = np.unique(y)\n",
+    ),
+    "edit_snippet": (
+        {
+            "snippet": "    def fit(self, X, y):   \n        self.classes_ = np.unique(y)\n"
+            "        training_sets = [X[y == yi] for yi in self.classes_]"
+        },
+        "trailing_whitespace",
+        "        self.classes_ = np.unique(y)\n",
+    ),
+    "edit_symbol": (
+        {
+            "symbol": "KDEClassifier/fit",
+            "chunks": [
+                {
+                    "context_before": "def fit(self, X, y):",
+                    "old_lines": ["    self.classes_ = np.sort(np.unique(y))"],
+                    "new_lines": ["    self.classes_ = np.unique(y)"],
+                }
+            ],
+        },
+        "indentation",
+        "        self.classes_ = np.unique(y)\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("tool", list(LADDER_SLIPS))
+def test_each_tool_lands_a_slip_on_the_ladder_inside_a_cell(tool: str, root: Path) -> None:
+    name = "05.13-Kernel-Density-Estimation.ipynb"
+    path = copy(name, root)
+    before = path.read_text(encoding="utf-8")
+    source = source_of(path, 28)
+    arguments, rung, line = LADDER_SLIPS[tool]
+    done = Workspace([root]).call(tool, path=name, cell=28, **arguments)
+    result = done.model_dump()
+    matched = {
+        "safe_edit": lambda: result["match"],
+        "edit_snippet": lambda: result["edits_applied"][0]["match"],
+        "edit_symbol": lambda: result["chunks_matched"][0],
+    }[tool]()
+    assert rung in matched
+    new = source.replace("        self.classes_ = np.sort(np.unique(y))\n", line)
+    assert_only_the_source_changed(before, path.read_text(encoding="utf-8"), 28, new)
+
+
+def test_clear_outputs_in_a_file_with_its_own_key_order_and_escapes(root: Path) -> None:
+    name = "04.03-Errorbars.indent2-ascii.ipynb"
+    path = copy(name, root)
+    before = path.read_text(encoding="ascii")
+    Workspace([root]).safe_edit(
+        name,
+        search_replace={"search": "dy = 0.8", "replace": "dy = 0.8  # \u00b1"},
+        cell=4,
+        clear_outputs=True,
+    )
+    after = path.read_text(encoding="ascii")
+    cells = json.loads(after)["cells"]
+    assert cells[4]["outputs"] == []
+    assert cells[4]["execution_count"] is None
+    assert list(cells[4]) == list(json.loads(before)["cells"][4])  # the file's key order
+    assert "dy = 0.8  # \\u00b1" in after
+    # Before the edited cell and after it, nothing moved.
+    first = read_notebook(before, name).cells[4]
+    assert after[: first.start] == before[: first.start]
+    assert after[len(after) - (len(before) - first.end) :] == before[first.end :]
+    assert_valid(after)
