@@ -71,6 +71,7 @@ class Subject:
     check: Callable[[str], tuple[Finding, ...]] | None = None  # the tool's own (see Change)
     cell: int | None = None  # a notebook cell's index
     cell_id: str | None = None
+    shown: bool = True  # its diff is the result's (else only checked)
     # The file's plan and the subject for another plan of the subject's text (its lines
     # formatted): see build_change.
     remake: Callable[[Plan], tuple[Plan, Subject]] | None = None
@@ -152,6 +153,7 @@ class Outcome(Generic[C]):
                 self.memo["diff"] = "".join(
                     render_diff(s.before.text, s.plan, s.label, max_lines=DIFF_LINES)
                     for s in subjects
+                    if s.shown
                 )
             else:
                 self.memo["diff"] = diff_of(self.before, self.change.plan, self.where.display)
