@@ -335,7 +335,8 @@ class Transaction:
             EditError: any refusal, with the file's path attached; nothing was staged.
         """
         where = self.ctx.sandbox.resolve(path) if isinstance(path, str) else path
-        if is_notebook(where.real) and not (cell is not None and cell.text):
+        named = cell is not None and cell.ref is not None  # (refused on another file)
+        if (is_notebook(where.real) or named) and not (cell is not None and cell.text):
             build = cast("Callable[[Document], C]", notebook_build(build, where.real, cell))
             # A cell's edit reads a large notebook as a view (its JSON scanned in the view, the
             # cell's source decoded); an edit of the whole JSON reads it as text.
@@ -355,8 +356,16 @@ class Transaction:
             if before.utf8_view:
                 if build_view is not None:
                     try:
+                        # (formatting: a notebook cell's lines, formatted as its subject's;
+                        # a view's whole text is never formatted, see build_change)
                         built = build_change(
-                            self.ctx, where, before, build_view, mode, allow_markers=self._markers
+                            self.ctx,
+                            where,
+                            before,
+                            build_view,
+                            mode,
+                            formatting,
+                            allow_markers=self._markers,
                         )
                     except (EditError, UnicodeError):
                         built = None
