@@ -1,5 +1,6 @@
 """``grep``: search file contents across the roots, with ripgrep (a pure-Python scan when it is
-missing), and show the matching lines numbered as read_file shows them."""
+missing), and show the matching lines numbered as read_file shows them; a notebook's cells by
+cell (:mod:`editguard.fs.notebooks`)."""
 
 from __future__ import annotations
 
@@ -276,7 +277,8 @@ TOOL = Tool(
     title="Search in files",
     description=(
         "Returns matching lines by file, numbered as in read_file (copy text after '│'), "
-        "and counts. Skips binary files."
+        "and counts. Skips binary files. In a notebook, the cells' sources are searched (not "
+        "outputs): matches come under their '[cell I]' header, numbered within the cell."
     ),
     arguments=GrepArgs,
     result=GrepResult,

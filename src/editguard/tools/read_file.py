@@ -49,7 +49,7 @@ class ReadFileArgs(Args):
         None, ge=1, description="Start start_line at this character (a next_start_column)."
     )
     cell: int | str | None = Field(
-        None, description="Notebook: this cell only (index or id); lines, head, tail: its own."
+        None, description="Notebook: one cell (index or id); lines, head, tail: its own."
     )
     start_cell: int | str | None = Field(
         None, description="Notebook: from this cell (a next_start_cell); start_line: in it."
@@ -559,8 +559,7 @@ TOOL = Tool(
         "a file that changed since. With paths, files lists each one's result or error (one "
         "window in all). A PNG, JPEG, GIF or WebP file comes back as an image. A notebook "
         "(.ipynb) comes as cells: a '[cell I] type id=ID' header, source lines numbered within "
-        "the cell (as edits with cell count them), outputs summarised; truncated gives "
-        "next_start_cell."
+        "the cell, outputs summarised."
     ),
     arguments=ReadFileArgs,
     result=ReadFileAnswer,
