@@ -235,7 +235,9 @@ def _read_one(
     where, found, version = read_text_or_raw(ctx, path, _sniff(budget.image_bytes), warm=True)
     if isinstance(found, Raw):
         return _image(where, found, version, budget)
-    cells_asked = [n for n in _CELL_ARGS if getattr(args, n) not in (None, False)]
+    cells_asked = [
+        n for n in _CELL_ARGS if getattr(args, n) is not None and getattr(args, n) is not False
+    ]
     if not args.raw and is_notebook(where.real):
         try:
             nb = read_notebook(found.text, where.display)
