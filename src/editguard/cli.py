@@ -321,6 +321,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     from editguard.tools import select  # noqa: PLC0415
 
+    if args.compat_notebooks and args.compat is None:
+        raise _Usage("--compat-notebooks goes with --compat filesystem")
     try:
         tools = select(args.tools)
     except ValueError as exc:
@@ -349,8 +351,6 @@ def _serve(args: argparse.Namespace) -> int:
             raise _Usage(f"--http takes [HOST:]PORT, not {args.http!r}") from None
     if args.compat is not None and args.tools != "all":
         raise _Usage("--compat serves its own tool set: leave out --tools")
-    if args.compat_notebooks and args.compat is None:
-        raise _Usage("--compat-notebooks goes with --compat filesystem")
     server = EditguardServer(
         context,
         log_level=args.log_level,
