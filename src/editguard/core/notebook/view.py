@@ -75,7 +75,8 @@ def cell_header(cell: Cell, lines: tuple[int, int, int] | None = None) -> str:
         parts.append("(empty)")
     elif lines is not None:
         first, last, total = lines
-        parts.append(f"lines {first}-{last} of {total}" if last >= first else f"of {total} lines")
+        shown = f"line {first}" if first == last else f"lines {first}-{last}"
+        parts.append(f"{shown} of {total}" if last >= first else f"of {total} lines")
     return " ".join(parts)
 
 
