@@ -275,6 +275,7 @@ def test_a_range_of_cells(nbs: Path) -> None:
         ({"cell": 99}, "CELL_NOT_FOUND", None),
         ({"cell": "nope"}, "CELL_NOT_FOUND", None),
         ({"raw": True, "cell": 1}, "INVALID_REQUEST", "cell"),
+        ({"cell": 3, "start_line": 3, "start_column": 16}, "INVALID_REQUEST", "start_column"),
     ],
 )
 def test_windows_that_make_no_sense_are_refused(
@@ -323,13 +324,25 @@ def test_truncation_stops_before_a_cell_that_does_not_fit_and_says_where_to_go_o
     assert first.content == "[cell 0] markdown\n1│# title"
     assert (first.truncated, first.next_start_cell, first.next_start_line) == (True, 1, None)
     second = notebook(ws.read_file("big.ipynb", start_cell=1))
-    assert second.content.startswith("[cell 1] code lines 1-19 of 50\n 1│x0 = 0\n")
-    assert (second.next_start_cell, second.next_start_line) == (1, 20)
-    third = notebook(ws.read_file("big.ipynb", start_cell=1, start_line=20))
-    assert third.content.startswith("[cell 1] code lines 20-38 of 50\n20│x19 = 19\n")
+    # The first cell of a call has its header free: 20 lines of source.
+    assert second.content.startswith("[cell 1] code lines 1-20 of 50\n 1│x0 = 0\n")
+    assert (second.next_start_cell, second.next_start_line) == (1, 21)
+    third = notebook(ws.read_file("big.ipynb", start_cell=1, start_line=21))
+    assert third.content.startswith("[cell 1] code lines 21-40 of 50\n21│x20 = 20\n")
     cells = read_all(ws, "big.ipynb")
     assert [t for _, t in cells[1]["lines"]] == [f"x{n} = {n}" for n in range(50)]
     assert cells[2]["lines"] == [(1, "the end")]
+
+
+def test_a_window_of_one_line_still_reads_on(nbs: Path) -> None:
+    ws = Workspace([nbs], read_lines=1)
+    cells = read_all(ws, "nbformat-test4.5.ipynb")
+    assert [t for _, t in cells[5]["lines"]][:3] == [
+        "from IPython.display import HTML",
+        "",
+        "HTML(",
+    ]
+    assert sorted(cells) == list(range(9))
 
 
 def test_a_line_longer_than_the_window_is_cut_and_goes_on_at_a_column(root: Path) -> None:
@@ -404,3 +417,30 @@ def test_cli_reads_a_notebook_as_cells(nbs: Path, tmp_path: Path) -> None:
     assert code == 0
     assert out["content"] == "[cell 1] code (empty)"
     assert (out["cells"], out["language"]) == (2, "python")
+
+
+def test_images_past_the_calls_budget_are_left_out_and_counted(root: Path) -> None:
+    png = b"\x89PNG\r\n\x1a\n" + bytes(3 * 1024 * 1024)  # 3 MB: two do not fit in 5 MB
+    image = {
+        "data": {"image/png": base64.b64encode(png).decode(), "text/plain": ["<Figure>"]},
+        "metadata": {},
+        "output_type": "display_data",
+    }
+    cells = [
+        {
+            "cell_type": "code",
+            "execution_count": k,
+            "metadata": {},
+            "outputs": [image],
+            "source": [f"plot({k})"],
+        }
+        for k in (1, 2)
+    ]
+    nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 4}
+    (root / "plots.ipynb").write_text(json.dumps(nb))
+    result = notebook(Workspace([root]).read_file("plots.ipynb", images=True))
+    assert result.images is not None
+    assert [(m.cell, m.size) for m in result.images] == [(0, len(png))]
+    assert result.note is not None
+    assert result.note.startswith("1 image(s) left out")
+    assert f"image/png {len(png):,} bytes" in result.content.split("[cell 1]")[1]

@@ -331,6 +331,7 @@ def _span(args: ReadFileArgs, nb: Notebook, where: Resolved) -> view.Span:
         if args.head is not None:
             return view.Span(index, index, end_line=args.head)
         first, end = _lines(args, where, index, total)
+        _check_column(args, nb, index, first)
         return view.Span(index, index, first, args.start_column or 1, end)
     count = len(nb.cells)
     ranges = [n for n in ("start_cell", "end_cell") if getattr(args, n) is not None]
@@ -359,7 +360,26 @@ def _span(args: ReadFileArgs, nb: Notebook, where: Resolved) -> view.Span:
         )
     total = len(view.source_lines(nb.cells[first].source))
     start, _ = _lines(args, where, first, total)
+    _check_column(args, nb, first, start)
     return view.Span(first, last, start, args.start_column or 1)
+
+
+def _check_column(args: ReadFileArgs, nb: Notebook, index: int, line: int) -> None:
+    """Refuse a start_column past the end of the line it starts.
+
+    Raises:
+        InvalidRequest: naming the line's length.
+    """
+    if args.start_column is None:
+        return
+    lines = view.source_lines(nb.cells[index].source)
+    length = len(lines[line - 1]) if line <= len(lines) else 0
+    if args.start_column > length + 1:
+        raise InvalidRequest(
+            f"start_column {args.start_column} is past the end of line {line} of cell {index}, "
+            f"which has {length:,} character(s)",
+            data={"field": "start_column", "line_length": length},
+        )
 
 
 def _lines(args: ReadFileArgs, where: Resolved, index: int, total: int) -> tuple[int, int | None]:

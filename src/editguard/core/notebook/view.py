@@ -256,7 +256,8 @@ def render(nb: Notebook, span: Span, budget: Budget) -> Shown:
             shown.first_cell = index
         shown.last_cell = index
         at = len(rows)
-        budget.lines -= 1
+        # The first cell's header is free: a window of one line still shows a line of source.
+        budget.lines -= 1 if rows else 0
         budget.chars -= _HEADER_SLACK
         kept, cut = _take(taken, skip, width, budget)
         end = first + len(kept) - 1
@@ -273,7 +274,10 @@ def render(nb: Notebook, span: Span, budget: Budget) -> Shown:
         if outs:
             cost = sum(len(x) + 1 for x in outs)
             if len(outs) > budget.lines or cost > budget.chars:
-                rows.append(f"[out] {len(cell.outputs):,} output(s) not shown: over the window")
+                rows.append(
+                    f"[out] {len(cell.outputs):,} output(s) not shown: over the window (read "
+                    f"cell {index} alone)"
+                )
                 shown.next_cell = index + 1 if index < span.last else None
                 break
             rows += outs
