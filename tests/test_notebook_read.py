@@ -426,7 +426,7 @@ def test_images_past_the_calls_budget_are_left_out_and_counted(root: Path) -> No
         "metadata": {},
         "output_type": "display_data",
     }
-    cells = [
+    cells: list[dict[str, Any]] = [
         {
             "cell_type": "code",
             "execution_count": k,
