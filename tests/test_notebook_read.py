@@ -384,6 +384,16 @@ def test_paths_read_notebooks_beside_text_files_in_one_window(nbs: Path) -> None
     assert missing.error.code == "FILE_NOT_FOUND"  # type: ignore[union-attr]
 
 
+def test_paths_with_images_return_the_notebooks_images_and_read_other_files(nbs: Path) -> None:
+    ws = Workspace([nbs])
+    result = ws.read_file(paths=["SOURCES.md", "04.03-Errorbars.ipynb"], images=True)
+    text, nb = result.files
+    assert isinstance(text, ReadFileResult)
+    images = notebook(nb).images
+    assert images is not None
+    assert len(images) == 3
+
+
 def test_a_notebook_that_is_not_json_is_shown_as_text_with_a_note(root: Path) -> None:
     (root / "broken.ipynb").write_text('{"cells": [\n  {"cell_type": "code",\n')
     result = Workspace([root]).read_file("broken.ipynb")

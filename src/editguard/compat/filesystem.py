@@ -214,9 +214,9 @@ def _shown(
             if not answer.truncated:
                 return answer.content
             return (
-                f"{answer.content}\n… cut here: one answer shows {READ_CHARS:,} characters "
-                f"at most (cells {answer.start_cell}-{answer.end_cell} of {answer.cells}); ask "
-                "for fewer cells with head or tail"
+                f"{answer.content}\n… cut here: one answer's window shows cells "
+                f"{answer.start_cell}-{answer.end_cell} of {answer.cells}; ask for fewer cells "
+                "with head or tail"
             )
     return _text_of(ctx, path, head, tail)
 

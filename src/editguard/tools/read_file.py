@@ -235,9 +235,7 @@ def _read_one(
     where, found, version = read_text_or_raw(ctx, path, _sniff(budget.image_bytes), warm=True)
     if isinstance(found, Raw):
         return _image(where, found, version, budget)
-    cells_asked = [
-        n for n in _CELL_ARGS if getattr(args, n) is not None and getattr(args, n) is not False
-    ]
+    cells_asked = [n for n in _CELL_ARGS if getattr(args, n) is not None]
     if not args.raw and is_notebook(where.real):
         try:
             nb = read_notebook(found.text, where.display)
@@ -259,7 +257,8 @@ def _read_one(
     return _text(ctx, args, where, found, version, budget)
 
 
-_CELL_ARGS = ("cell", "start_cell", "end_cell", "images")
+# Arguments only a notebook's cells take (``images`` takes what there is: none elsewhere).
+_CELL_ARGS = ("cell", "start_cell", "end_cell")
 
 
 def _notebook(

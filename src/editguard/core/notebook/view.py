@@ -5,7 +5,7 @@ Each cell shows as a header line, its source as numbered lines and its outputs s
     [cell 1] code id=3c4d exec=5
     1│import numpy as np
     2│print("hi ±")
-    [out 0] stream stdout, 1 line
+    [out 0] stream stdout, 1 line(s)
     > hi ±
     [out 1] display_data: image/png 23,456 bytes, text/plain 36 chars
     > <Figure size 432x288 with 1 Axes>
