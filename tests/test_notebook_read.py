@@ -454,3 +454,16 @@ def test_images_past_the_calls_budget_are_left_out_and_counted(root: Path) -> No
     assert result.note is not None
     assert result.note.startswith("1 image(s) left out")
     assert f"image/png {len(png):,} bytes" in result.content.split("[cell 1]")[1]
+
+
+def test_a_notebook_without_cells_shows_nothing_and_has_no_cell_to_name(root: Path) -> None:
+    nb = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (root / "empty.ipynb").write_text(json.dumps(nb))
+    ws = Workspace([root])
+    windows: list[dict[str, Any]] = [{}, {"head": 3}, {"tail": 3}]
+    for window in windows:
+        result = notebook(ws.read_file("empty.ipynb", **window))
+        assert (result.content, result.cells, result.truncated) == ("", 0, False)
+    with pytest.raises(EditError) as err:
+        ws.read_file("empty.ipynb", cell=0)
+    assert err.value.code == "CELL_NOT_FOUND"

@@ -273,6 +273,9 @@ def _notebook(
         CellNotFound: a cell that is not there.
     """
     with error_context(path=where.display):
+        refs = [r for r in (args.cell, args.start_cell, args.end_cell) if r is not None]
+        if not nb.cells and refs:
+            find_cell(nb, refs[0])  # none there: CELL_NOT_FOUND
         span = _span(args, nb, where) if nb.cells else None
     window = view.Budget(budget.lines, budget.chars)
     shown = view.render(nb, span, window) if span is not None else view.Shown("")
