@@ -49,9 +49,11 @@ def search_notebook(
     finally:
         os.close(fd)
     data = b"".join(chunks)
+    del chunks  # memory: the bytes once, then the text once, then the notebook's values
     if b"\x00" in data:
         return True
     text = decode_line(data.removeprefix(b"\xef\xbb\xbf"))
+    del data
     try:
         nb = read_notebook(text, os.path.basename(real))
     except InvalidNotebook:
