@@ -220,8 +220,6 @@ class Shown:
     next_cell: int | None = None
     next_line: int | None = None
     next_column: int | None = None
-    # Lines of the last cell shown: (first, last) of its source shown.
-    lines: tuple[int, int] | None = None
 
 
 def render(nb: Notebook, span: Span, budget: Budget) -> Shown:
@@ -265,7 +263,6 @@ def render(nb: Notebook, span: Span, budget: Budget) -> Shown:
         complete = cut is None and len(kept) == len(taken)
         header = cell_header(cell, None if whole and complete else (first, end, total))
         rows.insert(at, header)
-        shown.lines = (first, end)
         if not complete:
             shown.next_cell = index
             shown.next_line = end if cut is not None else end + 1
