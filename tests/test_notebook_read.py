@@ -13,13 +13,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp import Client
 from mcp_types import ImageContent, TextContent
 
 from editguard import EditError, NotebookResult, NotebookTextResult, ReadFileResult, Workspace
+from editguard.core.notebook import view
+from editguard.core.notebook.model import read_notebook
 from editguard.mcp_server import EditguardServer
 
 from .conformance import conformance
+from .conftest import examples
 
 NOTEBOOKS = conformance("notebooks")
 ALL = sorted(NOTEBOOKS.glob("*.ipynb")) if NOTEBOOKS else []
@@ -467,3 +472,47 @@ def test_a_notebook_without_cells_shows_nothing_and_has_no_cell_to_name(root: Pa
     with pytest.raises(EditError) as err:
         ws.read_file("empty.ipynb", cell=0)
     assert err.value.code == "CELL_NOT_FOUND"
+
+
+_LINE = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r"), max_size=30
+)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    sources=st.lists(st.lists(_LINE, max_size=8).map("\n".join), max_size=6),
+    lines=st.integers(1, 12),
+    chars=st.integers(60, 400),
+)
+def test_any_window_shows_every_source_line_once_across_calls(
+    sources: list[str], lines: int, chars: int
+) -> None:
+    cells = [
+        {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": s}
+        for s in sources
+    ]
+    nb = read_notebook(
+        json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 4})
+    )
+    got: dict[int, list[str]] = {}
+    span = view.Span(0, len(cells) - 1)
+    for _ in range(10_000):
+        if not cells:
+            break
+        shown = view.render(nb, span, view.Budget(lines, chars))
+        for index, cell in parse_view(shown.content).items():
+            texts = [t for _, t in cell["lines"]]
+            if got.get(index) and cell["lines"] and span.start_column > 1 and index == span.first:
+                got[index][-1] += texts[0]  # a line cut short goes on at its column
+                texts = texts[1:]
+            got.setdefault(index, []).extend(texts)
+        if shown.next_cell is None:
+            break
+        span = view.Span(
+            shown.next_cell, len(cells) - 1, shown.next_line or 1, shown.next_column or 1
+        )
+    else:
+        pytest.fail("the windows never reached the end")
+    for index, source in enumerate(sources):
+        assert "\n".join(got.get(index, [])) == source.removesuffix("\n")
