@@ -475,7 +475,7 @@ def test_a_notebook_without_cells_shows_nothing_and_has_no_cell_to_name(root: Pa
 
 
 _LINE = st.text(
-    st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r"), max_size=30
+    st.characters(blacklist_categories=["Cs"], blacklist_characters="\n\r"), max_size=30
 )
 
 
@@ -488,7 +488,7 @@ _LINE = st.text(
 def test_any_window_shows_every_source_line_once_across_calls(
     sources: list[str], lines: int, chars: int
 ) -> None:
-    cells = [
+    cells: list[dict[str, Any]] = [
         {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": s}
         for s in sources
     ]
