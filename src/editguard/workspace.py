@@ -163,8 +163,8 @@ class Workspace:
         tail: int | None = None,
         start_column: int | None = None,
         cell: int | str | None = None,
-        start_cell: int | str | None = None,
-        end_cell: int | str | None = None,
+        start_cell: int | None = None,
+        end_cell: int | None = None,
         images: bool = False,
         raw: bool = False,
     ) -> NotebookTextResult | ReadFileResult | NotebookResult | ImageResult: ...
@@ -181,8 +181,8 @@ class Workspace:
         tail: int | None = None,
         start_column: int | None = None,
         cell: int | str | None = None,
-        start_cell: int | str | None = None,
-        end_cell: int | str | None = None,
+        start_cell: int | None = None,
+        end_cell: int | None = None,
         images: bool = False,
         raw: bool = False,
     ) -> ReadFilesResult: ...
@@ -198,8 +198,8 @@ class Workspace:
         tail: int | None = None,
         start_column: int | None = None,
         cell: int | str | None = None,
-        start_cell: int | str | None = None,
-        end_cell: int | str | None = None,
+        start_cell: int | None = None,
+        end_cell: int | None = None,
         images: bool = False,
         raw: bool = False,
     ) -> ReadFileAnswer:

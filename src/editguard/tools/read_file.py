@@ -51,11 +51,9 @@ class ReadFileArgs(Args):
     cell: int | str | None = Field(
         None, description="Notebook: one cell (index or id); lines, head, tail: its own."
     )
-    start_cell: int | str | None = Field(
-        None, description="Notebook: from this cell (a next_start_cell); start_line: in it."
-    )
-    end_cell: int | str | None = Field(None, description="Notebook: through this cell.")
-    images: bool = Field(False, description="Notebook: also the image outputs shown.")
+    start_cell: int | None = Field(None, description="Notebook: first cell (a next_start_cell).")
+    end_cell: int | None = Field(None, description="Notebook: through this cell.")
+    images: bool = Field(False, description="Notebook: image outputs too.")
     raw: bool = Field(False, description="Notebook: its JSON as text.")
 
 
@@ -582,8 +580,7 @@ TOOL = Tool(
         "as expected_version to an edit, which then fails (STALE_VERSION) instead of changing "
         "a file that changed since. With paths, files lists each one's result or error (one "
         "window in all). A PNG, JPEG, GIF or WebP file comes back as an image. A notebook "
-        "(.ipynb) comes as cells: a '[cell I] type id=ID' header, source lines numbered within "
-        "the cell, outputs summarised."
+        "(.ipynb) comes as cells, lines numbered within each cell."
     ),
     arguments=ReadFileArgs,
     result=ReadFileAnswer,
