@@ -201,3 +201,23 @@ def test_edit_notebook_reports_an_inserted_cells_problem_and_not_the_one_it_move
         (4, 1, "Undefined name `nowhere`", "1│print(nowhere)")
     ]
     assert out["problems_fixed"] == 0
+
+
+def test_two_cell_edits_of_one_notebook_in_a_batch_bring_the_problems_of_both(root: Path) -> None:
+    _copy(root, GAUSSIAN)
+    ws = Workspace([root], analyzers=["ruff"])
+
+    def call(cell: int, old: str, new: str) -> dict[str, Any]:
+        edits = [{"old_text": old, "new_text": new}]
+        return {"tool": "edit_file", "arguments": {"path": GAUSSIAN, "cell": cell, "edits": edits}}
+
+    out = ws.batch(
+        [
+            call(4, "# Generate some data", "# Generate some data\nprint(first)"),
+            call(8, "plot_kmeans(kmeans, X)", "plot_kmeans(kmeans, X, second)"),
+        ]
+    ).model_dump(mode="json")
+    assert sorted((p["cell"], p["message"]) for p in out["problems"]) == [
+        (4, "Undefined name `first`"),
+        (8, "Undefined name `second`"),
+    ]

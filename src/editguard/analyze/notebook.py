@@ -200,3 +200,26 @@ def with_sources(lean_text: str, sources: Mapping[int, str]) -> str:
     for index, source in sources.items():
         data["cells"][index]["source"] = source.splitlines(keepends=True)
     return json.dumps(data, ensure_ascii=False)
+
+
+class CodeChange:
+    """A cell edit's code for the analyzers, before and after, each made when asked: the
+    notebook without its outputs (:func:`lean`, of ``nb`` when the edit read it already, else
+    of ``text``), and the same with the cells' new ``sources``; never the edited JSON."""
+
+    def __init__(
+        self, text: str, view: bool, nb: Notebook | None, sources: Mapping[int, str]
+    ) -> None:
+        self._text, self._view, self._nb, self._sources = text, view, nb, sources
+        self._before: str | None = None
+
+    def before(self) -> str:
+        """The notebook's code as read."""
+        if self._before is None:
+            nb = self._nb
+            self._before = lean_of(nb) if nb is not None else lean(self._text, view=self._view)
+        return self._before
+
+    def after(self) -> str:
+        """The notebook's code as the edit leaves it."""
+        return with_sources(self.before(), self._sources)

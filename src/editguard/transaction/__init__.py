@@ -48,7 +48,7 @@ from types import TracebackType
 from typing import cast
 
 from editguard.analyze.base import Edit
-from editguard.analyze.notebook import lean, lean_of, with_sources
+from editguard.analyze.notebook import CodeChange
 from editguard.core.delta import between
 from editguard.core.document import Document, content_version, decode, from_view
 from editguard.core.notebook.model import Notebook, is_notebook
@@ -419,21 +419,8 @@ class Transaction:
         analysis = self.ctx.analysis
         if analysis is None or not analysis.takes(real, len(before.text), code_only=True):
             return  # (a notebook too large to analyse: its code is not even gathered)
-        doc = before
-        lean_before: list[str] = []
-
-        def code_before() -> str:
-            lean_before.append(
-                lean_of(nb) if nb is not None else lean(doc.text, view=doc.utf8_view)
-            )
-            return lean_before[0]
-
-        def code_after() -> str:
-            # (An earlier change of the call kept its own text before: this one's is read.)
-            code = lean_before[0] if lean_before else lean(doc.text, view=doc.utf8_view)
-            return with_sources(code, sources)
-
-        self._changed_text(real, code_before, code_after)
+        code = CodeChange(before.text, before.utf8_view, nb, sources)
+        self._changed_text(real, code.before, code.after)
 
     def _changed_text(
         self, real: str, before: Callable[[], str | None], after: Callable[[], str | None]
