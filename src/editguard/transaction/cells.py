@@ -63,6 +63,8 @@ _MAGIC = re.compile(
 # Cell magics whose body is still Python; any other (``%%bash``, ``%%file``, ``%%html``) makes
 # the cell another language, which is not checked.
 _PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug", "skip"}
+# A cell index sent as a string: as JSON writes an integer (no sign but "-", no leading zero).
+_INDEX = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -118,7 +120,7 @@ def whole(build: Callable[[Document], C]) -> Callable[[Document], Change]:
         if not new.strip() and not doc.text.strip():
             return change  # an empty file made (or kept) empty: no notebook yet
         try:
-            after = read_notebook(new, doc.name)
+            after = read_notebook(new, doc.name, found=False)
             check_notebook(after.data(), doc.name, found=False)
         except EditError:
             if doc.text.strip():
@@ -130,8 +132,9 @@ def whole(build: Callable[[Document], C]) -> Callable[[Document], Change]:
 
 
 def find_cell(nb: Notebook, ref: CellRef) -> Cell:
-    """The cell ``ref`` names: an index (0-based, negative from the end) or an id (a string of
-    digits is an index only if no cell has it as its id).
+    """The cell ``ref`` names: an index (0-based, negative from the end) or an id (a string
+    that writes an index as JSON would, ``"3"`` or ``"-1"``, is that index only if no cell has it
+    as its id; ``"03"``, ``" 3"`` or other digits than ASCII's name no index: never a guess).
 
     Raises:
         CellNotFound: no such cell, listing the cells there are.
@@ -141,13 +144,13 @@ def find_cell(nb: Notebook, ref: CellRef) -> Cell:
         for cell in cells:
             if cell.id == ref:
                 return cell
-        text = ref.strip()
-        if text.lstrip("-").isdigit():
-            ref = int(text)
+        if _INDEX.fullmatch(ref):
+            ref = int(ref)
     if isinstance(ref, int) and not isinstance(ref, bool) and -len(cells) <= ref < len(cells):
         return cells[ref]
+    shown = repr(ref) if len(str(ref)) <= 80 else repr(str(ref)[:80]) + "..."
     raise CellNotFound(
-        f"the notebook has no cell {ref!r}: it has {len(cells)} cell(s), "
+        f"the notebook has no cell {shown}: it has {len(cells)} cell(s), "
         + (f"indexes 0-{len(cells) - 1}" if cells else "none")
         + (", ids " + ", ".join(f'"{c.id}"' for c in cells[:20] if c.id) if nb.has_ids else ""),
         data={"cells": [_outline(c) for c in cells[:50]]},

@@ -148,8 +148,9 @@ def is_notebook(name: str) -> bool:
     return name.lower().endswith(".ipynb")
 
 
-def read_notebook(text: str, name: str = "") -> Notebook:
-    """Scan a notebook's JSON text (see the module docstring).
+def read_notebook(text: str, name: str = "", *, found: bool = True) -> Notebook:
+    """Scan a notebook's JSON text (see the module docstring). ``found``: the text is the
+    file's as it is on disk (else: as an edit would leave it, which the refusal says).
 
     Only the shape editing needs is checked here (a JSON object with a list of cell objects,
     each one a JSON object); the schema is checked by
@@ -158,26 +159,37 @@ def read_notebook(text: str, name: str = "") -> Notebook:
     Raises:
         InvalidNotebook: the text is not JSON, or not a notebook's shape.
     """
-    scanner = _Scanner(text, name)
+    scanner = _Scanner(text, name, found)
     return scanner.notebook()
 
 
 class _Scanner:
-    def __init__(self, text: str, name: str) -> None:
+    def __init__(self, text: str, name: str, found: bool = True) -> None:
         self.text = text
         self.name = name
+        self.found = found
         self.top_values: dict[str, Any] = {}
         self.found_cells: tuple[Cell, ...] | None = None
 
     def fail(self, what: str, pos: int) -> InvalidNotebook:
         line = self.text.count("\n", 0, pos) + 1
         column = pos - (self.text.rfind("\n", 0, pos) + 1) + 1
+        name = self.name or "the file"
+        if self.found:
+            message = f"{name} is not a notebook that can be edited: {what}"
+            hint = "Repair the notebook's JSON (e.g. in Jupyter), then edit it again."
+        else:
+            message = f"the edit would leave {name} no notebook's JSON: {what}"
+            hint = (
+                "Change the edit so that the JSON stays valid, or edit the cell's source with "
+                "`cell` (edit_file), which writes the JSON itself."
+            )
+        where = f"line {line}, column {column}" + ("" if self.found else " of the result")
         return InvalidNotebook(
-            f"{self.name or 'the file'} is not a notebook that can be edited: {what} "
-            f"(line {line}, column {column})",
+            f"{message} ({where})" + ("" if self.found else "; nothing was written"),
             path=self.name or None,
-            data={"line": line, "column": column},
-            suggestions=["Repair the notebook's JSON (e.g. in Jupyter), then edit it again."],
+            data={"line": line, "column": column, "as_found": self.found},
+            suggestions=[hint],
         )
 
     def skip(self, pos: int) -> int:
@@ -191,7 +203,11 @@ class _Scanner:
             return _SCAN(self.text, pos)
         except StopIteration:
             raise self.fail("a JSON value was expected", pos) from None
-        except (json.JSONDecodeError, ValueError, RecursionError) as exc:
+        except json.JSONDecodeError as exc:
+            raise self.fail(f"invalid JSON ({exc.msg})", exc.pos) from None
+        except RecursionError:
+            raise self.fail("invalid JSON (nested too deeply)", pos) from None
+        except ValueError as exc:
             raise self.fail(f"invalid JSON ({exc})", pos) from None
 
     def fields(self, pos: int, values: dict[str, Any]) -> tuple[dict[str, Field], int]:
