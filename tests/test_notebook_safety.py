@@ -122,6 +122,26 @@ def test_a_patch_that_breaks_the_json_is_refused_and_writes_nothing(
     assert error.data["line"] == at + (breakage == "lost comma")  # where the JSON breaks
 
 
+@pytest.mark.parametrize("tool", ["safe_edit", "edit_lines", "write_file"])
+def test_every_tool_that_writes_the_json_as_text_is_held_to_the_check(
+    ws: Workspace, root: Path, tool: str
+) -> None:
+    path = root / "a.ipynb"
+    path.write_text(SMALL, encoding="utf-8")
+    set_old_mtime(path)
+    broken = SMALL.replace('"id": "c1",', '"id": "c1"', 1)  # a lost comma
+    line = SMALL.split("\n").index('   "id": "c1",') + 1
+    calls = {
+        "safe_edit": lambda: ws.safe_edit("a.ipynb", content=broken),
+        "edit_lines": lambda: ws.edit_lines(
+            "a.ipynb", [{"type": "replace", "line_number": line, "text": '   "id": "c1"'}]
+        ),
+        "write_file": lambda: ws.write_file("a.ipynb", broken),
+    }
+    error = _refused("INVALID_NOTEBOOK", calls[tool], path)
+    assert (error.data["as_found"], error.data["line"]) == (False, line + 1)
+
+
 def test_a_patch_that_keeps_the_json_valid_lands(ws: Workspace, root: Path) -> None:
     path = _copy(root, ERRORBARS)
     at = _line_of(path, "plt.style.use")
