@@ -7,9 +7,11 @@ hostile ``cell`` or a hostile JSON gets a coded refusal, never a traceback or a 
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +65,7 @@ def notebook(cells: list[dict[str, Any]]) -> str:
 SMALL = notebook([cell(["x = 1\n", "y = 2"]), cell(["print(x)"], "c1")])
 
 
-def _refused(code: str, call: Any, *paths: Path) -> EditError:
+def _refused(code: str, call: Callable[[], object], *paths: Path) -> EditError:
     """``call()`` must fail with ``code`` and leave ``paths`` exactly as they were."""
     before = [Snapshot.of(p) if p.exists() else None for p in paths]
     with pytest.raises(EditError) as caught:
@@ -417,7 +419,7 @@ def test_a_batch_killed_at_any_step_of_its_commit_is_all_old_or_all_new(tmp_path
         root.mkdir()
         _pair(root)
         old = Tree.of(root)
-        killed = in_child(lambda r=root, j=journals: _batch_of_two(r, j), kill_at=at)
+        killed = in_child(functools.partial(_batch_of_two, root, journals), kill_at=at)
         workspace(root, journals)  # the next start recovers
         state = outcome(root, old, new)
         assert state != "mixed", f"killed before journal call {at}"
@@ -592,7 +594,7 @@ def test_a_hostile_notebook_is_refused_or_edited_never_half_written(
     path = root / "h.ipynb"
     path.write_text(HOSTILE[name], encoding="utf-8", newline="")
     set_old_mtime(path)
-    calls = {
+    calls: dict[str, Callable[[], object]] = {
         "by cell": lambda: ws.edit_file(
             "h.ipynb", [{"old_text": "x =", "new_text": "z ="}], cell=0
         ),
