@@ -217,7 +217,7 @@ def masked(source: str, python: bool) -> str | None:
 
 
 def _placeholder(line: str, indent: str, name: str | None) -> str:
-    body = f"{name} = None" if name else "pass"
+    body = f"{name}=0" if name else "pass"  # never longer than the line it stands for
     out = indent + body
     return out + " " * (len(line) - len(out)) if len(out) <= len(line) else out
 
