@@ -547,6 +547,19 @@ def test_an_id_made_of_digits_is_the_id_before_the_index(ws: Workspace, root: Pa
     assert (result.cell, result.cell_id) == (1, "0")
 
 
+def test_text_in_many_cells_is_refused_naming_a_few_and_counting_all(
+    ws: Workspace, root: Path
+) -> None:
+    path = root / "a.ipynb"
+    path.write_text(notebook([cell(["x = 1"], f"c{n}") for n in range(300)]), encoding="utf-8")
+    edits = [{"old_text": "x = 1", "new_text": "x = 2"}]
+    error = _refused("AMBIGUOUS_MATCH", lambda: ws.edit_file("a.ipynb", edits), path)
+    assert error.data["count"] == 300
+    assert [c["id"] for c in error.data["cells"]] == [f"c{n}" for n in range(50)]
+    assert "and 290 more" in error.message
+    assert len(error.message) < 1000
+
+
 # -- hostile JSON ----------------------------------------------------------------------------
 
 BASE = notebook([cell(["x = 1\n", "y = 2"])])

@@ -64,6 +64,8 @@ _MAGIC = re.compile(
 # the cell another language, which is not checked.
 _PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug", "skip"}
 # A cell index sent as a string: as JSON writes an integer (no sign but "-", no leading zero).
+# How many cells a refusal names in its message (its data lists up to 50).
+_SHOWN = 10
 _INDEX = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
 
 
@@ -291,23 +293,30 @@ def in_some_cell(
 
     def build_notebook(doc: Document) -> Change:
         nb = read_valid(doc)
-        fits: list[tuple[Cell, Change]] = []
+        fits: list[Cell] = []
         refusals: list[tuple[Cell, EditError]] = []
         for cell in nb.cells:
+            # Each try is checked against the schema only once it is the one that lands: a
+            # whole notebook's check for every cell that fits would cost cells x fits.
             try:
-                fits.append((cell, _cell_change(nb, cell, build, doc, real, clear_outputs)))
+                _cell_change(nb, cell, build, doc, real, clear_outputs, checked=False)
             except EditError as exc:
                 refusals.append((cell, exc))
+            else:
+                fits.append(cell)
         if len(fits) == 1:
-            cell, change = fits[0]
+            cell = fits[0]
+            change = _cell_change(nb, cell, build, doc, real, clear_outputs)
             note = f"no cell named: the edit fits {cell.label()} only, and landed there"
             return dataclasses.replace(change, warnings=(*change.warnings, note))
         if fits:
+            more = len(fits) - _SHOWN
             raise AmbiguousMatch(
-                "no cell named, and the edit fits "
-                + ", ".join(c.label() for c, _ in fits)
-                + ": name the one to edit with `cell`",
-                data={"cells": [_outline(c) for c, _ in fits]},
+                f"no cell named, and the edit fits {len(fits)} cells: "
+                + ", ".join(c.label() for c in fits[:_SHOWN])
+                + (f" and {more} more" if more > 0 else "")
+                + "; name the one to edit with `cell`",
+                data={"cells": [_outline(c) for c in fits[:50]], "count": len(fits)},
                 suggestions=["Send the same call with `cell` set to the index or id meant."],
             )
         raise _nowhere(nb, refusals)
@@ -364,8 +373,11 @@ def _cell_change(
     doc: Document,
     real: str,
     clear_outputs: bool,
+    *,
+    checked: bool = True,
 ) -> Change:
-    """The notebook change that ``build`` makes to ``cell``'s source."""
+    """The notebook change that ``build`` makes to ``cell``'s source (``checked``: the
+    notebook it leaves checked against the schema)."""
     if "source" not in cell.fields:
         raise CellNotFound(f"{cell.label()} has no source to edit")
     source = Document(cell.source, name=doc.name)
@@ -381,17 +393,18 @@ def _cell_change(
         reps.append(replace_source(nb, cell, new_source))
         if clear_outputs and cell.cell_type == "code":
             reps += _cleared(nb, cell)
-    data = dict(cell.data)
-    data["source"] = new_source.splitlines(keepends=True)
-    if clear_outputs and cell.cell_type == "code" and new_source != source.text:
-        data["outputs"], data["execution_count"] = [], None
-    result = nb.data()
-    result["cells"] = [data if c.index == cell.index else c.data for c in nb.cells]
-    try:
-        check_notebook(result, doc.name, found=False)
-    except EditError as exc:
-        exc.add(frame)
-        raise
+    if checked:
+        data = dict(cell.data)
+        data["source"] = new_source.splitlines(keepends=True)
+        if clear_outputs and cell.cell_type == "code" and new_source != source.text:
+            data["outputs"], data["execution_count"] = [], None
+        result = nb.data()
+        result["cells"] = [data if c.index == cell.index else c.data for c in nb.cells]
+        try:
+            check_notebook(result, doc.name, found=False)
+        except EditError as exc:
+            exc.add(frame)
+            raise
     subject = cell_subject(nb, cell, real, doc.name, inner.plan, inner.check)
     return dataclasses.replace(
         inner,
