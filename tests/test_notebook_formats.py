@@ -259,6 +259,42 @@ def test_a_notebook_with_crlf_line_endings_keeps_them(name: str, tmp_path: Path)
     _check_only_the_cell_changed(original, after, index, new)
 
 
+# Other writers' layouts, made here from a real notebook's data: the edit must give exactly what
+# that writer makes of the edited data. (A file with no character beyond ASCII cannot tell whether
+# its writer escapes them: the ones here have some.)
+OTHER_WRITERS: dict[str, Writer] = {
+    "minified": lambda d: json.dumps(d, separators=(",", ":"), ensure_ascii=False),
+    "one line": lambda d: json.dumps(d, ensure_ascii=False) + "\n",
+    "one line, ASCII escapes": json.dumps,
+    "indent 0": lambda d: json.dumps(d, indent=0, ensure_ascii=False) + "\n",
+    "indent 4, sorted": lambda d: json.dumps(d, indent=4, sort_keys=True, ensure_ascii=False),
+    "tabs": lambda d: json.dumps(d, indent="\t", ensure_ascii=False) + "\n",
+    "indent 2, ASCII, CRLF": lambda d: (json.dumps(d, indent=2) + "\n").replace("\n", "\r\n"),
+}
+
+
+@pytest.mark.parametrize("writer", list(OTHER_WRITERS), ids=list(OTHER_WRITERS))
+@pytest.mark.parametrize("name", ["02.07-Fancy-Indexing.ipynb", "nbformat-test4custom.ipynb"])
+def test_a_notebook_laid_out_by_another_writer_stays_that_writers(
+    name: str, writer: str, tmp_path: Path
+) -> None:
+    _need()
+    write = OTHER_WRITERS[writer]
+    data = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))
+    path = tmp_path / name
+    path.write_bytes(write(data).encode())
+    ws = Workspace([tmp_path], history=False, prewarm=False)
+    for index, line in _editable(data)[:4]:
+        source = "".join(_source_lines(data["cells"][index]["source"]))
+        new = _changed_line(source, line, source.split("\n")[line] + ", é ± 😀")
+        _edit_cell(ws, name, index, source, new, clear_outputs=True)
+        data["cells"][index]["source"] = new.splitlines(keepends=True)
+        if data["cells"][index]["cell_type"] == "code":
+            data["cells"][index]["outputs"] = []
+            data["cells"][index]["execution_count"] = None
+        assert path.read_bytes().decode() == write(data), f"cell {index}"
+
+
 # -- a property over random edits ---------------------------------------------------------------
 
 _TEXT = st.text(

@@ -13,6 +13,7 @@ Spans are offsets in the normalized text of the file (:class:`~editguard.core.do
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -301,19 +302,32 @@ class _Scanner:
         text = self.text
         first = min((f.key for f in top.values()), default=0)
         line_start = text.rfind("\n", 0, first) + 1
-        indent: str | None = text[line_start:first] if line_start > 0 else None
-        if indent == "":
-            indent = None
+        # The whitespace before the first key on its line (none, for json.dumps' indent=0);
+        # no indentation where the key shares its line with the "{" (everything on one line).
+        lead = text[line_start:first]
+        indent: str | None = lead if line_start > 0 and not lead.strip(" \t") else None
         # Jupyter writes characters beyond ASCII as they are; a file that escapes them
         # (and has none written as they are) was written with ensure_ascii.
         ascii_ = text.isascii() and _escapes_beyond_ascii(text)
-        separator = ", " if ", " in text[: min(len(text), 4096)] or indent is not None else ","
+        separator = ", " if indent is not None else _separator(text, top)
         keys = [tuple(c.fields) for c in cells]
         sorted_keys = all(list(k) == sorted(k) for k in keys) and list(top) == sorted(top)
         order: tuple[str, ...] = ()
         if keys and not sorted_keys:
             order = max(keys, key=len)
         return Style(indent, ascii_, separator, sorted_keys, order)
+
+
+def _separator(text: str, top: dict[str, Field]) -> str:
+    """What a file laid out on one line puts between two items: what stands between two of
+    its top-level values (``", "`` by json.dumps' default, ``","`` minified); text inside the
+    strings, which may hold either, is never looked at."""
+    fields = sorted(top.values(), key=lambda f: f.key)
+    for before, after in itertools.pairwise(fields):
+        between = text[before.end : after.key]
+        if between.startswith(",") and not between[1:].strip():
+            return between
+    return ", "
 
 
 def _int(value: Any) -> int:
