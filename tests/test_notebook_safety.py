@@ -221,6 +221,19 @@ def test_an_invalid_notebook_is_refused_as_found_until_a_write_repairs_it(
     assert path.read_text(encoding="utf-8") == repaired
 
 
+def test_a_patch_that_repairs_an_invalid_notebook_lands(ws: Workspace, root: Path) -> None:
+    name = "nbformat-invalid_cell_id.ipynb"
+    path = _copy(root, name)
+    text = path.read_text(encoding="utf-8")
+    at = _line_of(path, "$illegal_chars")
+    line = text.split("\n")[at - 1]
+    _, diff = _context_patch(path, at, line.replace("$illegal_chars", "still$bad"))
+    _refused("INVALID_NOTEBOOK", lambda: ws.apply_diff(diff), path)
+    _, diff = _context_patch(path, at, line.replace("$illegal_chars", "legal-id"))
+    assert ws.apply_diff(diff).written
+    assert path.read_text(encoding="utf-8") == text.replace("$illegal_chars", "legal-id")
+
+
 def test_move_file_and_create_directory_treat_a_notebook_as_any_file(
     ws: Workspace, root: Path
 ) -> None:
@@ -595,9 +608,20 @@ def _nan_kept(before: str, after: str) -> None:
     assert json.loads(after)["metadata"] == json.loads(before)["metadata"]
 
 
+def _deep_kept(before: str, after: str) -> None:
+    assert json.loads(after)["cells"][0]["metadata"] == json.loads(before)["cells"][0]["metadata"]
+
+
 # The hostile notebooks that are edited (the rest are refused as found).
-ACCEPTED = {"a lone surrogate escape": _surrogates_kept, "a NaN": _nan_kept}
+ACCEPTED = {
+    "a lone surrogate escape": _surrogates_kept,
+    "a NaN": _nan_kept,
+    "nesting Python's json still reads": _deep_kept,
+}
 HOSTILE["a NaN"] = BASE.replace('"metadata": {}', '"metadata": {"a": NaN}', 1)
+HOSTILE["nesting Python's json still reads"] = BASE.replace(
+    '"metadata": {}', '"metadata": {"a": ' + "[" * 800 + "]" * 800 + "}", 1
+)
 
 
 @pytest.mark.parametrize("name", list(HOSTILE), ids=list(HOSTILE))
