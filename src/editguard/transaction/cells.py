@@ -398,10 +398,8 @@ def _cell_change(
         data["source"] = new_source.splitlines(keepends=True)
         if clear_outputs and cell.cell_type == "code" and new_source != source.text:
             data["outputs"], data["execution_count"] = [], None
-        result = nb.data()
-        result["cells"] = [data if c.index == cell.index else c.data for c in nb.cells]
         try:
-            check_notebook(result, doc.name, found=False)
+            _check_changed(nb, cell, data, doc.name)
         except EditError as exc:
             exc.add(frame)
             raise
@@ -412,6 +410,26 @@ def _cell_change(
         subjects=(subject,),
         check=None,
     )
+
+
+def _check_changed(nb: Notebook, cell: Cell, data: dict[str, Any], name: str) -> None:
+    """Check the notebook ``nb`` (valid as found) with ``cell`` changed to ``data``. The schema
+    checks each cell on its own and the ids are the ones found, so the changed cell is checked
+    in a notebook of that cell alone (a notebook of 100,000 cells is not checked again whole);
+    if that fails, the whole notebook is, for the refusal to say where.
+
+    Raises:
+        InvalidNotebook: the change leaves the notebook invalid.
+    """
+    probe = nb.data()
+    probe["cells"] = [data]
+    try:
+        check_notebook(probe, name, found=False)
+    except EditError:
+        result = nb.data()
+        result["cells"] = [data if c.index == cell.index else c.data for c in nb.cells]
+        check_notebook(result, name, found=False)
+        raise
 
 
 def _cleared(nb: Notebook, cell: Cell) -> list[Replacement]:
