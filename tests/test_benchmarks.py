@@ -40,6 +40,7 @@ BENCH_EXTRA = {"bench_tokens.py": "mistral_common"}
         "bench_grep.py",
         "bench_analyze.py",
         "bench_format.py",
+        "bench_notebook_structure.py",
     ],
 )
 def test_the_benchmark_runs_and_prints_its_summary(script: str) -> None:

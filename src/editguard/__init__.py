@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from editguard.tools.directory_tree import DirectoryTreeResult
     from editguard.tools.edit_file import AppliedEdit, EditFileResult, EditOperation
     from editguard.tools.edit_lines import LineEditOp
+    from editguard.tools.edit_notebook import CellBrief, EditNotebookResult
     from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
     from editguard.tools.file_info import FileInfoResult
     from editguard.tools.find_files import FindFilesResult
@@ -148,6 +149,7 @@ __all__ = [
     "BatchCall",
     "BatchResult",
     "BinaryFile",
+    "CellBrief",
     "ChangeModel",
     "ChangeNotFound",
     "ChangedFile",
@@ -158,6 +160,7 @@ __all__ = [
     "DirectoryTreeResult",
     "EditError",
     "EditFileResult",
+    "EditNotebookResult",
     "EditOperation",
     "EditSymbolResult",
     "ElidedContent",

@@ -31,6 +31,7 @@ from editguard.tools import (
     directory_tree,
     edit_file,
     edit_lines,
+    edit_notebook,
     edit_symbol,
     file_info,
     find_files,
@@ -52,6 +53,7 @@ from editguard.tools.create_directory import CreateDirectoryResult
 from editguard.tools.directory_tree import DirectoryTreeResult
 from editguard.tools.edit_file import EditFileResult, EditOperation
 from editguard.tools.edit_lines import LineEditOp
+from editguard.tools.edit_notebook import EditNotebookResult
 from editguard.tools.edit_symbol import ChunkModel, EditSymbolResult
 from editguard.tools.file_info import FileInfoResult
 from editguard.tools.find_files import FindFilesResult
@@ -433,6 +435,26 @@ class Workspace:
                 file errors.
         """
         return edit_symbol.TOOL.call(self.context, _given(locals()))
+
+    def edit_notebook(
+        self,
+        path: str,
+        edits: Sequence[Mapping[str, Any]] | str,
+        *,
+        dry_run: bool = False,
+        expected_version: str | None = None,
+    ) -> EditNotebookResult:
+        """Change a notebook's cells: insert, delete, move, replace a cell's source or type
+        (``{"op": "insert", "cell_type": "code", "source": "...", "after": 2}``, ...), in
+        order, each on the notebook the ones before left; all of them or none. Every other
+        byte of the file stays.
+
+        Raises:
+            EditError: CELL_NOT_FOUND (``edit_index`` says which edit), INVALID_NOTEBOOK,
+                INVALID_REQUEST, TOO_MANY_EDITS, STALE_VERSION and the file errors; nothing
+                was written.
+        """
+        return edit_notebook.TOOL.call(self.context, _given(locals()))
 
     def apply_patch(
         self,

@@ -269,6 +269,9 @@ def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
                 continue  # an unknown field is refused with INVALID_REQUEST naming it
             if key == "default" and value is False and node.get("type") == "boolean":
                 continue  # an absent flag is off
+            if key == "discriminator":
+                # Each option's "const" says it (and the mapping may name $defs written in place).
+                continue
             if key == "$defs":
                 kept = {n: lean(d) for n, d in defs.items() if n not in inline}
                 if kept:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from editguard.core.notebook.model import Cell, Notebook, Style
@@ -107,12 +107,8 @@ def new_cell(nb: Notebook, cell_type: str, source: str, cell_id: str | None) -> 
 
 def ordered(values: dict[str, Any], style: Style) -> dict[str, Any]:
     """``values`` with its keys in the order the file's cells have them."""
-    if style.sorted_keys or not style.cell_keys:
-        order = sorted(values) if style.sorted_keys else list(_DEFAULT_ORDER)
-    else:
-        order = list(style.cell_keys)
-    rank = {k: i for i, k in enumerate(order)}
-    return dict(sorted(values.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
+    rank = _rank(style, list(values))
+    return dict(sorted(values.items(), key=lambda kv: rank(kv[0])))
 
 
 def cell_text(nb: Notebook, cell: dict[str, Any]) -> str:
@@ -153,3 +149,79 @@ def cells_list(nb: Notebook, cells: list[str]) -> str:
         return "[" + nb.style.separator.join(cells) + "]"
     indent = nb.style.indent
     return "[\n" + indent * 2 + cell_separator(nb).join(cells) + "\n" + indent + "]"
+
+
+def remove_keys(nb: Notebook, cell: Cell, keys: Iterable[str]) -> list[Replacement]:
+    """Replacements that take ``keys`` (those the cell has) out of a cell's object, each with
+    the comma and the line break that went with it, so that the keys left read as the file
+    wrote them."""
+    gone = set(keys) & set(cell.fields)
+    if not gone:
+        return []
+    fields = sorted(cell.fields.items(), key=lambda kv: kv[1].key)
+    out = []
+    i = 0
+    while i < len(fields):
+        if fields[i][0] not in gone:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(fields) and fields[j + 1][0] in gone:
+            j += 1
+        if j + 1 < len(fields):  # up to the next key kept
+            out.append(Replacement(fields[i][1].key, fields[j + 1][1].key, ""))
+        elif i > 0:  # the last keys: from the end of the value before them
+            out.append(Replacement(fields[i - 1][1].end, fields[j][1].end, ""))
+        else:  # every key: an empty object
+            out.append(Replacement(fields[i][1].key, fields[j][1].end, ""))
+        i = j + 1
+    return out
+
+
+def add_keys(nb: Notebook, cell: Cell, values: dict[str, Any]) -> list[Replacement]:
+    """Replacements that add the keys of ``values`` (short values) that a cell's object lacks,
+    each where the file's order of keys puts it, laid out as the keys around it."""
+    new = {k: v for k, v in values.items() if k not in cell.fields}
+    if not new:
+        return []
+    rank = _rank(nb.style, [*cell.fields, *new])
+    fields = sorted(cell.fields.items(), key=lambda kv: kv[1].key)
+    at: dict[int, list[str]] = {}  # the position of the existing key each new one goes before
+    after: list[str] = []  # those that go after the last key
+    for key in sorted(new, key=rank):
+        following = next((f for k, f in fields if rank(k) > rank(key)), None)
+        if following is None:
+            after.append(key)
+        else:
+            at.setdefault(following.key, []).append(key)
+    style = nb.style
+    out = []
+    for pos, keys in at.items():
+        gap = style.separator if style.indent is None else ",\n" + line_indent(nb.text, pos)
+        text = "".join(_key_value(nb, k, new[k]) + gap for k in keys)
+        out.append(Replacement(pos, pos, text))
+    if after:
+        if fields:
+            last = fields[-1][1]
+            gap = (
+                style.separator if style.indent is None else ",\n" + line_indent(nb.text, last.key)
+            )
+            text = "".join(gap + _key_value(nb, k, new[k]) for k in after)
+            out.append(Replacement(last.end, last.end, text))
+        else:
+            raise ValueError("a cell without keys")  # read_valid refuses such a notebook
+    return sorted(out, key=lambda r: r.start)
+
+
+def _key_value(nb: Notebook, key: str, value: Any) -> str:
+    return dumps(key, nb.style) + ": " + dumps(value, nb.style)
+
+
+def _rank(style: Style, keys: list[str]) -> Callable[[str], tuple[int, str]]:
+    """The rank of a key in the order the file gives a cell's keys (see :func:`ordered`)."""
+    if style.sorted_keys or not style.cell_keys:
+        order = sorted(keys) if style.sorted_keys else list(_DEFAULT_ORDER)
+    else:
+        order = list(style.cell_keys)
+    where = {k: i for i, k in enumerate(order)}
+    return lambda key: (where.get(key, len(where)), key)
