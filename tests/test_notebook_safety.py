@@ -6,6 +6,7 @@ hostile ``cell`` or a hostile JSON gets a coded refusal, never a traceback or a 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import json
@@ -293,6 +294,41 @@ def test_undo_steps_back_over_several_cell_edits_and_a_write(ws: Workspace, root
     for want in reversed(states[:-1]):
         ws.undo(path="a.ipynb")
         assert path.read_bytes() == want
+
+
+def test_undo_of_a_structural_edit_and_a_batch_restores_the_notebook(
+    ws: Workspace, root: Path
+) -> None:
+    path = _copy(root, "nbformat-test4.5.ipynb")
+    (root / "mod.py").write_text(MODULE, encoding="utf-8")
+    before = path.read_bytes()
+    ws.edit_notebook(
+        path.name,
+        [
+            {"op": "insert", "cell_type": "code", "source": "y = 2", "after": 3},
+            {"op": "move", "cell": 0, "before": -1},
+            {"op": "delete", "cell": 1},
+        ],
+    )
+    moved = path.read_bytes()
+    ws.batch(
+        [
+            {
+                "tool": "edit_file",
+                "arguments": {
+                    "path": path.name,
+                    "cell": "38f37a24",
+                    "edits": [{"old_text": "import", "new_text": "import  "}],
+                },
+            },
+            _module_call("return 1", "return 2"),
+        ]
+    )
+    assert len({before, moved, path.read_bytes()}) == 3
+    ws.undo()
+    assert (path.read_bytes(), (root / "mod.py").read_text(encoding="utf-8")) == (moved, MODULE)
+    ws.undo()
+    assert path.read_bytes() == before
 
 
 def test_an_undo_through_the_cli_restores_the_notebook(root: Path) -> None:
@@ -638,6 +674,12 @@ def test_a_hostile_notebook_is_refused_or_edited_never_half_written(
         "anywhere": lambda: ws.edit_file("h.ipynb", [{"old_text": "x =", "new_text": "w ="}]),
         "whole": lambda: ws.write_file("h.ipynb", HOSTILE[name] + " "),
     }
+    # Reading it answers, or refuses with a code (read_file shows a notebook as cells where it
+    # can, as text or a refusal where it cannot); never a traceback, and the file is untouched.
+    before = path.read_bytes()
+    with contextlib.suppress(EditError):
+        ws.read_file("h.ipynb")
+    assert path.read_bytes() == before
     for how, call in calls.items():
         path.write_text(HOSTILE[name], encoding="utf-8", newline="")
         before = path.read_bytes()
@@ -671,6 +713,8 @@ def test_a_notebook_of_100000_cells_edits_one(ws: Workspace, root: Path) -> None
     path = root / "many.ipynb"
     path.write_text(notebook([cell([f"x = {n}"], f"c{n}") for n in range(100_000)]))
     before = path.read_text(encoding="utf-8")
+    with contextlib.suppress(EditError):
+        ws.read_file("many.ipynb")
     result = ws.edit_file("many.ipynb", [{"old_text": "x = 99998", "new_text": "y = 1"}], cell=-2)
     assert (result.written, result.cell, result.cell_id) == (True, 99_998, "c99998")
     assert path.read_text(encoding="utf-8") == before.replace('"x = 99998"', '"y = 1"')
@@ -683,6 +727,8 @@ def test_a_huge_single_line_output_stays_byte_for_byte(ws: Workspace, root: Path
     path = root / "big.ipynb"
     path.write_text(notebook([cell(["x = 1"], outputs=[output])]), encoding="utf-8")
     before = path.read_bytes()
+    with contextlib.suppress(EditError):
+        ws.read_file("big.ipynb")
     assert ws.edit_file("big.ipynb", [{"old_text": "x = 1", "new_text": "x = 2"}], cell=0).written
     assert path.read_bytes() == before.replace(b'"x = 1"', b'"x = 2"')
     # The same edit with clear_outputs empties it.
