@@ -259,6 +259,35 @@ def test_a_notebook_with_crlf_line_endings_keeps_them(name: str, tmp_path: Path)
     _check_only_the_cell_changed(original, after, index, new)
 
 
+def test_a_source_stored_as_one_string_is_written_back_as_jupyters_line_list(
+    tmp_path: Path,
+) -> None:
+    # nbformat allows a source as one string (some tools write that); an edit writes Jupyter's
+    # list, in the file's layout, and leaves the other cell's string as it was.
+    data = {
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": "# Title\n\nText"},
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "metadata": {},
+                "outputs": [],
+                "source": "x = 1\ny = 2\n",
+            },
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 4,
+    }
+    before = _jupyter(data)
+    path = tmp_path / "a.ipynb"
+    path.write_text(before, encoding="utf-8")
+    ws = Workspace([tmp_path], history=False, prewarm=False)
+    _edit_cell(ws, "a.ipynb", 1, "y = 2", "y = 3")
+    _check_only_the_cell_changed(before, path.read_text(encoding="utf-8"), 1, "x = 1\ny = 3\n")
+    assert '"source": "# Title\\n\\nText"' in path.read_text(encoding="utf-8")
+
+
 # Other writers' layouts, made here from a real notebook's data: the edit must give exactly what
 # that writer makes of the edited data. (A file with no character beyond ASCII cannot tell whether
 # its writer escapes them: the ones here have some.)
