@@ -719,7 +719,11 @@ def test_a_notebook_of_100000_cells_edits_one(ws: Workspace, root: Path) -> None
     assert (result.written, result.cell, result.cell_id) == (True, 99_998, "c99998")
     assert path.read_text(encoding="utf-8") == before.replace('"x = 99998"', '"y = 1"')
     edits = [{"old_text": "x", "new_text": "y"}]
-    _refused("CELL_NOT_FOUND", lambda: ws.edit_file("many.ipynb", edits, cell=100_000), path)
+    error = _refused(
+        "CELL_NOT_FOUND", lambda: ws.edit_file("many.ipynb", edits, cell=100_000), path
+    )
+    assert len(error.message) < 2000  # twenty ids named, not 100,000
+    assert len(error.data["cells"]) == 50
 
 
 def test_a_huge_single_line_output_stays_byte_for_byte(ws: Workspace, root: Path) -> None:
