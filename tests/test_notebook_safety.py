@@ -625,6 +625,11 @@ HOSTILE = {
     "a cell not an object": '{"cells": [1], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}',
     "a JSON list": "[]",
     "nbformat 3": BASE.replace('"nbformat": 4', '"nbformat": 3'),
+    "nbformat 5": BASE.replace('"nbformat": 4', '"nbformat": 5'),
+    "nbformat a string": BASE.replace('"nbformat": 4', '"nbformat": "4"'),
+    "a negative minor": BASE.replace('"nbformat_minor": 5', '"nbformat_minor": -1'),
+    "metadata a list": BASE.replace('"metadata": {},\n "nbformat"', '"metadata": [],\n "nbformat"'),
+    "a number in a source": BASE.replace('"y = 2"', "2"),
     "a string not closed": BASE.replace('"y = 2"', '"y = 2'),
     "a lone surrogate escape": BASE.replace('"y = 2"', '"y = \\udc00"').replace(
         "x = 1", "x = \\ud800"

@@ -130,7 +130,7 @@ class Notebook:
         for key, field in self.top.items():
             if key == "cells":
                 out[key] = [c.data for c in self.cells]
-            elif key == "metadata":
+            elif key == "metadata" and self.text.startswith("{", field.start):
                 out[key] = self.metadata
             else:
                 out[key] = _SCAN(self.text, field.start)[0]
