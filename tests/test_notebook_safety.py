@@ -145,6 +145,30 @@ def test_every_tool_that_writes_the_json_as_text_is_held_to_the_check(
     assert (error.data["as_found"], error.data["line"]) == (False, line + 1)
 
 
+def test_a_patch_that_adds_an_invalid_notebook_changes_no_file(ws: Workspace, root: Path) -> None:
+    module = root / "m.py"
+    module.write_text(MODULE, encoding="utf-8")
+    set_old_mtime(module)
+    update = "*** Update File: m.py\n@@\n-    return 1\n+    return 2\n"
+
+    def adding(name: str, text: str) -> str:
+        lines = "".join(f"+{line}\n" for line in text.rstrip("\n").split("\n"))
+        return f"*** Begin Patch\n*** Add File: {name}\n{lines}{update}*** End Patch\n"
+
+    error = _refused("INVALID_NOTEBOOK", lambda: ws.apply_patch(adding("b.ipynb", "{}")), module)
+    assert error.data["as_found"] is False
+    assert not (root / "b.ipynb").exists()
+    diff = "--- /dev/null\n+++ b/n.ipynb\n@@ -0,0 +1,1 @@\n+{}\n"
+    _refused("INVALID_NOTEBOOK", lambda: ws.apply_diff(diff), module)
+    assert not (root / "n.ipynb").exists()
+    assert ws.apply_patch(adding("g.ipynb", SMALL)).written
+    assert (root / "g.ipynb").read_text(encoding="utf-8") == SMALL
+    assert module.read_text(encoding="utf-8") == MODULE.replace("1", "2")
+    # Deleting a notebook is deleting a file: nothing to check.
+    assert ws.apply_patch("*** Begin Patch\n*** Delete File: g.ipynb\n*** End Patch\n").written
+    assert not (root / "g.ipynb").exists()
+
+
 def test_a_patch_that_keeps_the_json_valid_lands(ws: Workspace, root: Path) -> None:
     path = _copy(root, ERRORBARS)
     at = _line_of(path, "plt.style.use")
