@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from editguard import Workspace
+from editguard import EditError, Workspace
 from editguard.core.notebook.model import read_notebook
 
 from .conformance import conformance
@@ -364,7 +364,55 @@ def test_any_cell_edit_on_a_real_notebook_validates_and_changes_only_that_source
     new = "\n".join(lines)
     if new == source:
         return
+    clear = data.draw(st.booleans(), label="clear_outputs")
+    cleared: dict[str, Any] = {}
+    if clear and decoded["cells"][index]["cell_type"] == "code":
+        cleared = {"outputs": [], "execution_count": None}
     ws = Workspace([folder], history=False, prewarm=False)
-    _edit_cell(ws, name, index, source, new)
+    _edit_cell(ws, name, index, source, new, clear_outputs=clear)
     after = path.read_text(encoding="utf-8")
-    _check_only_the_cell_changed(before, after, index, new)
+    _check_only_the_cell_changed(before, after, index, new, **cleared)
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=examples(100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data())
+def test_a_notebook_written_whole_is_never_left_invalid(
+    data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """write_file of a notebook's JSON with a slip (a character lost, doubled or changed, as a
+    model's rewrite may have): written only if the result is a valid notebook, else refused
+    with INVALID_NOTEBOOK and the file left as it was."""
+    _need()
+    name = data.draw(st.sampled_from(VALID), label="notebook")
+    folder = tmp_path_factory.mktemp("nb")
+    path = folder / name
+    shutil.copyfile(NOTEBOOKS / name, path)
+    before = path.read_bytes()
+    text = before.decode()
+    at = data.draw(st.integers(0, len(text) - 1), label="at")
+    slip = data.draw(st.sampled_from(["lose", "double", "quote", "comma", "brace"]), label="slip")
+    new = {
+        "lose": text[:at] + text[at + 1 :],
+        "double": text[:at] + text[at] + text[at:],
+        "quote": text[:at] + '"' + text[at + 1 :],
+        "comma": text[:at] + "," + text[at:],
+        "brace": text[:at] + "}" + text[at:],
+    }[slip]
+    ws = Workspace([folder], history=False, prewarm=False)
+    try:
+        ws.write_file(name, new)
+    except EditError as exc:
+        refused: EditError | None = exc
+    else:
+        refused = None
+    if refused is None:
+        after = path.read_text(encoding="utf-8")
+        nbformat.validate(nbformat.reads(after, as_version=nbformat.NO_CONVERT))  # type: ignore[no-untyped-call]
+    else:
+        assert refused.code in ("INVALID_NOTEBOOK", "VALIDATION_FAILED"), refused.message
+        assert path.read_bytes() == before
