@@ -511,7 +511,9 @@ def test_random_edits_match_a_model_of_the_cells(
                 touched.add(model[k]["origin"])
         edits.append(edit)
     ws = Workspace([root], history=False)
-    ws.edit_notebook(name, edits)
+    # Random text in a code cell is rarely Python: the guard (tested on its own below) warns
+    # here instead of refusing, so that every sequence of edits is written.
+    ws.edit_notebook(name, edits, mode="interactive")
     after = loaded(path)
     assert [c["cell_type"] for c in after["cells"]] == [m["type"] for m in model]
     assert sources(after) == [m["source"] for m in model]
@@ -529,6 +531,45 @@ def test_random_edits_match_a_model_of_the_cells(
             assert new_slices[k] == old_slices[m["origin"]]
         if m["type"] != "code":
             assert "outputs" not in after["cells"][k]
+
+
+def test_the_syntax_guard_checks_the_code_cells_the_edits_write(root: Path) -> None:
+    """An inserted or replaced code cell is checked as a module of the kernel's language:
+    strict refuses what does not parse (naming the cell), interactive writes it with the
+    finding; markdown is not checked, and IPython's magics are not syntax errors."""
+    path = copy(root, WITH_IDS)
+    before = path.read_bytes()
+    ws = Workspace([root], history=False)
+    for edit in (
+        {"op": "insert", "source": "def f(:\n    pass", "after": 3},
+        {"op": "replace", "cell": "38f37a24", "source": "print(("},
+        {"op": "replace", "cell": 0, "cell_type": "code"},  # "# nbconvert latex test": fine
+    ):
+        if edit.get("cell_type") == "code":
+            continue
+        with pytest.raises(EditError) as info:
+            ws.edit_notebook(WITH_IDS, [edit])
+        assert info.value.code == "VALIDATION_FAILED"
+        assert "cell 4" in str(info.value) or "cell 3" in str(info.value)
+        assert path.read_bytes() == before
+    done = ws.edit_notebook(
+        WITH_IDS,
+        [
+            {"op": "insert", "source": "%timeit f()\n!ls\nx = 1", "after": 3},
+            {"op": "insert", "cell_type": "markdown", "source": "def f(:", "after": 0},
+            {"op": "replace", "cell": 0, "cell_type": "code"},
+        ],
+    )
+    assert done.written
+    assert done.validation.passed
+    warned = ws.edit_notebook(
+        WITH_IDS, [{"op": "replace", "cell": "38f37a24", "source": "print(("}], mode="interactive"
+    )
+    assert warned.written
+    assert not warned.validation.passed
+    assert warned.validation.findings[0].line_text == "print(("
+    (cell,) = [c for c in loaded(path)["cells"] if c.get("id") == "38f37a24"]
+    assert "".join(cell["source"]) == "print(("
 
 
 def test_a_batch_changes_a_notebook_and_a_module_together_or_neither(root: Path) -> None:

@@ -443,16 +443,18 @@ class Workspace:
         *,
         dry_run: bool = False,
         expected_version: str | None = None,
+        mode: Mode = "strict",
     ) -> EditNotebookResult:
         """Change a notebook's cells: insert, delete, move, replace a cell's source or type
         (``{"op": "insert", "cell_type": "code", "source": "...", "after": 2}``, ...), in
         order, each on the notebook the ones before left; all of them or none. Every other
-        byte of the file stays.
+        byte of the file stays. The code cells the edits write are checked by the syntax guard
+        (``mode``, as for edit_file).
 
         Raises:
             EditError: CELL_NOT_FOUND (``edit_index`` says which edit), INVALID_NOTEBOOK,
-                INVALID_REQUEST, TOO_MANY_EDITS, STALE_VERSION and the file errors; nothing
-                was written.
+                VALIDATION_FAILED, INVALID_REQUEST, TOO_MANY_EDITS, STALE_VERSION and the file
+                errors; nothing was written.
         """
         return edit_notebook.TOOL.call(self.context, _given(locals()))
 

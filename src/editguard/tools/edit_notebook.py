@@ -21,22 +21,31 @@ from pydantic import (
 )
 
 from editguard.core.document import Document
-from editguard.core.notebook.model import is_notebook
+from editguard.core.notebook.model import Notebook, is_notebook
 from editguard.core.notebook.schema import check_notebook
 from editguard.core.notebook.structure import (
     CellEdit,
     DeleteCell,
     InsertCell,
     MoveCell,
+    PlacedCell,
     ReplaceCell,
     restructure,
 )
 from editguard.errors import InvalidRequest, TooManyEdits, error_context
-from editguard.tools._common import DRY_RUN_HELP, PATH_HELP, VERSION_HELP, Args, Checked
+from editguard.tools._common import (
+    DRY_RUN_HELP,
+    MODE_HELP,
+    PATH_HELP,
+    VERSION_HELP,
+    Args,
+    Checked,
+    Validation,
+)
 from editguard.tools._tool import Tool
 from editguard.transaction import Transaction
-from editguard.transaction.build import Change, Subject
-from editguard.transaction.cells import AS_TEXT, read_valid
+from editguard.transaction.build import Change, Mode, Subject
+from editguard.transaction.cells import AS_TEXT, read_valid, source_subject
 
 CellType = Literal["code", "markdown", "raw"]
 # One schema for an index or an id, said once per field in the fewest bytes.
@@ -97,6 +106,7 @@ class EditNotebookArgs(Args):
     )
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
     expected_version: str | None = Field(None, description=VERSION_HELP)
+    mode: Mode = Field("strict", description=MODE_HELP)
 
 
 class CellBrief(BaseModel):
@@ -126,6 +136,7 @@ class EditNotebookResult(Checked):
     previous_version: str
     dry_run: bool
     written: bool = Field(description="Whether the file was written.")
+    validation: Validation
 
 
 def core_edit(edit: InsertCellOp | DeleteCellOp | MoveCellOp | ReplaceCellOp) -> CellEdit:
@@ -193,10 +204,11 @@ def run(txn: Transaction, args: EditNotebookArgs) -> EditNotebookResult:
         ]
         outline = Document(done.outline, name=f"{doc.name} (cells)")
         subject = Subject(f"{doc.name} (cells)", None, outline, done.outline_plan)
-        return Change(done.plan, subjects=(subject,))
+        return Change(done.plan, subjects=(subject, *_guarded(nb, done.cells, real, doc.name)))
 
+    real = txn.ctx.sandbox.resolve(args.path).real
     out = txn.run_edit(
-        args.path, build, mode="strict", expected_version=args.expected_version, cell=AS_TEXT
+        args.path, build, mode=args.mode, expected_version=args.expected_version, cell=AS_TEXT
     )
     assert out.previous_version is not None  # the file is never created
     return EditNotebookResult(
@@ -207,7 +219,23 @@ def run(txn: Transaction, args: EditNotebookArgs) -> EditNotebookResult:
         previous_version=out.previous_version,
         dry_run=args.dry_run,
         written=out.written,
+        validation=Validation.of(out.report),
     )
+
+
+def _guarded(nb: Notebook, cells: tuple[PlacedCell, ...], real: str, display: str) -> list[Subject]:
+    """The code cells whose source the edits wrote (inserted, replaced, made code), each a
+    subject the syntax guard checks as a module of the kernel's language and the diff does not
+    show (the outline shows them)."""
+    out = []
+    for cell in cells:
+        if not cell.touched or cell.cell_type != "code":
+            continue
+        before = "" if cell.before is None else cell.before
+        if before == cell.after and cell.before is not None:
+            continue  # moved, or retyped to code with its source: nothing written in it
+        out.append(source_subject(nb, cell.index, cell.id, before, cell.after, real, display))
+    return out
 
 
 TOOL = Tool(
@@ -216,7 +244,8 @@ TOOL = Tool(
     description=(
         "Change a Jupyter notebook's cells: insert, delete, move, or replace a cell's source "
         "or type; edits in order, all or none. New cells get an id (nbformat 4.5+) and no "
-        "outputs. Other bytes stay as they were; the result must pass nbformat's schema. "
+        "outputs. Other bytes stay as they were; the result must pass nbformat's schema, and "
+        "code cells written pass the syntax guard (mode). "
         "Lines inside a cell: edit_file with `cell`. Returns a diff of the cells as "
         "'# %% [type] id=...' blocks, the touched cells (index, id, cell_type) and the version."
     ),

@@ -71,6 +71,7 @@ class Subject:
     check: Callable[[str], tuple[Finding, ...]] | None = None  # the tool's own (see Change)
     cell: int | None = None  # a notebook cell's index
     cell_id: str | None = None
+    shown: bool = True  # its diff is the result's (else only checked)
 
     @property
     def after(self) -> str:
@@ -149,6 +150,7 @@ class Outcome(Generic[C]):
                 self.memo["diff"] = "".join(
                     render_diff(s.before.text, s.plan, s.label, max_lines=DIFF_LINES)
                     for s in subjects
+                    if s.shown
                 )
             else:
                 self.memo["diff"] = diff_of(self.before, self.change.plan, self.where.display)

@@ -183,7 +183,12 @@ def read_valid(doc: Document) -> Notebook:
 def checked_name(nb: Notebook, cell: Cell, real: str) -> str | None:
     """The name the syntax guard checks a cell's source as (``None``: not checked): a code
     cell as a file of the kernel's language."""
-    if cell.cell_type != "code":
+    return checked_as(nb, cell.cell_type, cell.index, real)
+
+
+def checked_as(nb: Notebook, cell_type: str, index: int, real: str) -> str | None:
+    """:func:`checked_name` of a cell of type ``cell_type`` at ``index``."""
+    if cell_type != "code":
         return None
     info = nb.metadata.get("language_info")
     ext = info.get("file_extension") if isinstance(info, dict) else None
@@ -191,7 +196,7 @@ def checked_name(nb: Notebook, cell: Cell, real: str) -> str | None:
         ext = _EXTENSIONS.get(nb.language)
     if ext is None:
         return None
-    return f"{real}#cell{cell.index}{ext}"
+    return f"{real}#cell{index}{ext}"
 
 
 def masked(source: str, python: bool) -> str | None:
@@ -245,6 +250,32 @@ def cell_subject(
             checked_as = (old, new, _span_plan(old, new))
     label = f"{display}#cell {cell.index}" + (f" (id {cell.id})" if cell.id else "")
     return Subject(label, name, before, plan, checked_as, check, cell.index, cell.id)
+
+
+def source_subject(
+    nb: Notebook,
+    index: int,
+    cell_id: str | None,
+    before: str,
+    after: str,
+    real: str,
+    display: str,
+) -> Subject:
+    """A code cell at ``index`` (of the notebook as an edit leaves it) whose source goes from
+    ``before`` to ``after`` (``""``: a new cell), as a subject the guards check and the diff
+    does not show."""
+    label = f"{display}#cell {index}" + (f" (id {cell_id})" if cell_id else "")
+    doc = Document(before, name=label)
+    plan = _span_plan(before, after)
+    name = checked_as(nb, "code", index, real)
+    checked = None
+    if name is not None and name.endswith(".py"):
+        old, new = masked(before, True), masked(after, True)
+        if old is None or new is None:
+            name = None
+        elif old != before or new != after:
+            checked = (old, new, _span_plan(old, new))
+    return Subject(label, name, doc, plan, checked, None, index, cell_id, shown=False)
 
 
 def _span_plan(old: str, new: str) -> Plan:

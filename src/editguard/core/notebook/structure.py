@@ -96,6 +96,9 @@ class PlacedCell:
     id: str | None
     cell_type: str
     touched: bool
+    # The source it had before the edits (None: a new cell) and has after them.
+    before: str | None = None
+    after: str = ""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -155,7 +158,15 @@ def restructure(nb: Notebook, edits: Sequence[CellEdit], name: str = "") -> Rest
     if plan and len(nb.text) <= _READ_BACK_LIMIT:
         _read_back(nb, plan, data, name)
     cells = tuple(
-        PlacedCell(k, item.id, item.cell_type, item.touched) for k, item in enumerate(items)
+        PlacedCell(
+            k,
+            item.id,
+            item.cell_type,
+            item.touched,
+            None if item.origin is None else item.origin.source,
+            item.text if item.touched else "",
+        )
+        for k, item in enumerate(items)
     )
     return Restructured(plan, data, cells, outline, outline_plan)
 
