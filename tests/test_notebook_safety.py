@@ -620,6 +620,29 @@ def test_an_id_made_of_digits_is_the_id_before_the_index(ws: Workspace, root: Pa
     assert (result.cell, result.cell_id) == (1, "0")
 
 
+def test_without_cell_text_twice_in_one_cell_and_once_in_another_is_no_unique_place(
+    ws: Workspace, root: Path
+) -> None:
+    # The edit would fit cell 1 alone (cell 0 has the text twice, occurrences is 1): landing
+    # there would be a guess between three places.
+    path = root / "a.ipynb"
+    path.write_text(
+        notebook([cell(["x = 1\n", "x = 1"], "c0"), cell(["x = 1\n", "y = 2"], "c1")]),
+        encoding="utf-8",
+    )
+    edits = [{"old_text": "x = 1", "new_text": "x = 9"}]
+    error = _refused("AMBIGUOUS_MATCH", lambda: ws.edit_file("a.ipynb", edits), path)
+    assert [c["id"] for c in error.data["cells"]] == ["c0", "c1"]
+    # Twice in one cell and nowhere else: that cell's own refusal, naming the cell.
+    path.write_text(notebook([cell(["x = 1\n", "x = 1"], "c0"), cell(["y = 2"], "c1")]))
+    error = _refused("WRONG_COUNT", lambda: ws.edit_file("a.ipynb", edits), path)
+    assert (error.data["cell"], error.data["cell_id"]) == (0, "c0")
+    # Once in one cell and nowhere else: it lands there, and says so.
+    path.write_text(notebook([cell(["x = 1\n", "z = 1"], "c0"), cell(["y = 2"], "c1")]))
+    result = ws.edit_file("a.ipynb", edits)
+    assert (result.written, result.cell, result.cell_id) == (True, 0, "c0")
+
+
 def test_text_in_many_cells_is_refused_naming_a_few_and_counting_all(
     ws: Workspace, root: Path
 ) -> None:

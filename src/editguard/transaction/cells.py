@@ -64,6 +64,9 @@ _MAGIC = re.compile(
 # the cell another language, which is not checked.
 _PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug", "skip"}
 # A cell index sent as a string: as JSON writes an integer (no sign but "-", no leading zero).
+# The refusals of a cell that holds an edit's text (more times than asked, or partly applied):
+# without `cell`, such a cell is a candidate as much as one where the edit fits.
+_FOUND_THERE = {"WRONG_COUNT", "AMBIGUOUS_MATCH"}
 # How many cells a refusal names in its message (its data lists up to 50).
 _SHOWN = 10
 _INDEX = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
@@ -318,14 +321,17 @@ def in_some_cell(
     *,
     clear_outputs: bool = False,
 ) -> Callable[[Document], Change]:
-    """``build`` run on every cell's source; the change lands in the one cell where it fits.
-    Refused where it fits in none (NO_MATCH, the closest cell's error inside) or in several
-    (AMBIGUOUS_MATCH, naming them)."""
+    """``build`` run on every cell's source; the change lands in the one cell where it fits,
+    if its text is in no other cell. Refused where it fits in none (NO_MATCH, the closest
+    cell's error inside), and where its text is in several cells: where it fits, or where it
+    is found more times than asked (AMBIGUOUS_MATCH, naming them): never a guess between two
+    places, even when only one of them would take the edit as sent."""
 
     def build_notebook(doc: Document) -> Change:
         nb = read_valid(doc)
-        fits: list[Cell] = []
+        found: list[Cell] = []  # the cells that hold the edit's text: where it fits, or crowds
         refusals: list[tuple[Cell, EditError]] = []
+        fits = 0
         for cell in nb.cells:
             # Each try is checked against the schema only once it is the one that lands: a
             # whole notebook's check for every cell that fits would cost cells x fits.
@@ -333,21 +339,24 @@ def in_some_cell(
                 _cell_change(nb, cell, build, doc, real, clear_outputs, checked=False)
             except EditError as exc:
                 refusals.append((cell, exc))
+                if exc.code in _FOUND_THERE:
+                    found.append(cell)
             else:
-                fits.append(cell)
-        if len(fits) == 1:
-            cell = fits[0]
+                found.append(cell)
+                fits += 1
+        if len(found) == 1 and fits == 1:
+            cell = found[0]
             change = _cell_change(nb, cell, build, doc, real, clear_outputs)
             note = f"no cell named: the edit fits {cell.label()} only, and landed there"
             return dataclasses.replace(change, warnings=(*change.warnings, note))
-        if fits:
-            more = len(fits) - _SHOWN
+        if len(found) > 1:
+            more = len(found) - _SHOWN
             raise AmbiguousMatch(
-                f"no cell named, and the edit fits {len(fits)} cells: "
-                + ", ".join(c.label() for c in fits[:_SHOWN])
+                f"no cell named, and the edit's text is in {len(found)} cells: "
+                + ", ".join(c.label() for c in found[:_SHOWN])
                 + (f" and {more} more" if more > 0 else "")
                 + "; name the one to edit with `cell`",
-                data={"cells": [_outline(c) for c in fits[:50]], "count": len(fits)},
+                data={"cells": [_outline(c) for c in found[:50]], "count": len(found)},
                 suggestions=["Send the same call with `cell` set to the index or id meant."],
             )
         raise _nowhere(nb, refusals)
