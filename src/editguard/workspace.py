@@ -321,13 +321,19 @@ class Workspace:
         mode: Mode = "strict",
         format: bool | None = None,
         allow_markers: bool = False,
+        cell: int | str | None = None,
+        clear_outputs: bool = False,
     ) -> EditFileResult:
         """Insert, delete and replace lines by number; every number refers to the file as read.
+
+        On a notebook, ``cell`` (an index or an id) is required: the lines are the cell's
+        source's. ``clear_outputs`` empties that code cell's outputs.
 
         Raises:
             EditError: LINE_OUT_OF_RANGE, OVERLAPPING_EDITS, INVALID_REQUEST, NO_MATCH and
                 WRONG_COUNT (old_text inside a line), STALE_VERSION, VALIDATION_FAILED, and the
-                file errors of edit_file.
+                file errors of edit_file; on a notebook CELL_NOT_FOUND, INVALID_NOTEBOOK, and
+                INVALID_REQUEST without ``cell``.
         """
         if not isinstance(edits, str):
             edits = [_line_op(e) if isinstance(e, LineOp) else e for e in edits]
@@ -345,13 +351,21 @@ class Workspace:
         line_edits: Sequence[LineEdit | Mapping[str, Any]] | None = None,
         search_replace: SearchReplaceOp | Mapping[str, Any] | None = None,
         expected_version: str | None = None,
+        cell: int | str | None = None,
+        clear_outputs: bool = False,
     ) -> SafeEditResult:
         """One of: the whole ``content``, ``line_edits``, or a ``search_replace``; validated.
+
+        On a notebook, the edit changes the source of the cell ``cell`` (an index or an id);
+        without it, a ``search_replace`` lands in the one cell it fits, ``content`` is the
+        whole notebook and ``line_edits`` are refused. ``clear_outputs`` empties that code
+        cell's outputs.
 
         Raises:
             EditError: INVALID_REQUEST (not exactly one edit mode, bad ranges), LINE_OUT_OF_RANGE,
                 OVERLAPPING_EDITS, NO_MATCH (pattern not found, strict mode), INVALID_REGEX,
-                REGEX_TIMEOUT, VALIDATION_FAILED, STALE_VERSION and the file errors.
+                REGEX_TIMEOUT, VALIDATION_FAILED, STALE_VERSION and the file errors; on a
+                notebook CELL_NOT_FOUND, AMBIGUOUS_MATCH, INVALID_NOTEBOOK.
         """
         return safe_edit.TOOL.call(self.context, _given(locals()))
 
@@ -398,11 +412,17 @@ class Workspace:
         """
         return create_directory.TOOL.call(self.context, _given(locals()))
 
-    def list_symbols(self, path: str, depth: int | None = None) -> ListSymbolsResult:
+    def list_symbols(
+        self, path: str, depth: int | None = None, *, cell: int | str | None = None
+    ) -> ListSymbolsResult:
         """Every definition of a source file: kind, name path and line range, in file order.
 
+        On a notebook, every code cell's (or the cell ``cell``'s), each with its ``cell`` and
+        ``cell_id`` and lines within the cell.
+
         Raises:
-            EditError: INVALID_REQUEST (a file type without symbols) and the file errors.
+            EditError: INVALID_REQUEST (a file type without symbols) and the file errors; on a
+                notebook CELL_NOT_FOUND, INVALID_NOTEBOOK.
         """
         return list_symbols.TOOL.call(self.context, _given(locals()))
 
@@ -423,16 +443,22 @@ class Workspace:
         format: bool | None = None,
         allow_markers: bool = False,
         exact: bool = False,
+        cell: int | str | None = None,
+        clear_outputs: bool = False,
     ) -> EditSymbolResult:
         """Edit one definition: context chunks inside it, a new body, or lines before/after it.
 
         Everything outside the symbol stays identical. After the edit the syntax guard runs,
         and every other symbol must still exist with its name path (a structure check).
 
+        On a notebook, the symbol is looked for in the cell ``cell`` (an index or an id);
+        without it, in every code cell (``line`` and ``column`` need it).
+        ``clear_outputs`` empties that code cell's outputs.
+
         Raises:
             EditError: SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, CHUNK_MISMATCH, AMBIGUOUS_MATCH,
                 OVERLAPPING_EDITS, VALIDATION_FAILED, INVALID_REQUEST, STALE_VERSION and the
-                file errors.
+                file errors; on a notebook CELL_NOT_FOUND, INVALID_NOTEBOOK.
         """
         return edit_symbol.TOOL.call(self.context, _given(locals()))
 

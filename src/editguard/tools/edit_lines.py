@@ -9,6 +9,8 @@ from pydantic import AliasChoices, Field, field_validator
 from editguard.core.formats.lines import LineKind, LineOp, compile_line_ops, validate_line_ops
 from editguard.tools._common import (
     ALLOW_MARKERS_HELP,
+    CELL_HELP,
+    CLEAR_OUTPUTS_HELP,
     DRY_RUN_HELP,
     FORMAT_HELP,
     MODE_HELP,
@@ -18,7 +20,7 @@ from editguard.tools._common import (
 )
 from editguard.tools._tool import Tool
 from editguard.tools.edit_file import EditFileResult
-from editguard.transaction import Transaction
+from editguard.transaction import CellCall, Transaction
 from editguard.transaction.build import Change, Mode
 
 _LINE_TYPES = {
@@ -90,6 +92,10 @@ class EditLinesArgs(Args):
     mode: Mode = Field("strict", description=MODE_HELP)
     format: bool | None = Field(None, description=FORMAT_HELP)
     allow_markers: bool = Field(False, description=ALLOW_MARKERS_HELP)
+    cell: int | str | None = Field(
+        None, description=CELL_HELP + " Required there: lines are numbered within the cell."
+    )
+    clear_outputs: bool = Field(False, description=CLEAR_OUTPUTS_HELP)
 
 
 def run(txn: Transaction, args: EditLinesArgs) -> EditFileResult:
@@ -98,7 +104,8 @@ def run(txn: Transaction, args: EditLinesArgs) -> EditFileResult:
     Raises:
         EditError: LINE_OUT_OF_RANGE, OVERLAPPING_EDITS, INVALID_REQUEST, NO_MATCH and
             WRONG_COUNT (old_text inside a line), STALE_VERSION, VALIDATION_FAILED, and the
-            file errors of edit_file.
+            file errors of edit_file; on a notebook CELL_NOT_FOUND, INVALID_NOTEBOOK, and
+            INVALID_REQUEST without ``cell``.
     """
     ops = [
         # LineEditOp's validator keeps only the four kinds.
@@ -111,6 +118,7 @@ def run(txn: Transaction, args: EditLinesArgs) -> EditFileResult:
         lambda doc: Change.of(compile_line_ops(doc, ops)),
         mode=args.mode,
         expected_version=args.expected_version,
+        cell=CellCall(args.cell, clear_outputs=args.clear_outputs),
     )
     return EditFileResult.of(out, args.mode, args.dry_run)
 

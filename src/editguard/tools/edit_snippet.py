@@ -21,6 +21,8 @@ from editguard.core.plan import Plan
 from editguard.errors import ElidedContent, InvalidRequest
 from editguard.symbols import Symbol, find_symbol, shares_lines, symbols_of
 from editguard.tools._common import (
+    CELL_HELP,
+    CLEAR_OUTPUTS_HELP,
     DRY_RUN_HELP,
     EXACT_HELP,
     FORMAT_HELP,
@@ -31,7 +33,7 @@ from editguard.tools._common import (
 )
 from editguard.tools._tool import Tool
 from editguard.tools.edit_file import EditFileResult
-from editguard.transaction import Transaction
+from editguard.transaction import CellCall, Transaction
 from editguard.transaction.build import Change, Mode
 
 
@@ -49,6 +51,10 @@ class EditSnippetArgs(Args):
     mode: Mode = Field("strict", description=MODE_HELP)
     format: bool | None = Field(None, description=FORMAT_HELP)
     exact: bool = Field(False, description=EXACT_HELP)
+    cell: int | str | None = Field(
+        None, description=CELL_HELP + " Without it, the snippet lands in the one cell it fits."
+    )
+    clear_outputs: bool = Field(False, description=CLEAR_OUTPUTS_HELP)
 
 
 class EditSnippetResult(EditFileResult):
@@ -64,7 +70,8 @@ def run(txn: Transaction, args: EditSnippetArgs) -> EditSnippetResult:
     Raises:
         EditError: NO_MATCH, AMBIGUOUS_MATCH, INVALID_REQUEST, SYMBOL_NOT_FOUND,
             AMBIGUOUS_SYMBOL, STALE_VERSION, ENCODING_ERROR, VALIDATION_FAILED and the file
-            errors of read_file, plus WRITE_FAILED.
+            errors of read_file, plus WRITE_FAILED; on a notebook CELL_NOT_FOUND,
+            INVALID_NOTEBOOK.
     """
     if "\x00" in args.snippet:
         raise InvalidRequest(
@@ -74,7 +81,11 @@ def run(txn: Transaction, args: EditSnippetArgs) -> EditSnippetResult:
     exact = args.exact or txn.ctx.exact
 
     def build(doc: Document) -> Change:
-        before = symbols_of(doc.name, doc.text) if doc.text else ()
+        before: tuple[Symbol, ...] = ()
+        if doc.text:
+            # A snippet of a symbol needs symbols; one of a file has none to lose in a file
+            # (or a notebook's cell) of a kind without them (text, markdown).
+            before = symbols_of(doc.name, doc.text) if args.symbol else _symbols(doc)
         span = None
         named = ""
         if args.symbol is not None:
@@ -100,12 +111,27 @@ def run(txn: Transaction, args: EditSnippetArgs) -> EditSnippetResult:
         build,
         mode=args.mode,
         expected_version=args.expected_version,
+        cell=CellCall(
+            args.cell,
+            anywhere=True,
+            clear_outputs=args.clear_outputs,
+            code_only=args.symbol is not None,
+        ),
     )
     base = EditFileResult.of(out, args.mode, args.dry_run)
     return EditSnippetResult(
         **dict(base),
         notes=[e.note for e in out.change.applied if e.note],
     )
+
+
+def _symbols(doc: Document) -> tuple[Symbol, ...]:
+    """The definitions of ``doc``; none in a file (or a notebook's cell) of a kind without
+    symbols (text, markdown), where the merge has none to lose."""
+    try:
+        return symbols_of(doc.name, doc.text)
+    except InvalidRequest:
+        return ()
 
 
 def _flat(symbols: Iterable[Symbol]) -> list[Symbol]:

@@ -23,6 +23,8 @@ from editguard.errors import TooManyEdits
 from editguard.symbols import Symbol, find_symbol, shares_lines, symbols_of
 from editguard.tools._common import (
     ALLOW_MARKERS_HELP,
+    CELL_HELP,
+    CLEAR_OUTPUTS_HELP,
     DRY_RUN_HELP,
     EXACT_HELP,
     FORMAT_HELP,
@@ -35,7 +37,7 @@ from editguard.tools._common import (
 )
 from editguard.tools._tool import Tool
 from editguard.tools.list_symbols import SYMBOL_LANGUAGES, SYMBOL_RANGE, SymbolModel
-from editguard.transaction import Transaction
+from editguard.transaction import CellCall, Transaction
 from editguard.transaction.build import Change, Mode
 from editguard.validate import Finding
 from editguard.validate.structure import structure_findings
@@ -82,6 +84,12 @@ class EditSymbolArgs(Args):
     format: bool | None = Field(None, description=FORMAT_HELP)
     allow_markers: bool = Field(False, description=ALLOW_MARKERS_HELP)
     exact: bool = Field(False, description=EXACT_HELP)
+    cell: int | str | None = Field(
+        None,
+        description=CELL_HELP + " Without it, the symbol is looked for in every code cell "
+        "(line and column need it).",
+    )
+    clear_outputs: bool = Field(False, description=CLEAR_OUTPUTS_HELP)
 
     @model_validator(mode="after")
     def _one_action(self) -> EditSymbolArgs:
@@ -147,7 +155,8 @@ def run(txn: Transaction, args: EditSymbolArgs) -> EditSymbolResult:
     Raises:
         EditError: SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, CHUNK_MISMATCH, AMBIGUOUS_MATCH,
             OVERLAPPING_EDITS, VALIDATION_FAILED, INVALID_REQUEST, STALE_VERSION and the
-            file errors.
+            file errors; on a notebook CELL_NOT_FOUND, AMBIGUOUS_MATCH (a symbol defined in
+            several cells), INVALID_NOTEBOOK.
     """
     ctx = txn.ctx
     if args.chunks is not None and len(args.chunks) > ctx.max_edits:
@@ -183,8 +192,20 @@ def run(txn: Transaction, args: EditSymbolArgs) -> EditSymbolResult:
         build,
         mode=args.mode,
         expected_version=args.expected_version,
+        # A name path may be looked for in every code cell; a line, only in the cell named.
+        cell=CellCall(
+            args.cell,
+            anywhere=args.symbol is not None,
+            clear_outputs=args.clear_outputs,
+            code_only=True,
+        ),
     )
-    new_first, new_last = new_lines_of(out.before.text, out.change.plan.replacements[0])
+    subjects = out.change.subjects
+    if subjects:  # a notebook's cell: its lines (its source is what the plan was made on)
+        text, plan = subjects[0].before.text, subjects[0].plan
+    else:
+        text, plan = out.before.text, out.change.plan
+    new_first, new_last = new_lines_of(text, plan.replacements[0])
     applied = out.change.applied
     return EditSymbolResult(
         **outcome_fields(out, args.mode),

@@ -11,6 +11,8 @@ from editguard.core.formats import lines, regex_replace
 from editguard.core.formats.whole_text import compile_whole_text
 from editguard.tools._common import (
     ALLOW_MARKERS_HELP,
+    CELL_HELP,
+    CLEAR_OUTPUTS_HELP,
     EXACT_HELP,
     FORMAT_HELP,
     MODE_HELP,
@@ -22,7 +24,7 @@ from editguard.tools._common import (
     outcome_fields,
 )
 from editguard.tools._tool import Tool
-from editguard.transaction import Transaction
+from editguard.transaction import CellCall, Transaction
 from editguard.transaction.build import Change, Mode
 
 EditMode = Literal["content", "line_edits", "search_replace"]
@@ -86,6 +88,12 @@ class SafeEditArgs(Args):
         None, description="One literal or regex replacement over the whole file."
     )
     expected_version: str | None = Field(None, description=VERSION_HELP)
+    cell: int | str | None = Field(
+        None,
+        description=CELL_HELP + " Without it: search_replace lands in the one cell it fits, "
+        "content is the whole file, line_edits are refused.",
+    )
+    clear_outputs: bool = Field(False, description=CLEAR_OUTPUTS_HELP)
 
     @model_validator(mode="after")
     def _exactly_one(self) -> SafeEditArgs:
@@ -133,7 +141,9 @@ def run(txn: Transaction, args: SafeEditArgs) -> SafeEditResult:
     Raises:
         EditError: INVALID_REQUEST (not exactly one edit mode, bad ranges), LINE_OUT_OF_RANGE,
             OVERLAPPING_EDITS, NO_MATCH (pattern not found, strict mode), INVALID_REGEX,
-            REGEX_TIMEOUT, VALIDATION_FAILED, STALE_VERSION and the file errors.
+            REGEX_TIMEOUT, VALIDATION_FAILED, STALE_VERSION and the file errors; on a
+            notebook CELL_NOT_FOUND, AMBIGUOUS_MATCH (a search that fits several cells),
+            INVALID_NOTEBOOK.
     """
     ctx = txn.ctx
     edit_mode: EditMode
@@ -164,12 +174,21 @@ def run(txn: Transaction, args: SafeEditArgs) -> SafeEditResult:
             )
             return Change.of(compiled)
 
+    # On a notebook: the cell named; without one, content is the notebook's whole JSON
+    # (checked as a notebook, as write_file writes it), a search lands in the one cell it
+    # fits, and line numbers, which mean nothing across cells, are refused.
+    call = None
+    if args.cell is not None or edit_mode != "content":
+        call = CellCall(
+            args.cell, anywhere=edit_mode == "search_replace", clear_outputs=args.clear_outputs
+        )
     out = txn.run_edit(
         args.path,
         build,
         mode=args.mode,
         expected_version=args.expected_version,
-        create=edit_mode == "content",
+        create=edit_mode == "content" and args.cell is None,
+        cell=call,
     )
     applied = out.change.applied
     replacements = {

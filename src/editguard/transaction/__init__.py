@@ -333,7 +333,8 @@ class Transaction:
             EditError: any refusal, with the file's path attached; nothing was staged.
         """
         where = self.ctx.sandbox.resolve(path) if isinstance(path, str) else path
-        if is_notebook(where.real) and not (cell is not None and cell.text):
+        named = cell is not None and cell.ref is not None  # (refused on another file)
+        if (is_notebook(where.real) or named) and not (cell is not None and cell.text):
             build = cast("Callable[[Document], C]", notebook_build(build, where.real, cell))
             build_view = None
         with error_context(path=where.display), suggesting(where):

@@ -72,6 +72,9 @@ class Subject:
     cell: int | None = None  # a notebook cell's index
     cell_id: str | None = None
     shown: bool = True  # its diff is the result's (else only checked)
+    # The file's plan and the subject for another plan of the subject's text (its lines
+    # formatted): see build_change.
+    remake: Callable[[Plan], tuple[Plan, Subject]] | None = None
 
     @property
     def after(self) -> str:
@@ -201,6 +204,20 @@ def build_change(
         before.check_no_nul(r.text)
     _check_size(ctx, before, plan)
     size = max(len(before.text), len(before.text) + plan.size_change())
+    if formatting is not None and change.subjects and size <= VALIDATE_LIMIT:
+        shaped = _formatted_subject(ctx, where, change, formatting)
+        if shaped is not None:
+            try:
+                for r in shaped.plan.replacements:
+                    before.check_no_nul(r.text)
+                _check_size(ctx, before, shaped.plan)
+                report = _validated(ctx, where, before.text, shaped, mode)
+            except EditError as exc:
+                formatting.unformatted(
+                    where, f"the formatted text was refused ({exc.code})", dropped=True
+                )
+            else:
+                return shaped, shaped.plan.modifies(before), report
     if (
         formatting is not None
         and not before.utf8_view
@@ -234,6 +251,46 @@ def build_change(
                 return shaped, formatted.modifies(before), report
     report = _validated(ctx, where, before.text, change, mode, before.utf8_view)
     return change, plan.modifies(before), report
+
+
+def _formatted_subject(
+    ctx: Context, where: Resolved, change: C, formatting: Formatting
+) -> C | None:
+    """``change`` with the lines it wrote in its one subject formatted as a file of the
+    subject's kind (a notebook's code cell as a module of its kernel's language), the file's
+    plan made again for them; ``None`` where nothing is formatted (then noted where a
+    formatter was meant to run)."""
+    if len(change.subjects) != 1:
+        return None
+    s = change.subjects[0]
+    if s.remake is None or s.name is None or not s.plan.changes(s.before.text):
+        return None
+    if s.checked_as is not None:
+        formatting.unformatted(
+            where, f"{s.label} holds IPython magics, which the formatter does not read"
+        )
+        return None
+    as_file = dataclasses.replace(where, real=s.name)
+    try:
+        done = formatting.plan_for(ctx, as_file, s.before, s.plan)
+    except Exception as exc:  # noqa: BLE001 - formatting never fails an edit, a bug neither
+        formatting.unformatted(where, f"formatting failed ({type(exc).__name__})")
+        return None
+    if done is None:
+        return None
+    formatted, line_of = done
+    shown = formatting.shown.pop(as_file.real, None)
+    try:
+        plan, subject = s.remake(formatted)
+    except EditError as exc:
+        formatting.unformatted(where, f"the formatted text was refused ({exc.code})")
+        return None
+    if shown is not None:
+        formatting.shown[where.real] = shown
+    applied = tuple(
+        dataclasses.replace(e, lines=tuple(line_of(n) for n in e.lines)) for e in change.applied
+    )
+    return dataclasses.replace(change, plan=plan, subjects=(subject,), applied=applied)
 
 
 def _check_size(ctx: Context, before: Document, plan: Plan) -> None:

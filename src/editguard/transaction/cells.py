@@ -11,6 +11,11 @@ its lines.
 
 Without ``cell``, :func:`in_some_cell` runs the step on every cell and lands it where it fits,
 if that is exactly one cell; else it refuses, naming the cells.
+
+The step sees a cell's source as a file named after the cell and its language
+(:func:`source_name`: ``nb.ipynb#cell3.py`` for a code cell of a Python kernel, ``.md`` for a
+markdown cell), so that what goes by a file's kind (symbols, the comment syntax of elision
+markers) goes by the cell's; its errors name the notebook.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from editguard.errors import (
     Frame,
     InvalidRequest,
     NoMatch,
+    SymbolNotFound,
 )
 from editguard.transaction.build import C, Change, Subject
 
@@ -84,6 +90,9 @@ class CellCall:
     # The notebook is edited as the plain text of its JSON, unchecked (``--compat
     # filesystem``'s tools, as the reference server edits it).
     text: bool = False
+    # Without ``ref``: only the code cells of the kernel's language are tried (a symbol is
+    # looked for where there are symbols).
+    code_only: bool = False
 
 
 # A call that edits a notebook's JSON as plain text (see CellCall.text).
@@ -96,6 +105,13 @@ def notebook_build(
     """The build a call runs on the file ``real``: its own where the file is no notebook; on a
     notebook, by cell (``call``) or, from a tool that edits the file's text as a whole (a
     patch, write_file), its own with the result checked as a notebook."""
+    if call is not None and call.ref is not None and not is_notebook(real) and not call.text:
+        raise InvalidRequest(
+            f"`cell` names a cell of a notebook (.ipynb), and {real.rsplit('/', 1)[-1]} is no "
+            "notebook",
+            data={"field": "cell"},
+            suggestions=["Send the call again without `cell`."],
+        )
     if not is_notebook(real) or (call is not None and call.text):
         return build
     if call is None:
@@ -103,7 +119,7 @@ def notebook_build(
     if call.ref is not None:
         return in_cell(build, call.ref, real, clear_outputs=call.clear_outputs)
     if call.anywhere:
-        return in_some_cell(build, real, clear_outputs=call.clear_outputs)
+        return in_some_cell(build, real, clear_outputs=call.clear_outputs, code_only=call.code_only)
     raise InvalidRequest(
         "the file is a notebook: name the cell to edit with `cell` (its index or id, as "
         "read_file shows them)",
@@ -193,13 +209,38 @@ def checked_as(nb: Notebook, cell_type: str, index: int, real: str) -> str | Non
     """:func:`checked_name` of a cell of type ``cell_type`` at ``index``."""
     if cell_type != "code":
         return None
+    ext = _extension(nb)
+    if ext is None:
+        return None
+    return f"{real}#cell{index}{ext}"
+
+
+def source_name(nb: Notebook, cell: Cell, display: str) -> str:
+    """The name a tool sees a cell's source under (see the module docstring): a code cell of
+    the kernel's language (not one a cell magic such as ``%%bash`` makes another) as a file of
+    that language, a markdown cell as ``.md``, any other without a kind."""
+    base = f"{display}#cell{cell.index}"
+    if cell.cell_type == "markdown":
+        return base + ".md"
+    ext = _extension(nb)
+    return base + ext if ext is not None and in_language(nb, cell) else base
+
+
+def in_language(nb: Notebook, cell: Cell) -> bool:
+    """Whether ``cell`` is code of the kernel's language (a code cell that no cell magic such
+    as ``%%bash`` makes another language)."""
+    if cell.cell_type != "code":
+        return False
+    return _extension(nb) != ".py" or masked(cell.source, True) is not None
+
+
+def _extension(nb: Notebook) -> str | None:
+    """The extension of a file of the kernel's language (``.py``), if known."""
     info = nb.metadata.get("language_info")
     ext = info.get("file_extension") if isinstance(info, dict) else None
     if not isinstance(ext, str) or not ext.startswith("."):
         ext = _EXTENSIONS.get(nb.language)
-    if ext is None:
-        return None
-    return f"{real}#cell{index}{ext}"
+    return ext
 
 
 def masked(source: str, python: bool) -> str | None:
@@ -251,6 +292,15 @@ def cell_subject(
             name = None
         elif old != before.text or new != plan.apply_to_text(before.text):
             checked_as = (old, new, _span_plan(old, new))
+    if check is not None and checked_as is not None:
+        # The tool's check was made on the source as it is (magics and all), not on the
+        # text the syntax guard reads.
+        own, after = check, plan.apply_to_text(before.text)
+
+        def check_source(_masked: str) -> Any:
+            return own(after)
+
+        check = check_source
     label = f"{display}#cell {cell.index}" + (f" (id {cell.id})" if cell.id else "")
     return Subject(label, name, before, plan, checked_as, check, cell.index, cell.id)
 
@@ -320,32 +370,46 @@ def in_some_cell(
     real: str,
     *,
     clear_outputs: bool = False,
+    code_only: bool = False,
 ) -> Callable[[Document], Change]:
-    """``build`` run on every cell's source; the change lands in the one cell where it fits,
-    if its text is in no other cell. Refused where it fits in none (NO_MATCH, the closest
-    cell's error inside), and where its text is in several cells: where it fits, or where it
-    is found more times than asked (AMBIGUOUS_MATCH, naming them): never a guess between two
-    places, even when only one of them would take the edit as sent."""
+    """``build`` run on every cell's source (``code_only``: every code cell of the kernel's
+    language); the change lands in the one cell where it fits, if its text is in no other
+    cell. Refused where it fits in none (NO_MATCH, the closest cell's error inside;
+    SYMBOL_NOT_FOUND where no cell has the symbol), and where its text is in several cells:
+    where it fits, or where it is found more times than asked (AMBIGUOUS_MATCH, naming them):
+    never a guess between two places, even when only one of them would take the edit as sent.
+
+    Empty cells are not tried. A cell where the step finds nothing to do and says so without
+    refusing (safe_edit's pattern not found in interactive mode) is no fit; where no cell is,
+    the notebook is left as it is, with the step's warnings."""
 
     def build_notebook(doc: Document) -> Change:
         nb = read_valid(doc)
+        fits: list[Cell] = []
         found: list[Cell] = []  # the cells that hold the edit's text: where it fits, or crowds
+        idle: list[Change] = []
         refusals: list[tuple[Cell, EditError]] = []
-        fits = 0
         for cell in nb.cells:
+            if (code_only and not in_language(nb, cell)) or not cell.source.strip():
+                continue  # (an empty cell holds nothing to find: a new text must name it)
             # Each try is checked against the schema only once it is the one that lands: a
             # whole notebook's check for every cell that fits would cost cells x fits.
             try:
-                _cell_change(nb, cell, build, doc, real, clear_outputs, checked=False)
+                change = _cell_change(nb, cell, build, doc, real, clear_outputs, checked=False)
             except EditError as exc:
                 refusals.append((cell, exc))
                 if exc.code in _FOUND_THERE:
                     found.append(cell)
-            else:
+                continue
+            if change.plan or any(e.already_applied or e.lines for e in change.applied):
+                fits.append(cell)
                 found.append(cell)
-                fits += 1
-        if len(found) == 1 and fits == 1:
-            cell = found[0]
+            else:
+                idle.append(change)
+        if not found and idle:
+            return dataclasses.replace(idle[0], plan=Plan(), subjects=())
+        if len(found) == 1 and len(fits) == 1:
+            cell = fits[0]
             change = _cell_change(nb, cell, build, doc, real, clear_outputs)
             note = f"no cell named: the edit fits {cell.label()} only, and landed there"
             return dataclasses.replace(change, warnings=(*change.warnings, note))
@@ -368,9 +432,11 @@ def _nowhere(nb: Notebook, refusals: list[tuple[Cell, EditError]]) -> EditError:
     """The refusal of an edit that fits no cell: where one cell refused it for another reason
     than a missing match (two places in it, say), that cell's error; else NO_MATCH showing
     the most similar lines of all cells, each with its cell."""
-    other = [(c, e) for c, e in refusals if e.code != "NO_MATCH"]
+    other = [(c, e) for c, e in refusals if e.code not in ("NO_MATCH", "SYMBOL_NOT_FOUND")]
     if len(other) == 1:
         return other[0][1]
+    if not other and refusals and all(e.code == "SYMBOL_NOT_FOUND" for _, e in refusals):
+        return _no_symbol(refusals)
     near: list[tuple[float, Cell, dict[str, Any]]] = []
     for cell, exc in refusals:
         regions = exc.data.get("similar_content") or ()
@@ -406,6 +472,30 @@ def _nowhere(nb: Notebook, refusals: list[tuple[Cell, EditError]]) -> EditError:
     )
 
 
+def _no_symbol(refusals: list[tuple[Cell, EditError]]) -> EditError:
+    """SYMBOL_NOT_FOUND in every cell tried: the closest names of each, with their cells."""
+    first = refusals[0][1]
+    wanted = first.data.get("symbol")
+    candidates = [
+        {"cell": cell.index, **({"cell_id": cell.id} if cell.id else {}), **c}
+        for cell, exc in refusals
+        for c in exc.data.get("candidates", ())[:3]
+        if isinstance(c, dict)
+    ][:15]
+    shown = "\n".join(
+        f"  {c.get('name_path')} in cell {c['cell']} ({c.get('kind')}, lines "
+        f"{c.get('start_line')}-{c.get('end_line')})"
+        for c in candidates
+    )
+    return SymbolNotFound(
+        f"no cell named, and no code cell of the notebook ({len(refusals)} tried) defines "
+        f"{wanted if wanted is not None else 'that symbol'}"
+        + (f"; the closest names are:\n{shown}" if shown else ""),
+        data={**({"symbol": wanted} if wanted is not None else {}), "candidates": candidates},
+        suggestions=["Use list_symbols on the notebook to see every cell's name paths."],
+    )
+
+
 def _cell_change(
     nb: Notebook,
     cell: Cell,
@@ -420,35 +510,68 @@ def _cell_change(
     notebook it leaves checked against the schema)."""
     if "source" not in cell.fields:
         raise CellNotFound(f"{cell.label()} has no source to edit")
-    source = Document(cell.source, name=doc.name)
+    source = Document(cell.source, name=source_name(nb, cell, doc.name))
     frame = Frame("cell", cell.index, len(nb.cells), name=cell.id)
     try:
         inner = build(source)
     except EditError as exc:
+        _named_as_notebook(exc, source.name, doc.name)
         exc.add(frame)
         raise
-    new_source = inner.plan.apply_to_text(source.text)
+
+    def remake(plan: Plan, checked: bool = True) -> tuple[Plan, Subject]:
+        new_source = plan.apply_to_text(source.text)
+        try:
+            notebook_plan = _source_plan(
+                nb, cell, new_source, doc.name, clear_outputs, checked=checked
+            )
+        except EditError as exc:
+            exc.add(frame)
+            raise
+        subject = cell_subject(nb, cell, real, doc.name, plan, inner.check)
+        return notebook_plan, dataclasses.replace(subject, remake=remake)
+
+    notebook_plan, subject = remake(inner.plan, checked)
+    return dataclasses.replace(inner, plan=notebook_plan, subjects=(subject,), check=None)
+
+
+def _source_plan(
+    nb: Notebook,
+    cell: Cell,
+    new_source: str,
+    name: str,
+    clear_outputs: bool,
+    *,
+    checked: bool = True,
+) -> Plan:
+    """The plan of the notebook's JSON that gives ``cell`` the source ``new_source`` (and,
+    with ``clear_outputs``, a code cell no outputs), checked by nbformat's schema (unless not
+    ``checked``).
+
+    Raises:
+        InvalidNotebook: the notebook would not be valid.
+    """
+    changed = new_source != cell.source
     reps = []
-    if new_source != source.text:
+    if changed:
         reps.append(replace_source(nb, cell, new_source))
         if clear_outputs and cell.cell_type == "code":
             reps += _cleared(nb, cell)
     if checked:
         data = dict(cell.data)
         data["source"] = new_source.splitlines(keepends=True)
-        if clear_outputs and cell.cell_type == "code" and new_source != source.text:
+        if clear_outputs and cell.cell_type == "code" and changed:
             data["outputs"], data["execution_count"] = [], None
-        try:
-            _check_changed(nb, cell, data, doc.name)
-        except EditError as exc:
-            exc.add(frame)
-            raise
-    subject = cell_subject(nb, cell, real, doc.name, inner.plan, inner.check)
-    return dataclasses.replace(
-        inner,
-        plan=Plan(tuple(sorted(reps, key=lambda r: r.start))),
-        subjects=(subject,),
-        check=None,
+        _check_changed(nb, cell, data, name)
+    return Plan(tuple(sorted(reps, key=lambda r: r.start)))
+
+
+def _named_as_notebook(exc: EditError, source: str, notebook: str) -> None:
+    """An error that names the cell's source as a file (:func:`source_name`) names the
+    notebook instead: that is the file the caller knows."""
+    exc.where = tuple(
+        dataclasses.replace(f, name=notebook) if f.kind == "file" and f.name == source else f
+        for f in exc.where
     )
 
 
