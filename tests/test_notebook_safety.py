@@ -648,6 +648,26 @@ def test_without_cell_text_twice_in_one_cell_and_once_in_another_is_no_unique_pl
     assert (result.written, result.cell, result.cell_id) == (True, 0, "c0")
 
 
+@pytest.mark.parametrize(
+    "first",
+    [
+        ["def f():\n", "    return 1\n", "\n", "def f():\n", "    return 2\n"],
+        ["def f():\n", "    return 1\n"],
+    ],
+    ids=["twice in the first cell", "once, without the chunk"],
+)
+def test_without_cell_a_symbol_defined_in_two_cells_is_no_unique_place(
+    ws: Workspace, root: Path, first: list[str]
+) -> None:
+    # As in one file that defines f more than once: AMBIGUOUS, though the chunk fits cell 1 only.
+    path = root / "a.ipynb"
+    path.write_text(notebook([cell(first, "c0"), cell(["def f():\n", "    return 3\n"], "c1")]))
+    chunks = [{"old_lines": ["    return 3"], "new_lines": ["    return 4"]}]
+    error = _refused("AMBIGUOUS_MATCH", lambda: ws.edit_symbol("a.ipynb", "f", chunks=chunks), path)
+    assert [c["id"] for c in error.data["cells"]] == ["c0", "c1"]
+    assert ws.edit_symbol("a.ipynb", "f", chunks=chunks, cell="c1").written
+
+
 def test_text_in_many_cells_is_refused_naming_a_few_and_counting_all(
     ws: Workspace, root: Path
 ) -> None:

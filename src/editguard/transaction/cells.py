@@ -69,9 +69,10 @@ _MAGIC = re.compile(
 # Cell magics whose body is still Python; any other (``%%bash``, ``%%file``, ``%%html``) makes
 # the cell another language, which is not checked.
 _PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug", "skip"}
-# The refusals of a cell that holds an edit's text (more times than asked, or partly applied):
-# without `cell`, such a cell is a candidate as much as one where the edit fits.
-_FOUND_THERE = {"WRONG_COUNT", "AMBIGUOUS_MATCH"}
+# The refusals of a cell that holds what an edit names (its text more times than asked, or
+# partly applied; its symbol twice, or with chunks that do not fit): without `cell`, such a cell
+# is a candidate as much as one where the edit fits, as two such places in one file would be.
+_FOUND_THERE = {"WRONG_COUNT", "AMBIGUOUS_MATCH", "AMBIGUOUS_SYMBOL", "CHUNK_MISMATCH"}
 # How many cells a refusal names in its message (its data lists up to 50).
 _SHOWN = 10
 # A cell index sent as a string: as JSON writes an integer (no sign but "-", no leading zero).
