@@ -236,3 +236,35 @@ def test_a_path_deleted_and_made_again_gets_a_new_files_mode(ws: Workspace, root
     (root / "fresh.sh").write_text("new\n")  # what one call at a time gives
     assert script.read_text() == "new\n"
     assert stat.S_IMODE(script.stat().st_mode) == stat.S_IMODE((root / "fresh.sh").stat().st_mode)
+
+
+def test_a_snippet_changes_with_the_calls_before_it_or_not_at_all(
+    ws: Workspace, root: Path
+) -> None:
+    """edit_snippet runs in a batch like every writing tool of one file: its merge sees the
+    calls before it, and a later refusal leaves every file as it was."""
+    (root / "m.py").write_text("def f():\n    a = 1\n    b = 2\n    return a + b\n")
+    calls = [
+        {
+            "tool": "edit_file",
+            "arguments": {"path": "m.py", "edits": [{"old_text": "a = 1", "new_text": "a = 10"}]},
+        },
+        {
+            "tool": "edit_snippet",
+            "arguments": {
+                "path": "m.py",
+                "snippet": "def f():\n    # ... existing code ...\n    b = 2\n    print(a)\n"
+                "    return a + b\n",
+            },
+        },
+    ]
+    before = Snapshot.of(root / "m.py")
+    with pytest.raises(EditError) as info:
+        ws.batch([*calls, {"tool": "edit_lines", "arguments": {"path": "m.py", "edits": []}}])
+    assert info.value.data["call"] == 2
+    assert Snapshot.of(root / "m.py") == before
+    result = ws.batch(calls)
+    assert result.written
+    assert (root / "m.py").read_text() == (
+        "def f():\n    a = 10\n    b = 2\n    print(a)\n    return a + b\n"
+    )

@@ -100,6 +100,13 @@ def _reference() -> list[str]:
     return [str(EXE)]
 
 
+NOTEBOOK = (
+    b'{\n "cells": [\n  {\n   "cell_type": "code",\n   "execution_count": 1,\n'
+    b'   "metadata": {},\n   "outputs": [],\n   "source": [\n    "print(\\"hi\\")"\n   ]\n'
+    b'  }\n ],\n "metadata": {},\n "nbformat": 4,\n "nbformat_minor": 4\n}\n'
+)
+
+
 def _tree(folder: Path) -> None:
     folder.mkdir()
     (folder / "lf.txt").write_bytes(b"one\ntwo\nthree\nfour\n")
@@ -122,6 +129,8 @@ def _tree(folder: Path) -> None:
     # Sizes in KB (114,086 B is 111.41 KB) and a half to round (1,152 B is 1.125 KB).
     (folder / "big.bin").write_bytes(b"\0" * 114_086)
     (folder / "half.bin").write_bytes(b"\0" * 1152)
+    # A notebook is plain text to both (editguard's cells only with --compat-notebooks).
+    (folder / "nb.ipynb").write_bytes(NOTEBOOK)
 
 
 def _edit(path: str, *pairs: tuple[str, str], dry_run: bool = False) -> dict[str, Any]:
@@ -210,6 +219,14 @@ def _calls(root: Path) -> list[tuple[str, str, dict[str, Any]]]:
         ("info folder", "get_file_info", {"path": f"{r}/sub"}),
         ("info missing", "get_file_info", {"path": f"{r}/missing"}),
         ("outside", "read_text_file", {"path": "/etc/hostname"}),
+        ("read a notebook", "read_text_file", {"path": f"{r}/nb.ipynb"}),
+        (
+            "edit a notebook's json",
+            "edit_file",
+            _edit(f"{r}/nb.ipynb", ('"print(\\"hi\\")"', '"print(\\"bye\\")"')),
+        ),
+        ("edit a notebook's source", "edit_file", _edit(f"{r}/nb.ipynb", ('print("bye")', "x"))),
+        ("write a notebook", "write_file", {"path": f"{r}/nb2.ipynb", "content": "not json\n"}),
         # Last: the writes that differ (a later listing would show their sizes).
         ("move a folder", "move_file", {"source": f"{r}/made", "destination": f"{r}/made2"}),
         ("edit twice-found", "edit_file", _edit(f"{r}/twice.txt", ("x = 1", "x = 2"))),

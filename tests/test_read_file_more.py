@@ -243,7 +243,8 @@ def test_tail_numbers_lines_as_the_file_does(ws: Workspace, root: Path) -> None:
 
 def test_head_and_tail_of_an_empty_file_show_nothing(ws: Workspace, root: Path) -> None:
     (root / "empty").write_bytes(b"")
-    for window in ({"head": 3}, {"tail": 3}):
+    windows: tuple[dict[str, Any], ...] = ({"head": 3}, {"tail": 3})
+    for window in windows:
         r = text_read(ws.read_file("empty", **window))
         assert (r.content, r.total_lines, r.truncated) == ("", 0, False)
 
@@ -258,7 +259,7 @@ def test_head_and_tail_of_an_empty_file_show_nothing(ws: Workspace, root: Path) 
     ],
 )
 def test_head_and_tail_exclude_each_other_and_a_line_range(
-    ws: Workspace, root: Path, window: dict[str, int], field: str
+    ws: Workspace, root: Path, window: dict[str, Any], field: str
 ) -> None:
     (root / "f.txt").write_text("a\nb\nc\n")
     with pytest.raises(EditError) as err:
@@ -270,7 +271,8 @@ def test_head_and_tail_exclude_each_other_and_a_line_range(
 @pytest.mark.parametrize("count", [0, -1])
 def test_head_and_tail_count_at_least_one_line(ws: Workspace, root: Path, count: int) -> None:
     (root / "f.txt").write_text("a\n")
-    for window in ({"head": count}, {"tail": count}):
+    windows: tuple[dict[str, Any], ...] = ({"head": count}, {"tail": count})
+    for window in windows:
         with pytest.raises(EditError) as err:
             ws.read_file("f.txt", **window)
         assert err.value.data["field"] in window
@@ -335,7 +337,8 @@ def test_head_or_tail_of_10_to_the_18_lines_is_one_window(
     ws: Workspace, root: Path, end: str
 ) -> None:
     (root / "big.log").write_text("".join(f"{n:>9} {'y' * 40}\n" for n in range(100_000)))
-    result = text_read(ws.read_file("big.log", **{end: 10**18}))
+    window: dict[str, Any] = {end: 10**18}
+    result = text_read(ws.read_file("big.log", **window))
     assert len(result.content) <= READ_CHARS
     assert (result.start_line, result.end_line, result.total_lines) == (1, 2000, 100_000)
     assert (result.truncated, result.next_start_line) == (True, 2001)

@@ -78,6 +78,9 @@ if TYPE_CHECKING:
     from editguard.tools.move_file import MoveFileResult
     from editguard.tools.read_file import (
         ImageResult,
+        NotebookResult,
+        NotebookTextResult,
+        OutputImage,
         ReadError,
         ReadFailure,
         ReadFileResult,
@@ -196,6 +199,9 @@ __all__ = [
     "NoMatch",
     "NotADirectory",
     "NotAFile",
+    "NotebookResult",
+    "NotebookTextResult",
+    "OutputImage",
     "OutsideRoot",
     "OverlappingEdits",
     "PatchResult",

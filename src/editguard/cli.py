@@ -239,6 +239,12 @@ def build_parser() -> argparse.ArgumentParser:
         "the MCP reference filesystem server's 14 tools and arguments (a drop-in for it)",
     )
     serve.add_argument(
+        "--compat-notebooks",
+        action="store_true",
+        help="with --compat filesystem: read a notebook (.ipynb) as cells and edit it by cell, "
+        "as editguard's own tools do (default: as the text of its JSON, as that server does)",
+    )
+    serve.add_argument(
         "--log-level",
         default="INFO",
         type=str.upper,
@@ -315,6 +321,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     from editguard.tools import select  # noqa: PLC0415
 
+    if args.compat_notebooks and args.compat is None:
+        raise _Usage("--compat-notebooks goes with --compat filesystem")
     try:
         tools = select(args.tools)
     except ValueError as exc:
@@ -343,7 +351,13 @@ def _serve(args: argparse.Namespace) -> int:
             raise _Usage(f"--http takes [HOST:]PORT, not {args.http!r}") from None
     if args.compat is not None and args.tools != "all":
         raise _Usage("--compat serves its own tool set: leave out --tools")
-    server = EditguardServer(context, log_level=args.log_level, tools=tools, compat=args.compat)
+    server = EditguardServer(
+        context,
+        log_level=args.log_level,
+        tools=tools,
+        compat=args.compat,
+        compat_notebooks=args.compat_notebooks,
+    )
     try:
         if address is None:
             serve_stdio(server)

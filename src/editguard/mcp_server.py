@@ -155,7 +155,10 @@ class EditguardServer(MCPServer):
         log_level: str = "INFO",
         tools: tuple[str, ...] = NAMES,
         compat: str | None = None,
+        compat_notebooks: bool = False,
     ) -> None:
+        if compat_notebooks and compat is None:
+            raise ValueError("compat_notebooks goes with compat")
         if compat is not None:
             if compat != "filesystem":
                 raise ValueError(f"no compatible tool set named {compat!r} (there is: filesystem)")
@@ -174,6 +177,8 @@ class EditguardServer(MCPServer):
         self.context = workspace if isinstance(workspace, ToolContext) else workspace.context
         self.tools = tools
         self.compat = compat
+        # With compat: a notebook read and edited by cell, not as the text of its JSON.
+        self.compat_notebooks = compat_notebooks
         self._warmed = False  # the analyzers' language servers started (see call_tool)
         self._lowlevel_server.add_notification_handler(
             "notifications/roots/list_changed", NotificationParams, self._roots_changed
@@ -199,7 +204,7 @@ class EditguardServer(MCPServer):
         if self.compat is not None:
             from editguard.compat import filesystem  # noqa: PLC0415 - only with --compat
 
-            return filesystem.tool_named(name)
+            return filesystem.tool_named(name, cells=self.compat_notebooks)
         return tool_named(name)
 
     async def call_tool(

@@ -64,6 +64,8 @@ from editguard.tools.list_symbols import ListSymbolsResult
 from editguard.tools.move_file import MoveFileResult
 from editguard.tools.read_file import (
     ImageResult,
+    NotebookResult,
+    NotebookTextResult,
     ReadFileAnswer,
     ReadFileResult,
     ReadFilesResult,
@@ -160,7 +162,12 @@ class Workspace:
         head: int | None = None,
         tail: int | None = None,
         start_column: int | None = None,
-    ) -> ReadFileResult | ImageResult: ...
+        cell: int | str | None = None,
+        start_cell: int | None = None,
+        end_cell: int | None = None,
+        images: bool = False,
+        raw: bool = False,
+    ) -> NotebookTextResult | ReadFileResult | NotebookResult | ImageResult: ...
 
     @overload
     def read_file(
@@ -173,6 +180,11 @@ class Workspace:
         head: int | None = None,
         tail: int | None = None,
         start_column: int | None = None,
+        cell: int | str | None = None,
+        start_cell: int | None = None,
+        end_cell: int | None = None,
+        images: bool = False,
+        raw: bool = False,
     ) -> ReadFilesResult: ...
 
     def read_file(
@@ -185,10 +197,16 @@ class Workspace:
         head: int | None = None,
         tail: int | None = None,
         start_column: int | None = None,
+        cell: int | str | None = None,
+        start_cell: int | None = None,
+        end_cell: int | None = None,
+        images: bool = False,
+        raw: bool = False,
     ) -> ReadFileAnswer:
         """Read a text file as numbered lines, with its version; with ``paths``, several files,
-        each entry its result or its error; an image file as its bytes, base64 (see the
-        ``read_file`` tool).
+        each entry its result or its error; an image file as its bytes, base64; a notebook as
+        cells (``cell``, ``start_cell``/``end_cell``; ``images``: its image outputs too;
+        ``raw``: its JSON as text) (see the ``read_file`` tool).
 
         Raises:
             EditError: OUTSIDE_ROOT, FILE_NOT_FOUND, NOT_A_FILE, PERMISSION_DENIED,

@@ -8,6 +8,12 @@ tool with its sandbox, its checks and its history: a CRLF file stays CRLF, an ``
 twice is refused instead of replacing the first, a write that breaks the syntax is refused, and
 every change can be undone with ``editguard call undo``. README.md lists where the answers
 differ.
+
+A notebook (``.ipynb``) is plain text to these tools, as to the reference server: its JSON is
+read, edited and written as text. With ``cells`` (``serve --compat filesystem
+--compat-notebooks``), the user opts in to editguard's way: read_text_file (and
+read_multiple_files) show it as cells, edit_file edits the cells' sources (an edit lands in the
+one cell it fits) and write_file checks the result is a notebook.
 """
 
 from __future__ import annotations
@@ -22,17 +28,20 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from editguard.core.diff import render_diff
-from editguard.core.document import from_view
+from editguard.core.document import Document, from_view
+from editguard.core.notebook.model import is_notebook
+from editguard.core.plan import Plan
 from editguard.errors import EditError, FileNotFound, InvalidRequest
 from editguard.fs.walk import Entry
 from editguard.tools import tool_named as editguard_tool
+from editguard.tools import write_file as write_tool
 from editguard.tools._common import Args
 from editguard.tools._tool import Media, Tool
 from editguard.tools._walking import collect, more_line, partial_line, printable
 from editguard.tools.edit_file import EditFileArgs, apply_edits
 from editguard.tools.list_directory import MAX_ENTRIES
-from editguard.tools.read_file import READ_CHARS, line_start
-from editguard.transaction import Transaction
+from editguard.tools.read_file import READ_CHARS, NotebookResult, line_start
+from editguard.transaction import AS_TEXT, Transaction
 from editguard.transaction.build import DIFF_LINES
 from editguard.transaction.context import Context
 from editguard.transaction.read import read
@@ -193,11 +202,35 @@ def _text_of(ctx: Context, path: str, head: int | None = None, tail: int | None 
     )
 
 
-def read_text(ctx: Context, args: ReadTextArgs) -> Plain:
-    """read_text_file: the whole text, or its head or tail."""
-    if args.head is not None and args.tail is not None:
-        raise InvalidRequest("give head or tail, not both", data={"field": "tail"}, path=args.path)
-    return Plain(content=_text_of(ctx, args.path, args.head, args.tail))
+def _shown(
+    ctx: Context, path: str, head: int | None = None, tail: int | None = None, *, cells: bool
+) -> str:
+    """What read_text_file shows of a file: :func:`_text_of`; with ``cells``, a notebook as
+    editguard's read_file shows it (head and tail count cells)."""
+    if cells and is_notebook(path):
+        window = {k: v for k, v in (("head", head), ("tail", tail)) if v is not None}
+        answer = _call(ctx, "read_file", {"path": path, **window})
+        if isinstance(answer, NotebookResult):
+            if not answer.truncated:
+                return answer.content
+            return (
+                f"{answer.content}\n… cut here: one answer's window shows cells "
+                f"{answer.start_cell}-{answer.end_cell} of {answer.cells}; ask for fewer cells "
+                "with head or tail"
+            )
+    return _text_of(ctx, path, head, tail)
+
+
+def _read_text(cells: bool) -> Callable[[Context, ReadTextArgs], Plain]:
+    def read_text(ctx: Context, args: ReadTextArgs) -> Plain:
+        """read_text_file: the whole text, or its head or tail."""
+        if args.head is not None and args.tail is not None:
+            raise InvalidRequest(
+                "give head or tail, not both", data={"field": "tail"}, path=args.path
+            )
+        return Plain(content=_shown(ctx, args.path, args.head, args.tail, cells=cells))
+
+    return read_text
 
 
 def read_media(ctx: Context, args: PathArgs) -> Plain:
@@ -214,41 +247,51 @@ def read_media(ctx: Context, args: PathArgs) -> Plain:
     return Plain(content=f"{args.path}: {answer.mime_type}, {answer.size:,} bytes", images=[image])
 
 
-def read_many(ctx: Context, args: ReadManyArgs) -> Plain:
-    """read_multiple_files: each file's text under its path; a file that fails says why, and
-    the others are still read."""
-    parts: list[str] = []
-    left = MANY_CHARS
-    for path in args.paths:
-        try:
-            text = _text_of(ctx, path)
-        except EditError as exc:
-            parts.append(f"{path}: Error - {exc.code}: {exc.message}")
-            continue
-        if len(text) > left:
-            parts.append(
-                f"{path}: not shown: the files of one call show {MANY_CHARS:,} characters in "
-                "all; read it alone with read_text_file"
-            )
-            continue
-        left -= len(text)
-        parts.append(f"{path}:\n{text}\n")
-    return Plain(content="\n---\n".join(parts))
+def _read_many(cells: bool) -> Callable[[Context, ReadManyArgs], Plain]:
+    def read_many(ctx: Context, args: ReadManyArgs) -> Plain:
+        """read_multiple_files: each file's text under its path; a file that fails says why,
+        and the others are still read."""
+        parts: list[str] = []
+        left = MANY_CHARS
+        for path in args.paths:
+            try:
+                text = _shown(ctx, path, cells=cells)
+            except EditError as exc:
+                parts.append(f"{path}: Error - {exc.code}: {exc.message}")
+                continue
+            if len(text) > left:
+                parts.append(
+                    f"{path}: not shown: the files of one call show {MANY_CHARS:,} characters "
+                    "in all; read it alone with read_text_file"
+                )
+                continue
+            left -= len(text)
+            parts.append(f"{path}:\n{text}\n")
+        return Plain(content="\n---\n".join(parts))
+
+    return read_many
 
 
-def write(txn: Transaction, args: WriteArgs) -> Plain:
-    """write_file, with editguard's checks (the syntax guard, encoding and line endings).
+def _write_file(cells: bool) -> Callable[[Transaction, WriteArgs], Plain]:
+    def write(txn: Transaction, args: WriteArgs) -> Plain:
+        """write_file, with editguard's checks (the syntax guard, encoding and line endings).
 
-    Like the reference server, it writes into an existing folder only (editguard's own
-    write_file makes the missing ones): a path with a typo in a folder's name is refused
-    rather than written to a new folder the user never meant. move_file likewise.
+        Like the reference server, it writes into an existing folder only (editguard's own
+        write_file makes the missing ones): a path with a typo in a folder's name is refused
+        rather than written to a new folder the user never meant. move_file likewise. A
+        notebook is written as text, unchecked as a notebook, unless ``cells``.
 
-    Raises:
-        EditError: FILE_NOT_FOUND (the folder is missing), and the errors of write_file.
-    """
-    _need_folder(txn.ctx, args.path)
-    _write(txn, "write_file", {"path": args.path, "content": args.content})
-    return Plain(content=f"Successfully wrote to {args.path}")
+        Raises:
+            EditError: FILE_NOT_FOUND (the folder is missing), and the errors of write_file.
+        """
+        _need_folder(txn.ctx, args.path)
+        tool = editguard_tool("write_file")
+        request = tool.parse({"path": args.path, "content": args.content})
+        txn.lock(tool.paths_of(request))
+        write_tool.run(txn, request, None if cells else AS_TEXT)
+        return Plain(content=f"Successfully wrote to {args.path}")
+
+    return write
 
 
 def _need_folder(ctx: Context, path: str) -> None:
@@ -268,24 +311,31 @@ def _need_folder(ctx: Context, path: str) -> None:
         )
 
 
-def edit(txn: Transaction, args: EditArgs) -> Plain:
-    """edit_file: editguard's search/replace (each oldText must occur once), answered as the
-    reference server answers: the diff, in a fence, with its ``Index:`` header."""
-    edits = [{"old_text": e.oldText, "new_text": e.newText} for e in args.edits]
-    request = EditFileArgs.model_validate(
-        {"path": args.path, "edits": edits, "dry_run": args.dryRun}
-    )
-    out = apply_edits(txn, request)
-    shown = from_view if out.before.utf8_view else None
+def _edit(cells: bool) -> Callable[[Transaction, EditArgs], Plain]:
+    def edit(txn: Transaction, args: EditArgs) -> Plain:
+        """edit_file: editguard's search/replace (each oldText must occur once), answered as
+        the reference server answers: the diff, in a fence, with its ``Index:`` header. A
+        notebook's JSON is edited as text, unless ``cells``: then its cells' sources are, and
+        the diff is the cell's."""
+        edits = [{"old_text": e.oldText, "new_text": e.newText} for e in args.edits]
+        request = EditFileArgs.model_validate(
+            {"path": args.path, "edits": edits, "dry_run": args.dryRun}
+        )
+        out = apply_edits(txn, request, None if cells else AS_TEXT)
+        # A notebook's cell (with cells): its diff, named path#cell N.
+        texts = [(f"{out.where.real}#cell {s.cell}", s.before, s.plan) for s in out.change.subjects]
+        parts = texts or [(out.where.real, out.before, out.change.plan)]
+        return Plain(content="".join(_fenced(path, before, plan) for path, before, plan in parts))
+
+    return edit
+
+
+def _fenced(path: str, before: Document, plan: Plan) -> str:
+    shown = from_view if before.utf8_view else None
     body = render_diff(
-        out.before.text,
-        out.change.plan,
-        out.where.real,
-        context=DIFF_CONTEXT,
-        max_lines=DIFF_LINES,
-        shown=shown,
+        before.text, plan, path, context=DIFF_CONTEXT, max_lines=DIFF_LINES, shown=shown
     )
-    return Plain(content=fenced_diff(out.where.real, body))
+    return fenced_diff(path, body)
 
 
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@$", re.MULTILINE)
@@ -496,107 +546,127 @@ _READ_TEXT = (
     "come back as \\n whatever the file uses."
 )
 
-TOOLS: tuple[Tool[Any, Plain], ...] = (
-    _tool("read_file", "Same as read_text_file (kept for older prompts).", ReadTextArgs, read_text),
-    _tool("read_text_file", _READ_TEXT, ReadTextArgs, read_text),
-    _tool(
-        "read_media_file",
-        "Read an image (PNG, JPEG, GIF, WebP) as image content.",
-        PathArgs,
-        read_media,
-    ),
-    _tool(
-        "read_multiple_files",
-        "Read several text files in one call; each comes under its path, a file that cannot be "
-        "read says why and the others are still read.",
-        ReadManyArgs,
-        read_many,
-    ),
-    _tool(
-        "write_file",
-        "Create a file or replace its whole content. Keeps the file's encoding and line "
-        "endings; refused if the content breaks the syntax of a code file.",
-        WriteArgs,
-        write,
-        reads=False,
-        idempotent=True,
-    ),
-    _tool(
-        "edit_file",
-        "Replace text in a file: each edit's oldText, copied exactly from the file, becomes "
-        "newText. An oldText found nowhere or more than once is refused (nothing is written), "
-        "with the nearest lines. Returns the diff.",
-        EditArgs,
-        edit,
-        reads=False,
-    ),
-    _tool(
-        "create_directory",
-        "Create a folder and any missing parents; an existing folder is fine.",
-        PathArgs,
-        create_directory,
-        reads=False,
-        destructive=False,
-        idempotent=True,
-    ),
-    _tool(
-        "list_directory",
-        "List one folder's entries, a line each: [DIR] name or [FILE] name.",
-        PathArgs,
-        list_directory,
-    ),
-    _tool(
-        "list_directory_with_sizes",
-        "List one folder's entries with file sizes, sorted by name or size, and the totals.",
-        SizesArgs,
-        list_with_sizes,
-    ),
-    _tool(
-        "directory_tree",
-        "A folder's files and folders as an indented tree (10 levels; .gitignored entries and "
-        "excludePatterns globs left out).",
-        TreeArgs,
-        tree,
-    ),
-    _tool(
-        "move_file",
-        "Move or rename a file; refused if the destination exists.",
-        MoveArgs,
-        move,
-        reads=False,
-    ),
-    _tool(
-        "search_files",
-        "Find files below path whose path matches a glob ('*.py' in path, '**/*.py' in all "
-        "folders below); .gitignored files left out.",
-        SearchArgs,
-        search,
-    ),
-    _tool(
-        "get_file_info",
-        "A file's or folder's size, times, type and permissions; for a text file also its "
-        "encoding, line endings, line count and version.",
-        PathArgs,
-        info,
-    ),
-    _tool(
-        "list_allowed_directories",
-        "The folders this server may read and change (and everything below them).",
-        NoArgs,
-        allowed,
-    ),
+_CELLS_READ = (
+    " A notebook (.ipynb) comes as cells: a '[cell I] type' header, then the source's lines "
+    "numbered within the cell ('N│', not part of the text), then its outputs summarised; head "
+    "and tail count cells."
+)
+_CELLS_EDIT = (
+    " In a notebook (.ipynb), oldText is found in the cells' sources (as read_text_file shows "
+    "them, without the 'N│' prefix) and must fit exactly one cell."
 )
 
+
+def _tools(cells: bool) -> tuple[Tool[Any, Plain], ...]:
+    """The tools; with ``cells``, those that read, edit or write a notebook go by its cells."""
+    read_note = _CELLS_READ if cells else ""
+    read_text = _read_text(cells)
+    return (
+        _tool(
+            "read_file", "Same as read_text_file (kept for older prompts).", ReadTextArgs, read_text
+        ),
+        _tool("read_text_file", _READ_TEXT + read_note, ReadTextArgs, read_text),
+        _tool(
+            "read_media_file",
+            "Read an image (PNG, JPEG, GIF, WebP) as image content.",
+            PathArgs,
+            read_media,
+        ),
+        _tool(
+            "read_multiple_files",
+            "Read several text files in one call; each comes under its path, a file that cannot be "
+            "read says why and the others are still read." + read_note,
+            ReadManyArgs,
+            _read_many(cells),
+        ),
+        _tool(
+            "write_file",
+            "Create a file or replace its whole content. Keeps the file's encoding and line "
+            "endings; refused if the content breaks the syntax of a code file.",
+            WriteArgs,
+            _write_file(cells),
+            reads=False,
+            idempotent=True,
+        ),
+        _tool(
+            "edit_file",
+            "Replace text in a file: each edit's oldText, copied exactly from the file, becomes "
+            "newText. An oldText found nowhere or more than once is refused (nothing is written), "
+            "with the nearest lines. Returns the diff." + (_CELLS_EDIT if cells else ""),
+            EditArgs,
+            _edit(cells),
+            reads=False,
+        ),
+        _tool(
+            "create_directory",
+            "Create a folder and any missing parents; an existing folder is fine.",
+            PathArgs,
+            create_directory,
+            reads=False,
+            destructive=False,
+            idempotent=True,
+        ),
+        _tool(
+            "list_directory",
+            "List one folder's entries, a line each: [DIR] name or [FILE] name.",
+            PathArgs,
+            list_directory,
+        ),
+        _tool(
+            "list_directory_with_sizes",
+            "List one folder's entries with file sizes, sorted by name or size, and the totals.",
+            SizesArgs,
+            list_with_sizes,
+        ),
+        _tool(
+            "directory_tree",
+            "A folder's files and folders as an indented tree (10 levels; .gitignored entries and "
+            "excludePatterns globs left out).",
+            TreeArgs,
+            tree,
+        ),
+        _tool(
+            "move_file",
+            "Move or rename a file; refused if the destination exists.",
+            MoveArgs,
+            move,
+            reads=False,
+        ),
+        _tool(
+            "search_files",
+            "Find files below path whose path matches a glob ('*.py' in path, '**/*.py' in all "
+            "folders below); .gitignored files left out.",
+            SearchArgs,
+            search,
+        ),
+        _tool(
+            "get_file_info",
+            "A file's or folder's size, times, type and permissions; for a text file also its "
+            "encoding, line endings, line count and version.",
+            PathArgs,
+            info,
+        ),
+        _tool(
+            "list_allowed_directories",
+            "The folders this server may read and change (and everything below them).",
+            NoArgs,
+            allowed,
+        ),
+    )
+
+
+TOOLS = _tools(cells=False)
+CELL_TOOLS = _tools(cells=True)  # --compat-notebooks
 NAMES: tuple[str, ...] = tuple(t.name for t in TOOLS)
 
 
-def tool_named(name: str) -> Tool[Any, Plain]:
-    """The compatible tool ``name``.
+def tool_named(name: str, *, cells: bool = False) -> Tool[Any, Plain]:
+    """The compatible tool ``name`` (``cells``: as ``--compat-notebooks`` serves it).
 
     Raises:
         KeyError: no such tool.
     """
-    for tool in TOOLS:
+    for tool in CELL_TOOLS if cells else TOOLS:
         if tool.name == name:
             return tool
     raise KeyError(name)

@@ -1,6 +1,9 @@
 """What a content search found: the matching lines of each file (with their context), kept
 within a cap whatever the number of matches, and shown as numbered lines grouped by file.
 
+In a notebook, lines are those of its cells' sources, numbered within their cell (as read_file
+shows them and edits with ``cell`` count them), and shown under their cell's header.
+
 Pure: the search engines (ripgrep, or the Python scan) feed lines in; nothing here reads a file.
 """
 
@@ -25,6 +28,7 @@ class Line:
     text: str
     cut: int
     match: bool
+    cell: int | None = None  # a notebook's cell (its index), for a line of its source
 
 
 def line_text(raw: str) -> tuple[str, int]:
@@ -65,6 +69,8 @@ class FileHits:
     lines: list[Line] = field(default_factory=list)
     matches: int = 0  # matching lines in the file, kept or not
     long_lines: int = 0  # matching lines too long to be read at all (only counted)
+    # A notebook's cells that have lines here: index -> header, as read_file shows it.
+    cells: dict[int, str] = field(default_factory=dict)
 
     @property
     def order(self) -> tuple[bool, str]:
@@ -77,18 +83,19 @@ class FileHits:
         """How many matching lines are kept (shown if the file is)."""
         return min(self.matches, self.limit)
 
-    def add(self, number: int, raw: str, *, match: bool) -> None:
-        """Add a line the engine reported (in file order), ``raw`` with its line break."""
+    def add(self, number: int, raw: str, *, match: bool, cell: int | None = None) -> None:
+        """Add a line the engine reported (in file order; a notebook's: in the order of its
+        cells, ``cell`` the line's), ``raw`` with its line break."""
         if match:
             self.matches += 1
             if self.matches > self.limit:
                 return
         elif self.matches >= self.limit:
-            last = next((x.number for x in reversed(self.lines) if x.match), 0)
-            if number > last + self.context:
+            last = next((x for x in reversed(self.lines) if x.match), None)
+            if last is None or last.cell != cell or number > last.number + self.context:
                 return
         text, cut = line_text(raw)
-        self.lines.append(Line(number, text, cut, match))
+        self.lines.append(Line(number, text, cut, match, cell))
 
 
 @dataclass(slots=True)
@@ -183,36 +190,61 @@ def _file_block(file: FileHits, room: int, context: int) -> tuple[str, int]:
     """One file's header and lines, with at most ``room`` matching lines."""
     wanted: list[Line] = []
     count = 0
-    last_match = 0
+    last_match: Line | None = None
+
+    def after(line: Line) -> bool:  # past the context of the last match (or in another cell)
+        return last_match is None or (
+            line.cell != last_match.cell or line.number > last_match.number + context
+        )
+
     for line in file.lines:
         if line.match:
             if count == room:
                 break
             count += 1
-            last_match = line.number
-        elif count == room and line.number > last_match + context:
+            last_match = line
+        elif count == room and after(line):
             break
         wanted.append(line)
-    while wanted and not wanted[-1].match and wanted[-1].number > last_match + context:
+    while wanted and not wanted[-1].match and after(wanted[-1]):
         wanted.pop()
     # A name with a line break or bytes that are not UTF-8 is quoted, with JSON's escapes.
     header = file.path if file.path.isprintable() else json.dumps(file.path)
-    if context and count:
+    if context and count and not file.cells:
         numbers = ", ".join(str(x.number) for x in wanted if x.match)
         header = f"{header} (matches on lines {numbers})"
     if file.long_lines:
         header = f"{header} ({file.long_lines} matching line(s) too long to show)"
-    width = len(str(wanted[-1].number)) if wanted else 1
-    groups: list[list[Line]] = []
+    cells: list[list[Line]] = []  # the lines of each cell in turn (of the file: one list)
     for line in wanted:
+        if cells and cells[-1][-1].cell == line.cell:
+            cells[-1].append(line)
+        else:
+            cells.append([line])
+    parts = [_cell_block(file, lines, context) for lines in cells]
+    return f"{header}\n" + "\n".join(parts) if parts else header, count
+
+
+def _cell_block(file: FileHits, lines: list[Line], context: int) -> str:
+    """The lines of a file, or of one cell of a notebook under its header."""
+    width = len(str(max(x.number for x in lines)))
+    groups: list[list[Line]] = []
+    for line in lines:
         if groups and groups[-1][-1].number + 1 == line.number:
             groups[-1].append(line)
         else:
             groups.append([line])
     parts = [listing([_shown(x) for x in g], g[0].number, width=width) for g in groups]
     # Without context, every line shown is a match: the numbers show the gaps.
-    between = "\n--\n" if context else "\n"
-    return f"{header}\n" + between.join(parts) if parts else header, count
+    body = ("\n--\n" if context else "\n").join(parts)
+    cell = lines[0].cell
+    if cell is None:
+        return body
+    header = file.cells.get(cell, f"[cell {cell}]")
+    if context:
+        numbers = ", ".join(str(x.number) for x in lines if x.match)
+        header = f"{header} (matches on lines {numbers})"
+    return f"{header}\n{body}"
 
 
 def _shown(line: Line) -> str:

@@ -8,6 +8,10 @@ out. It is given only paths the sandbox resolved, and never follows a symbolic l
 ripgrep opens files by path, so what it prints only proposes: each file it reports is read again
 through descriptors (:func:`editguard.fs.searched.confirm`), and only a file whose reported lines
 read the same there is kept, with the text of that read.
+
+A notebook's JSON text holds its cells' lines escaped (``print(\"hi\")``): ripgrep does not search
+it. It lists the notebooks its rules keep (``--files``), and each is searched by cell in Python
+(:mod:`editguard.fs.notebooks`, with the Python scan's regex syntax).
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ from dataclasses import dataclass
 from typing import IO, Literal
 
 from editguard.core.hits import LONG_LINE, Hits, decode_line
+from editguard.core.notebook.model import is_notebook
 from editguard.errors import InvalidRegex, InvalidRequest
+from editguard.fs.notebooks import search_notebook
 from editguard.fs.searched import Folders, Proposal, StateFolder, TooLarge, confirm
 
 Case = Literal["smart", "sensitive", "insensitive"]
@@ -38,6 +44,8 @@ MAX_OUTPUT = 64 * 1024 * 1024  # bytes of ripgrep's output read; then it is kill
 MAX_MESSAGE = LONG_LINE  # bytes of one JSON message (one line); a longer one is only counted
 MAX_STDERR = 64 * 1024
 _DECODER = json.JSONDecoder()
+# The notebooks, by name, whatever the case of their extension (as is_notebook knows them).
+NOTEBOOKS = "*.[iI][pP][yY][nN][bB]"
 
 
 def find_rg() -> str | None:
@@ -83,18 +91,52 @@ class Outcome:
 
 
 def command(rg: str, query: Query, context: int, path: str) -> list[str]:
-    """The ripgrep command line for one path. The pattern goes after ``--regexp`` and the path
-    after ``--``, so that neither is ever read as a flag, whatever it starts with."""
-    args = [rg, "--json", "--no-config", "--no-messages", "--no-require-git"]
+    """The ripgrep command line for one path (notebooks left out: see the module docstring).
+    The pattern goes after ``--regexp`` and the path after ``--``, so that neither is ever read
+    as a flag, whatever it starts with."""
+    args = [rg, "--json", *_walk_flags(query)]
     args.append({"smart": "--smart-case", "sensitive": "--case-sensitive"}.get(query.case, "-i"))
     args.append("--crlf" if query.regex else "--fixed-strings")
     if context:
         args.append(f"--context={context}")
+    # After the query's glob: of two globs that match a file, the later one decides.
+    args.append(f"--glob=!{NOTEBOOKS}")
+    return [*args, "--regexp", query.pattern, "--", path]
+
+
+def _walk_flags(query: Query) -> list[str]:
+    """The flags that say which files ripgrep reads: its ignore rules, and the query's glob."""
+    args = ["--no-config", "--no-messages", "--no-require-git"]
     if query.include_ignored:
         args += ["--no-ignore", "--hidden", "--glob=!.git"]
     if query.glob is not None:
         args.append(f"--glob={query.glob}")
-    return [*args, "--regexp", query.pattern, "--", path]
+    return args
+
+
+def notebooks(rg: str, query: Query, folder: str, timeout: float) -> list[str] | None:
+    """The notebooks under ``folder`` that a search of it reads (its ignore rules and glob);
+    ``None`` when listing them took over ``timeout`` seconds.
+
+    Raises:
+        OSError: ``rg`` could not be started.
+    """
+    args = [rg, "--files", "--null", *_walk_flags(query)]
+    # A glob of the query that keeps a file keeps it whatever its type: those are left out here.
+    args += [f"--type-add=notebook:{NOTEBOOKS}", "--type=notebook", "--", folder]
+    try:
+        done = subprocess.run(  # noqa: S603 - no shell; every argument is ours or after a flag
+            args,
+            check=False,
+            cwd=folder,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    found = (os.fsdecode(p) for p in done.stdout.split(b"\0") if p)
+    return sorted(p for p in found if is_notebook(p))
 
 
 def search(
@@ -121,15 +163,26 @@ def search(
     outcome = Outcome()
     deadline = time.monotonic() + timeout
     budget = max_output
+    reader = _Reader(hits, display, folders, max_bytes, outcome)
     for path in query.paths:
-        folder = path if os.path.isdir(path) else os.path.dirname(path)
+        is_folder = os.path.isdir(path)
+        if not is_folder and is_notebook(path):  # a file named is searched, whatever globs say
+            reader.notebooks([path], query, (deadline, timeout))
+            continue
+        folder = path if is_folder else os.path.dirname(path)
         budget -= _run(
             command(rg, query, hits.context, path),
             folder,
-            _Reader(hits, display, folders, max_bytes, outcome),
+            reader,
             (max(0.0, deadline - time.monotonic()), timeout),
             (budget, max_output),
         )
+        if outcome.stopped is None and is_folder:
+            listed = notebooks(rg, query, folder, max(0.0, deadline - time.monotonic()))
+            if listed is None:
+                outcome.stopped = f"the search took over {timeout:g} s"
+            else:
+                reader.notebooks(listed, query, (deadline, timeout))
         if outcome.stopped is not None:
             break
     return outcome
@@ -162,6 +215,38 @@ class _Reader:
             self.hits.add(found)
         else:
             self.outcome.changed += 1
+
+    def notebooks(self, paths: list[str], query: Query, deadline: tuple[float, float]) -> None:
+        """Search the notebooks at ``paths`` by cell (see the module docstring).
+
+        Raises:
+            InvalidRegex: the pattern is no valid Python ``regex`` expression.
+        """
+        if not paths:
+            return
+        from editguard.fs.scan import matcher  # noqa: PLC0415 - scan imports this module
+
+        matches = matcher(query)
+        for real in paths:
+            if time.monotonic() > deadline[0]:
+                self.outcome.stopped = f"the search took over {deadline[1]:g} s"
+                return
+            found = self.hits.start(self.display(real), real)
+            try:
+                binary = search_notebook(self.folders, real, matches, found, self.max_bytes)
+            except TooLarge:
+                self.outcome.too_large += 1
+                continue
+            except StateFolder:  # editguard's own: never shown nor counted
+                continue
+            except TimeoutError:  # the regex module's own, on one line
+                self.outcome.stopped = "the regex took too long on one line"
+                return
+            except OSError:  # gone, or a folder on its path is a link now
+                self.outcome.changed += 1
+                continue
+            if not binary:
+                self.hits.add(found)
 
 
 def _run(

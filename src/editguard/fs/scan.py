@@ -6,7 +6,8 @@ opened through descriptors, one folder at a time without following a link
 It answers as ripgrep does where both can: lines split on ``\\n`` (a ``\\r`` before it is not
 part of the line), a UTF-8 byte-order mark skipped, UTF-16 and UTF-32 files with one read as
 text, a file with a NUL byte skipped as binary, a line that is not UTF-8 read as cp1252 (else
-latin-1), and a literal pattern matched the same way. A regular expression is Python's
+latin-1), and a literal pattern matched the same way; a notebook's cells are searched as
+ripgrep's search does (:mod:`editguard.fs.notebooks`). A regular expression is Python's
 ``regex`` module syntax, not ripgrep's Rust syntax: most patterns mean the same, but not all
 (lookarounds and backreferences work here and not there, for one).
 """
@@ -25,7 +26,9 @@ import regex
 from editguard.core.formats.regex_replace import REGEX_TIMEOUT
 from editguard.core.hits import LONG_LINE, FileHits, Hits, without_break
 from editguard.core.ignore import compile_rules, is_ignored
+from editguard.core.notebook.model import is_notebook
 from editguard.errors import InvalidRegex, InvalidRequest
+from editguard.fs.notebooks import search_notebook
 from editguard.fs.ripgrep import Outcome, Query
 from editguard.fs.sandbox import Resolved, Sandbox
 from editguard.fs.searched import Folders, TooLarge, lines
@@ -102,7 +105,10 @@ def search(
                     return outcome
                 found = hits.start(display(path), path)
                 try:
-                    binary = _scan(folders, path, max_bytes, matches, found, deadline)
+                    if is_notebook(path):
+                        binary = search_notebook(folders, path, matches, found, max_bytes)
+                    else:
+                        binary = _scan(folders, path, max_bytes, matches, found, deadline)
                 except TooLarge:
                     outcome.too_large += 1
                     continue

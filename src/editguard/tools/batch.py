@@ -25,6 +25,7 @@ WRITING = (
     "safe_edit",
     "write_file",
     "edit_symbol",
+    "edit_snippet",
     "edit_notebook",
     "apply_patch",
     "apply_diff",
@@ -117,7 +118,8 @@ TOOL = Tool(
     title="Several writing calls as one transaction",
     description=(
         "Run several writing calls (edit_file, edit_lines, safe_edit, write_file, "
-        "edit_symbol, edit_notebook, apply_patch, apply_diff) as one transaction: each sees "
+        "edit_symbol, edit_snippet, edit_notebook, apply_patch, apply_diff) as one "
+        "transaction: each sees "
         "the ones before, all files are written or none, even across a crash; an error names "
         "the call (call k of n). Returns each call's result."
     ),

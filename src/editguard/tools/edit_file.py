@@ -142,9 +142,12 @@ def run(txn: Transaction, args: EditFileArgs) -> EditFileResult:
     return EditFileResult.of(apply_edits(txn, args), args.mode, args.dry_run)
 
 
-def apply_edits(txn: Transaction, args: EditFileArgs) -> Outcome[Change]:
+def apply_edits(
+    txn: Transaction, args: EditFileArgs, cell: CellCall | None = None
+) -> Outcome[Change]:
     """What :func:`run` does, as the transaction's outcome (for a front end that shows the change
-    in its own form, as ``--compat filesystem`` does).
+    in its own form, as ``--compat filesystem`` does); ``cell``: how a notebook is edited, where
+    that front end decides it (``AS_TEXT``: its JSON as plain text), instead of ``args``.
 
     Raises:
         EditError: as :func:`run`.
@@ -158,7 +161,7 @@ def apply_edits(txn: Transaction, args: EditFileArgs) -> Outcome[Change]:
         mode=args.mode,
         expected_version=args.expected_version,
         build_view=lambda view: _in_view(view, specs),
-        cell=CellCall(args.cell, anywhere=True, clear_outputs=args.clear_outputs),
+        cell=cell or CellCall(args.cell, anywhere=True, clear_outputs=args.clear_outputs),
     )
 
 

@@ -1,5 +1,6 @@
 """``grep``: search file contents across the roots, with ripgrep (a pure-Python scan when it is
-missing), and show the matching lines numbered as read_file shows them."""
+missing), and show the matching lines numbered as read_file shows them; a notebook's cells by
+cell (:mod:`editguard.fs.notebooks`)."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ class GrepArgs(Args):
     """Arguments of grep."""
 
     pattern: str = Field(description="Literal unless regex.")
-    path: str | None = Field(None, description="Default: every root.")
+    path: str | None = Field(None, description="Default: all roots.")
     glob: str | None = Field(None, description="*.py, !*.md")
     regex: bool = Field(False, description="Rust syntax.")
     # None: the defaults, and the limits checked in run(): said in the descriptions, they cost
@@ -275,8 +276,8 @@ TOOL = Tool(
     name="grep",
     title="Search in files",
     description=(
-        "Returns matching lines by file, numbered as in read_file (copy text after '│'), "
-        "and counts. Skips binary files."
+        "Returns matching lines by file (notebook by cell), numbered as read_file (copy text "
+        "after '│'). No binary files."
     ),
     arguments=GrepArgs,
     result=GrepResult,

@@ -12,10 +12,13 @@ from pydantic import BaseModel, Field
 from editguard.core.document import Document
 from editguard.core.images import image_type
 from editguard.core.listing import LF, listing
-from editguard.errors import EditError, FileTooLarge, InvalidRequest, error_context
+from editguard.core.notebook import view
+from editguard.core.notebook.model import Notebook, is_notebook, read_notebook
+from editguard.errors import EditError, FileTooLarge, InvalidNotebook, InvalidRequest, error_context
 from editguard.fs.sandbox import Resolved
 from editguard.tools._common import PATH_HELP, Args, LineEnding
 from editguard.tools._tool import Media, Tool
+from editguard.transaction.cells import find_cell
 from editguard.transaction.context import Context
 from editguard.transaction.read import Raw, read_text_or_raw
 
@@ -40,11 +43,18 @@ class ReadFileArgs(Args):
     paths: list[str] | None = Field(
         None, min_length=1, max_length=MAX_PATHS, description="Several files, instead of path."
     )
-    head: int | None = Field(None, ge=1, description="Only the first N lines.")
-    tail: int | None = Field(None, ge=1, description="Only the last N lines.")
+    head: int | None = Field(None, ge=1, description="Only the first N lines (notebook: cells).")
+    tail: int | None = Field(None, ge=1, description="Only the last N lines (notebook: cells).")
     start_column: int | None = Field(
         None, ge=1, description="Start start_line at this character (a next_start_column)."
     )
+    cell: int | str | None = Field(
+        None, description="Notebook: one cell (index or id); lines, head, tail: its own."
+    )
+    start_cell: int | None = Field(None, description="Notebook: first cell (a next_start_cell).")
+    end_cell: int | None = Field(None, description="Notebook: through this cell.")
+    images: bool = Field(False, description="Notebook: image outputs too.")
+    raw: bool = Field(False, description="Notebook: its JSON as text.")
 
 
 class ReadFileResult(BaseModel):
@@ -72,6 +82,50 @@ class ReadFileResult(BaseModel):
     line_ending: LineEnding
     ends_with_newline: bool
     version: str = Field(description="Pass as expected_version to edits, to catch stale reads.")
+
+
+class NotebookTextResult(ReadFileResult):
+    """Result of read_file for a notebook whose JSON cannot be read as cells: its text, and
+    why."""
+
+    note: str
+
+
+class OutputImage(Media):
+    """An image output of a notebook's cell (``images: true``). Over MCP, ``data`` travels as
+    image content, not in the JSON."""
+
+    cell: int
+    output: int = Field(description="The output's index in the cell.")
+    mime_type: str
+    size: int = Field(description="The image's size in bytes.")
+    data: str = Field(description="The image's bytes, base64.")
+
+
+class NotebookResult(BaseModel):
+    """Result of read_file for a notebook (``.ipynb``), shown as cells."""
+
+    path: str
+    content: str = Field(
+        description=(
+            "Each cell: a header '[cell I] TYPE id=ID exec=N', its source lines numbered from 1 "
+            "within the cell ('N│', not part of the source), its outputs '[out K] ...' with "
+            "text as '> ' lines."
+        )
+    )
+    cells: int = Field(description="Cells in the notebook.")
+    start_cell: int | None = Field(description="The first cell shown (index).")
+    end_cell: int | None = Field(description="The last cell shown, wholly or in part.")
+    truncated: bool = Field(description="Cells asked for were not shown, or not wholly.")
+    next_start_cell: int | None = Field(description="Where to continue, if truncated.")
+    next_start_line: int | None = Field(
+        None, description="Set when next_start_cell was cut inside: pass it with it."
+    )
+    next_start_column: int | None = None
+    language: str = Field(description="The kernel's language.")
+    images: list[OutputImage] | None = None
+    note: str | None = None
+    version: str
 
 
 class ImageResult(Media):
@@ -102,12 +156,14 @@ class ReadFailure(BaseModel):
 class ReadFilesResult(BaseModel):
     """Result of read_file with ``paths``."""
 
-    files: list[ReadFileResult | ImageResult | ReadFailure] = Field(
-        description="One entry per path, in order: its result, or its error."
-    )
+    files: list[
+        NotebookTextResult | ReadFileResult | NotebookResult | ImageResult | ReadFailure
+    ] = Field(description="One entry per path, in order: its result, or its error.")
 
 
-ReadFileAnswer = ReadFileResult | ImageResult | ReadFilesResult
+ReadFileAnswer = (
+    NotebookTextResult | ReadFileResult | NotebookResult | ImageResult | ReadFilesResult
+)
 
 
 @dataclass(slots=True)
@@ -134,7 +190,9 @@ def run(ctx: Context, args: ReadFileArgs) -> ReadFileAnswer:
     if args.paths is None:
         assert args.path is not None  # checked above
         return _read_one(ctx, args, args.path, budget)
-    files: list[ReadFileResult | ImageResult | ReadFailure] = []
+    files: list[
+        NotebookTextResult | ReadFileResult | NotebookResult | ImageResult | ReadFailure
+    ] = []
     for path in args.paths:
         try:
             files.append(_read_one(ctx, args, path, budget))
@@ -171,11 +229,177 @@ def _check_choices(args: ReadFileArgs) -> None:
 
 def _read_one(
     ctx: Context, args: ReadFileArgs, path: str, budget: _Budget
-) -> ReadFileResult | ImageResult:
+) -> NotebookTextResult | ReadFileResult | NotebookResult | ImageResult:
     where, found, version = read_text_or_raw(ctx, path, _sniff(budget.image_bytes), warm=True)
     if isinstance(found, Raw):
         return _image(where, found, version, budget)
+    cells_asked = [n for n in _CELL_ARGS if getattr(args, n) is not None]
+    if not args.raw and is_notebook(where.real):
+        try:
+            nb = read_notebook(found.text, where.display)
+        except InvalidNotebook as exc:
+            if cells_asked:
+                raise
+            # Shown as the text it is, for the model to see what is wrong and repair it.
+            note = f"{exc.message}: shown as text, not as cells"
+            result = _text(ctx, args, where, found, version, budget)
+            return NotebookTextResult(**result.model_dump(), note=note)
+        return _notebook(ctx, args, where, nb, version, budget)
+    if cells_asked:
+        raise InvalidRequest(
+            f"{cells_asked[0]} is for a notebook's cells"
+            + (", not with raw: true" if args.raw else f", and {where.display} is no notebook"),
+            path=where.display,
+            data={"field": cells_asked[0]},
+        )
     return _text(ctx, args, where, found, version, budget)
+
+
+# Arguments only a notebook's cells take (``images`` takes what there is: none elsewhere).
+_CELL_ARGS = ("cell", "start_cell", "end_cell")
+
+
+def _notebook(
+    ctx: Context, args: ReadFileArgs, where: Resolved, nb: Notebook, version: str, budget: _Budget
+) -> NotebookResult:
+    """The notebook's cells asked for, as :mod:`~editguard.core.notebook.view` shows them,
+    within the call's window; with ``images``, the image outputs of the cells shown.
+
+    Raises:
+        InvalidRequest: a line range without ``cell`` (or ``start_cell``), a range that ends
+            before it starts, a start past the end.
+        CellNotFound: a cell that is not there.
+    """
+    with error_context(path=where.display):
+        refs = [r for r in (args.cell, args.start_cell, args.end_cell) if r is not None]
+        if not nb.cells and refs:
+            find_cell(nb, refs[0])  # none there: CELL_NOT_FOUND
+        span = _span(args, nb, where) if nb.cells else None
+    window = view.Budget(budget.lines, budget.chars)
+    shown = view.render(nb, span, window) if span is not None else view.Shown("")
+    budget.lines, budget.chars = window.lines, window.chars
+    images: list[OutputImage] | None = None
+    note = None
+    if args.images:
+        images, left_out = [], 0
+        for index in shown.outputs:
+            for image in view.images(nb.cells[index]):
+                if image.size > budget.image_bytes:
+                    left_out += 1
+                    continue
+                budget.image_bytes -= image.size
+                images.append(OutputImage.model_validate(image, from_attributes=True))
+        if left_out:
+            note = (
+                f"{left_out:,} image(s) left out: one call returns {IMAGE_BYTES:,} bytes of "
+                "images at most; read fewer cells"
+            )
+    return NotebookResult(
+        path=where.real,
+        content=shown.content,
+        cells=len(nb.cells),
+        start_cell=shown.first_cell,
+        end_cell=shown.last_cell,
+        truncated=shown.next_cell is not None,
+        next_start_cell=shown.next_cell,
+        next_start_line=shown.next_line,
+        next_start_column=shown.next_column,
+        language=nb.language,
+        images=images,
+        note=note,
+        version=version,
+    )
+
+
+def _span(args: ReadFileArgs, nb: Notebook, where: Resolved) -> view.Span:
+    """The cells (and lines) a call asks for (see the tool's description).
+
+    Raises:
+        InvalidRequest, CellNotFound: as :func:`_notebook`.
+    """
+    if args.cell is not None:
+        if args.start_cell is not None or args.end_cell is not None:
+            second = "start_cell" if args.start_cell is not None else "end_cell"
+            raise InvalidRequest(
+                f"cell and {second} exclude each other: ask for one cell, or a range",
+                data={"field": second},
+            )
+        index = find_cell(nb, args.cell).index
+        total = len(view.source_lines(nb.cells[index].source))
+        if args.tail is not None:
+            return view.Span(index, index, start_line=max(1, total - args.tail + 1))
+        if args.head is not None:
+            return view.Span(index, index, end_line=args.head)
+        first, end = _lines(args, where, index, total)
+        _check_column(args, nb, index, first)
+        return view.Span(index, index, first, args.start_column or 1, end)
+    count = len(nb.cells)
+    ranges = [n for n in ("start_cell", "end_cell") if getattr(args, n) is not None]
+    if (args.head is not None or args.tail is not None) and ranges:
+        raise InvalidRequest(
+            f"{'head' if args.head is not None else 'tail'} and {ranges[0]} exclude each other: "
+            "ask for the first or last cells, or a range",
+            data={"field": ranges[0]},
+        )
+    if args.end_line is not None or (args.start_line is not None and args.start_cell is None):
+        field = "end_line" if args.end_line is not None else "start_line"
+        raise InvalidRequest(
+            f"{where.display} is a notebook, read by cell: give {field} with cell (lines "
+            "within that cell), or raw: true to read its JSON as lines",
+            data={"field": field},
+        )
+    if args.head is not None:
+        return view.Span(0, min(count, args.head) - 1)
+    if args.tail is not None:
+        return view.Span(max(0, count - args.tail), count - 1)
+    first = find_cell(nb, args.start_cell).index if args.start_cell is not None else 0
+    last = find_cell(nb, args.end_cell).index if args.end_cell is not None else count - 1
+    if last < first:
+        raise InvalidRequest(
+            f"end_cell {last} is before start_cell {first}", data={"field": "end_cell"}
+        )
+    total = len(view.source_lines(nb.cells[first].source))
+    start, _ = _lines(args, where, first, total)
+    _check_column(args, nb, first, start)
+    return view.Span(first, last, start, args.start_column or 1)
+
+
+def _check_column(args: ReadFileArgs, nb: Notebook, index: int, line: int) -> None:
+    """Refuse a start_column past the end of the line it starts.
+
+    Raises:
+        InvalidRequest: naming the line's length.
+    """
+    if args.start_column is None:
+        return
+    lines = view.source_lines(nb.cells[index].source)
+    length = len(lines[line - 1]) if line <= len(lines) else 0
+    if args.start_column > length + 1:
+        raise InvalidRequest(
+            f"start_column {args.start_column} is past the end of line {line} of cell {index}, "
+            f"which has {length:,} character(s)",
+            data={"field": "start_column", "line_length": length},
+        )
+
+
+def _lines(args: ReadFileArgs, where: Resolved, index: int, total: int) -> tuple[int, int | None]:
+    """The first and last line (``None``: to the end) asked of cell ``index``.
+
+    Raises:
+        InvalidRequest: end_line before start_line, or start_line past the cell's end.
+    """
+    first = args.start_line or 1
+    if args.end_line is not None and args.end_line < first:
+        raise InvalidRequest(
+            f"end_line {args.end_line} is before start_line {first}", data={"field": "end_line"}
+        )
+    if first > max(total, 1):
+        raise InvalidRequest(
+            f"start_line {first} is past the end of cell {index} of {where.display}, which "
+            f"has {total} line(s)",
+            data={"field": "start_line", "total_lines": total},
+        )
+    return first, args.end_line
 
 
 def _sniff(limit: int) -> Callable[[bytes, int], str | None]:
@@ -355,7 +579,8 @@ TOOL = Tool(
         "total_lines, truncated and next_start_line, encoding, line_ending and version: pass it "
         "as expected_version to an edit, which then fails (STALE_VERSION) instead of changing "
         "a file that changed since. With paths, files lists each one's result or error (one "
-        "window in all). A PNG, JPEG, GIF or WebP file comes back as an image."
+        "window in all). A PNG, JPEG, GIF or WebP file comes back as an image. A notebook "
+        "(.ipynb) comes as cells, lines numbered within each cell."
     ),
     arguments=ReadFileArgs,
     result=ReadFileAnswer,

@@ -19,7 +19,7 @@ from editguard.tools._common import (
     outcome_fields,
 )
 from editguard.tools._tool import Tool
-from editguard.transaction import Transaction
+from editguard.transaction import CellCall, Transaction
 from editguard.transaction.build import Change, Mode
 
 
@@ -49,8 +49,9 @@ class WriteFileResult(Checked):
     validation: Validation
 
 
-def run(txn: Transaction, args: WriteFileArgs) -> WriteFileResult:
-    """Write ``content`` as the whole file.
+def run(txn: Transaction, args: WriteFileArgs, cell: CellCall | None = None) -> WriteFileResult:
+    """Write ``content`` as the whole file (``cell``: how a notebook is written, where a front
+    end decides it: ``AS_TEXT`` writes its JSON as plain text, unchecked as a notebook).
 
     Raises:
         EditError: OUTSIDE_ROOT, STALE_VERSION, ENCODING_ERROR, NOT_A_FILE, BINARY_FILE,
@@ -62,6 +63,7 @@ def run(txn: Transaction, args: WriteFileArgs) -> WriteFileResult:
         mode=args.mode,
         expected_version=args.expected_version,
         create=True,
+        cell=cell,
     )
     return WriteFileResult(
         **outcome_fields(out, args.mode),
