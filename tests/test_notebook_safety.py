@@ -751,11 +751,13 @@ def test_a_hostile_notebook_is_refused_or_edited_never_half_written(
         "anywhere": lambda: ws.edit_file("h.ipynb", [{"old_text": "x =", "new_text": "w ="}]),
         "whole": lambda: ws.write_file("h.ipynb", HOSTILE[name] + " "),
     }
-    # Reading it answers, or refuses with a code (read_file shows a notebook as cells where it
-    # can, as text or a refusal where it cannot); never a traceback, and the file is untouched.
+    # Reading and searching it answer, or refuse with a code (read_file and grep show a notebook
+    # by cell where they can); never a traceback, and the file is untouched.
     before = path.read_bytes()
     with contextlib.suppress(EditError):
         ws.read_file("h.ipynb")
+    with contextlib.suppress(EditError):
+        ws.grep("x =", "h.ipynb")
     assert path.read_bytes() == before
     for how, call in calls.items():
         path.write_text(HOSTILE[name], encoding="utf-8", newline="")
@@ -792,6 +794,8 @@ def test_a_notebook_of_100000_cells_edits_one(ws: Workspace, root: Path) -> None
     before = path.read_text(encoding="utf-8")
     with contextlib.suppress(EditError):
         ws.read_file("many.ipynb")
+    with contextlib.suppress(EditError):
+        ws.grep("x = 1", "many.ipynb")
     result = ws.edit_file("many.ipynb", [{"old_text": "x = 99998", "new_text": "y = 1"}], cell=-2)
     assert (result.written, result.cell, result.cell_id) == (True, 99_998, "c99998")
     assert path.read_text(encoding="utf-8") == before.replace('"x = 99998"', '"y = 1"')
@@ -810,6 +814,8 @@ def test_a_huge_single_line_output_stays_byte_for_byte(ws: Workspace, root: Path
     before = path.read_bytes()
     with contextlib.suppress(EditError):
         ws.read_file("big.ipynb")
+    with contextlib.suppress(EditError):
+        ws.grep("x = 1", "big.ipynb")
     assert ws.edit_file("big.ipynb", [{"old_text": "x = 1", "new_text": "x = 2"}], cell=0).written
     assert path.read_bytes() == before.replace(b'"x = 1"', b'"x = 2"')
     # The same edit with clear_outputs empties it.
