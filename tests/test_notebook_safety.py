@@ -606,6 +606,38 @@ def test_a_hostile_cell_argument_is_a_coded_refusal(
         assert [c["index"] for c in error.data["cells"]] == [0, 1]
 
 
+CELL_TOOLS: dict[str, dict[str, Any]] = {
+    "edit_file": {"edits": [{"old_text": "x = 1", "new_text": "x = 2"}], "dry_run": True},
+    "edit_lines": {
+        "edits": [{"type": "replace", "line_number": 1, "text": "x = 2"}],
+        "dry_run": True,
+    },
+    "safe_edit": {"search_replace": {"search": "x = 1", "replace": "x = 2"}, "mode": "verify_only"},
+    "edit_symbol": {"symbol": "f", "new_body": "    return 3", "dry_run": True},
+    "edit_snippet": {"snippet": "def f():\n    return 5\n", "dry_run": True},
+    "list_symbols": {},
+}
+
+
+@pytest.mark.parametrize("tool", list(CELL_TOOLS))
+def test_every_tool_that_takes_a_cell_refuses_a_hostile_one_with_a_code(
+    ws: Workspace, root: Path, tool: str
+) -> None:
+    path = root / "a.ipynb"
+    path.write_text(notebook([cell(["x = 1\n", "def f():\n", "    return 1"])]))
+    for ref, code in [
+        ("x" * 1_000_000, "CELL_NOT_FOUND"),
+        ("001", "CELL_NOT_FOUND"),
+        ("\u00b9", "CELL_NOT_FOUND"),
+        (-5, "CELL_NOT_FOUND"),
+        ("c0\x00", "CELL_NOT_FOUND"),
+        (True, "INVALID_REQUEST"),
+    ]:
+        call = functools.partial(ws.call, tool, path="a.ipynb", cell=ref, **CELL_TOOLS[tool])
+        error = _refused(code, call, path)
+        assert len(error.message) < 2000, repr(ref)[:20]
+
+
 @pytest.mark.parametrize(("ref", "index"), [(1, 1), (-1, 1), ("1", 1), ("-2", 0), ("c1", 1)])
 def test_a_cell_named_as_an_index_or_an_id_is_found(
     ws: Workspace, root: Path, ref: Any, index: int
