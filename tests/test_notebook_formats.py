@@ -324,6 +324,33 @@ def test_a_notebook_laid_out_by_another_writer_stays_that_writers(
         assert path.read_bytes().decode() == write(data), f"cell {index}"
 
 
+@pytest.mark.parametrize("writer", list(OTHER_WRITERS), ids=list(OTHER_WRITERS))
+def test_a_cell_inserted_is_laid_out_as_the_files_writer_would(writer: str, tmp_path: Path) -> None:
+    _need()
+    write = OTHER_WRITERS[writer]
+    name = "02.07-Fancy-Indexing.ipynb"  # non-ASCII in it: whether the writer escapes shows
+    data = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))
+    path = tmp_path / name
+    path.write_bytes(write(data).encode())
+    ws = Workspace([tmp_path], history=False, prewarm=False)
+    ws.edit_notebook(
+        name,
+        [
+            {"op": "insert", "cell_type": "code", "source": "x = 1\ny = 2", "after": 0},
+            {"op": "insert", "cell_type": "markdown", "source": "# é ±", "before": 0},
+        ],
+    )
+    after = path.read_bytes().decode()
+    got = json.loads(after)
+    assert [c["source"] for c in got["cells"][:3]] == [
+        ["# é ±"],
+        data["cells"][0]["source"],
+        ["x = 1\n", "y = 2"],
+    ]
+    # Every byte as that writer would put it: the new cells' keys, separators and escapes too.
+    assert after == write(got)
+
+
 # -- a property over random edits ---------------------------------------------------------------
 
 _TEXT = st.text(

@@ -93,6 +93,7 @@ class Style:
     separator: str
     sorted_keys: bool
     cell_keys: tuple[str, ...]
+    colon: str = ": "  # between a key and its value (``":"`` minified)
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,7 +316,7 @@ class _Scanner:
         order: tuple[str, ...] = ()
         if keys and not sorted_keys:
             order = max(keys, key=len)
-        return Style(indent, ascii_, separator, sorted_keys, order)
+        return Style(indent, ascii_, separator, sorted_keys, order, _colon(text, top))
 
 
 def _separator(text: str, top: dict[str, Field]) -> str:
@@ -328,6 +329,15 @@ def _separator(text: str, top: dict[str, Field]) -> str:
         if between.startswith(",") and not between[1:].strip():
             return between
     return ", "
+
+
+def _colon(text: str, top: dict[str, Field]) -> str:
+    """What the file puts between a key and its value: what stands between its first key's
+    closing quote and its value (``": "`` by json.dumps' default, ``":"`` minified)."""
+    first = min(top.values(), key=lambda f: f.key)
+    end = scanstring(text, first.key + 1)[1]
+    between = text[end : first.start]
+    return between if between.strip() == ":" else ": "
 
 
 def _int(value: Any) -> int:
