@@ -40,6 +40,7 @@ BENCH_EXTRA = {"bench_tokens.py": "mistral_common"}
         "bench_grep.py",
         "bench_analyze.py",
         "bench_format.py",
+        "bench_notebook.py",
         "bench_notebook_structure.py",
     ],
 )

@@ -148,6 +148,7 @@ TRANSACTION_STEPS = (
     "context",
     "formatting",
     "build",
+    "notebooks_seen",
     "cells",
     "read",
     "folders",

@@ -22,7 +22,16 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from editguard.analyze.base import Analyzer, Edit, Findings, Job, project_of
+from editguard.analyze.notebook import (
+    CellCode,
+    cell_line,
+    cells_of,
+    compare_cells,
+    lean,
+    with_id,
+)
 from editguard.analyze.problem import Problem, compare
+from editguard.core.notebook.model import is_notebook
 
 # Problems an answer shows (the rest are counted): those in the edited files first.
 MAX_SHOWN = 30
@@ -30,6 +39,9 @@ MAX_SHOWN = 30
 TEXT_CHARS = 300
 # Files over this size are not analysed (an analyzer would take longer than the edit).
 ANALYSE_LIMIT = 2_000_000
+# A notebook's cell edit gives the analyzers its code without its outputs (see
+# :mod:`~editguard.analyze.notebook`): its code within ANALYSE_LIMIT, its JSON within this.
+NOTEBOOK_LIMIT = 20_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +103,15 @@ class Analysis:
         """Whether any analyzer checks this file."""
         return any(a.accepts(real) for a in self.analyzers)
 
+    @staticmethod
+    def takes(real: str, size: int, *, code_only: bool = False) -> bool:
+        """Whether a file of this many characters is analysed at all (a larger one is not,
+        and nobody needs its edited text for an analyzer). ``code_only``: a notebook whose
+        code alone is given, by a cell edit (its edited JSON is never made for the analyzers:
+        NOTEBOOK_LIMIT); any other change of a file, a notebook's too, gives its whole texts
+        before and after (ANALYSE_LIMIT)."""
+        return size <= (NOTEBOOK_LIMIT if code_only and is_notebook(real) else ANALYSE_LIMIT)
+
     def after(
         self,
         edits: Sequence[Edit],
@@ -103,7 +124,8 @@ class Analysis:
         text of another file (its problems' lines), through the sandbox. Never raises for an
         analyzer's failure: a note says it."""
         verdict = Verdict()
-        edits = [e for e in edits if _small(e)]
+        originals = {e.real: e.after for e in edits}
+        edits = [e for e in map(_analysed, edits) if e is not None]
         if self._closed or not edits:
             return verdict
         deadline = time.monotonic() + self.budget
@@ -131,7 +153,7 @@ class Analysis:
             except TimeoutError:
                 if analyzer.name not in verdict.pending:
                     verdict.pending.append(analyzer.name)
-                self._keep(analyzer.name, future, job.edits)
+                self._keep(analyzer.name, future, job.edits, originals)
                 continue
             new, fixed = introduced(findings, job.edits, read)
             problems.extend(new)
@@ -141,8 +163,16 @@ class Analysis:
         verdict.problems, verdict.omitted = shown(problems, texts, read)
         return verdict
 
-    def _keep(self, name: str, future: Future[Findings], edits: tuple[Edit, ...]) -> None:
-        versions = {e.real: _digest(e.after) for e in edits if e.after is not None}
+    def _keep(
+        self,
+        name: str,
+        future: Future[Findings],
+        edits: tuple[Edit, ...],
+        originals: dict[str, str | None],
+    ) -> None:
+        """Keep a pending analysis of ``edits`` (``originals``: each file's text after the
+        edit, as on disk; a notebook's edit holds its code only)."""
+        versions = {e.real: _digest(t) for e in edits if (t := originals.get(e.real)) is not None}
         with self._lock:
             self._waiting.append(_Waiting(name, future, edits, versions))
             del self._waiting[:-64]  # the newest are enough
@@ -265,6 +295,23 @@ def _small(edit: Edit) -> bool:
     return all(t is None or len(t) <= ANALYSE_LIMIT for t in (edit.before, edit.after))
 
 
+def _analysed(edit: Edit) -> Edit | None:
+    """The edit as the analyzers are given it: a large notebook's texts without their outputs
+    (see :mod:`~editguard.analyze.notebook`; a cell edit's come so already); ``None``: too
+    large to analyse."""
+    if is_notebook(edit.real):
+        if any(t is not None and len(t) > NOTEBOOK_LIMIT for t in (edit.before, edit.after)):
+            return None
+        edit = Edit(edit.real, _slim(edit.before), _slim(edit.after))
+    return edit if _small(edit) else None
+
+
+def _slim(text: str | None) -> str | None:
+    """A notebook's text as analysed: as it is when small enough (ruff reads its outputs
+    past), else without them."""
+    return lean(text) if text is not None and len(text) > ANALYSE_LIMIT else text
+
+
 def _safely(analyzer: Analyzer) -> Callable[[Job], Findings]:
     def run(job: Job) -> Findings:
         try:
@@ -289,7 +336,8 @@ def introduced(
             old, now = texts[real]
         else:  # another file: its text on disk, the same before and after
             old = now = read(real) or ""
-        n, f = compare(findings.before.get(real, []), findings.after.get(real, []), old, now)
+        same = compare_cells if is_notebook(real) else compare
+        n, f = same(findings.before.get(real, []), findings.after.get(real, []), old, now)
         new.extend(n)
         fixed.extend(f)
     return new, fixed
@@ -298,20 +346,36 @@ def introduced(
 def shown(
     problems: list[Problem], texts: dict[str, str | None], read: Callable[[str], str | None]
 ) -> tuple[list[Shown], int]:
-    """The problems to show (the edited files' first, then by path and line) with their
-    lines' text (``texts``, else as ``read`` gives it), and how many more there are."""
+    """The problems to show (the edited files' first, then by path, cell and line) with their
+    lines' text (``texts``, else as ``read`` gives it; in a notebook, the line within its cell,
+    and the cell's id), and how many more there are."""
     problems = sorted(
-        set(problems), key=lambda p: (p.path not in texts, p.path, p.line, p.column, p.code)
+        set(problems),
+        key=lambda p: (
+            p.path not in texts,
+            p.path,
+            -1 if p.cell is None else p.cell,
+            p.line,
+            p.column,
+            p.code,
+        ),
     )
     lines: dict[str, list[str]] = {}
+    cells: dict[str, list[CellCode] | None] = {}
     out = []
-    for p in problems[:MAX_SHOWN]:
+    for found in problems[:MAX_SHOWN]:
+        p = found
         if p.path not in lines:
             text = texts.get(p.path)
             if text is None:
                 text = read(p.path)
-            lines[p.path] = text.split("\n") if text is not None else []
-        body = lines[p.path]
-        line = body[p.line - 1] if 0 < p.line <= len(body) else ""
+            notebook = text is not None and p.cell is not None and is_notebook(p.path)
+            cells[p.path] = cells_of(text) if notebook else None
+            lines[p.path] = text.split("\n") if text is not None and not notebook else []
+        if p.cell is not None and cells[p.path] is not None:
+            p, line = with_id(cells[p.path], p), cell_line(cells[p.path], p)
+        else:
+            body = lines[p.path]
+            line = body[p.line - 1] if 0 < p.line <= len(body) else ""
         out.append(Shown(p, f"{p.line}│{line.rstrip(chr(13))[:TEXT_CHARS]}"))
     return out, max(0, len(problems) - MAX_SHOWN)

@@ -20,7 +20,8 @@ class Problem:
     """One finding of an analyzer in one file, as it describes the file's text.
 
     ``line`` and ``column`` count from 1; ``code`` is the analyzer's rule or error code
-    (``""`` when it gives none).
+    (``""`` when it gives none). In a notebook, ``cell`` is the index of the cell (from 0),
+    ``cell_id`` its id where it has one, and ``line`` counts within the cell's source.
     """
 
     path: str  # real path
@@ -30,6 +31,8 @@ class Problem:
     code: str
     message: str
     severity: Severity = "error"
+    cell: int | None = None
+    cell_id: str | None = None
 
     @property
     def says(self) -> tuple[str, str, str]:

@@ -50,7 +50,9 @@ def ruff_binary() -> str | None:
 
 
 class Ruff(Analyzer):
-    """ruff check, on every Python file (``.py``, ``.pyi``)."""
+    """ruff check, on every Python file (``.py``, ``.pyi``) and notebook (``.ipynb``: ruff
+    reads a notebook's code cells as one module, magics included, and says each problem's
+    cell and line within it)."""
 
     name = "ruff"
     fast = True
@@ -64,7 +66,7 @@ class Ruff(Analyzer):
         self._lock = threading.Lock()
 
     def accepts(self, real: str) -> bool:
-        return real.endswith((".py", ".pyi"))
+        return real.endswith((".py", ".pyi", ".ipynb"))
 
     def compare(self, job: Job) -> Findings:
         found = Findings()
@@ -182,6 +184,9 @@ def _parse(output: bytes, real: str | None) -> list[Problem]:
         where = item.get("location") or {}
         message = str(item.get("message", ""))
         code = item.get("code") or ("syntax-error" if "SyntaxError" in message else "")
+        # In a notebook: the cell, counted from 1 among all cells (markdown too), and the row
+        # within that cell's source.
+        cell = item.get("cell")
         out.append(
             Problem(
                 path=real or os.path.realpath(str(item.get("filename", ""))),
@@ -190,6 +195,7 @@ def _parse(output: bytes, real: str | None) -> list[Problem]:
                 analyzer="ruff",
                 code=str(code),
                 message=message,
+                cell=cell - 1 if isinstance(cell, int) and cell > 0 else None,
             )
         )
     return out

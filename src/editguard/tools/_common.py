@@ -184,6 +184,17 @@ class ProblemModel(BaseModel):
     code: str | None = Field(description="The analyzer's rule or error code.")
     message: str
     text: str = Field(description="The line, as read_file shows it (N│text).")
+    cell: int | None = Field(None, description="Notebook: the cell (index); line is within it.")
+    cell_id: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _lean(self, handler: SerializerFunctionWrapHandler) -> Any:
+        out = handler(self)
+        if isinstance(out, dict):
+            for key in ("cell", "cell_id"):
+                if out.get(key) is None:
+                    out.pop(key, None)
+        return out
 
 
 _PROBLEM_FIELDS = (
@@ -244,6 +255,8 @@ def problem_models(verdict: Verdict) -> list[ProblemModel]:
             code=s.problem.code or None,
             message=s.problem.message,
             text=s.text,
+            cell=s.problem.cell,
+            cell_id=s.problem.cell_id,
         )
         for s in verdict.problems
     ]

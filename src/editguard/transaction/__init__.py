@@ -48,9 +48,10 @@ from types import TracebackType
 from typing import cast
 
 from editguard.analyze.base import Edit
+from editguard.analyze.notebook import CodeChange
 from editguard.core.delta import between
 from editguard.core.document import Document, content_version, decode, from_view
-from editguard.core.notebook.model import is_notebook
+from editguard.core.notebook.model import Notebook, is_notebook
 from editguard.core.plan import Changed, render
 from editguard.errors import (
     BinaryFile,
@@ -72,6 +73,7 @@ from editguard.transaction.commit import Commit, Staged, commit, writes
 from editguard.transaction.context import Context
 from editguard.transaction.folders import folder_state
 from editguard.transaction.formatting import Formatting
+from editguard.transaction.notebooks_seen import is_known, known_valid, remember
 from editguard.transaction.read import check_version, load_with_mode
 from editguard.transaction.record import records_of
 from editguard.transaction.settle import recovered, settle
@@ -336,7 +338,9 @@ class Transaction:
         named = cell is not None and cell.ref is not None  # (refused on another file)
         if (is_notebook(where.real) or named) and not (cell is not None and cell.text):
             build = cast("Callable[[Document], C]", notebook_build(build, where.real, cell))
-            build_view = None
+            # A cell's edit reads a large notebook as a view (its JSON scanned in the view, the
+            # cell's source decoded); an edit of the whole JSON reads it as text.
+            build_view = build if cell is not None else None
         with error_context(path=where.display), suggesting(where):
             staged, before = self.current(
                 where,
@@ -346,11 +350,22 @@ class Transaction:
             )
             built = None
             formatting = self.formatted if self._format else None
+            if is_notebook(where.real) and is_known(where.real, staged.version):
+                build = known_valid(build)
+                build_view = known_valid(build_view) if build_view is not None else None
             if before.utf8_view:
                 if build_view is not None:
                     try:
+                        # (formatting: a notebook cell's lines, formatted as its subject's;
+                        # a view's whole text is never formatted, see build_change)
                         built = build_change(
-                            self.ctx, where, before, build_view, mode, allow_markers=self._markers
+                            self.ctx,
+                            where,
+                            before,
+                            build_view,
+                            mode,
+                            formatting,
+                            allow_markers=self._markers,
                         )
                     except (EditError, UnicodeError):
                         built = None
@@ -382,12 +397,30 @@ class Transaction:
             )
             if modifies and self.stages:
                 staged.stage_plan(before, change.plan, new_version, out.memo)
-            if modifies and not before.utf8_view:
+            sources = _cell_sources(change) if modifies and not creates else None
+            if sources is not None:  # (checked as found and as left: valid at the new version)
+                remember(where.real, new_version)
+            if sources is not None:
+                self._changed_cells(where.real, before, sources, change.subjects[0].notebook)
+            elif modifies and not before.utf8_view:
                 old = None if creates else before.text
                 self._changed_text(
                     where.real, lambda: old, lambda: change.plan.apply_to_text(old or "")
                 )
         return out
+
+    def _changed_cells(
+        self, real: str, before: Document, sources: dict[int, str], nb: Notebook | None
+    ) -> None:
+        """Note an edit of a notebook's cells for the analyzers: its code before and after,
+        without its outputs (:func:`~editguard.analyze.notebook.lean`), made from the text as
+        read (or its view; ``nb``: as the build read it) and the cells' new sources, never
+        from the whole edited text."""
+        analysis = self.ctx.analysis
+        if analysis is None or not analysis.takes(real, len(before.text), code_only=True):
+            return  # (a notebook too large to analyse: its code is not even gathered)
+        code = CodeChange(before.text, before.utf8_view, nb, sources)
+        self._changed_text(real, code.before, code.after)
 
     def _changed_text(
         self, real: str, before: Callable[[], str | None], after: Callable[[], str | None]
@@ -404,7 +437,14 @@ class Transaction:
         """The text files this transaction changed (or, a call that only checks, would
         change), each with its text before and after, for the analyzers."""
         out = []
+        analysis = self.ctx.analysis
         for real, (before, after) in self._texts.items():
+            if (
+                before is not None
+                and analysis is not None
+                and not analysis.takes(real, len(before))
+            ):
+                continue  # too large to analyse: its new text is not made for nothing
             now = after()
             if before != now:
                 out.append(Edit(real, before, now))
@@ -630,6 +670,15 @@ def _same(text: str | None) -> str | None:
 
 def _nothing() -> None:
     return None
+
+
+def _cell_sources(change: Change) -> dict[int, str] | None:
+    """{cell index: new source} of a change that edits a notebook's cell sources and nothing
+    the analyzers read besides: a cell edit's, whose subjects hold the notebook as read
+    (``None``: another change, edit_notebook's among them)."""
+    if not change.subjects or any(s.cell is None or s.notebook is None for s in change.subjects):
+        return None
+    return {s.cell: s.after for s in change.subjects if s.cell is not None}
 
 
 def _text_of(staged: StagedFile) -> str | None:

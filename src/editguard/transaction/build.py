@@ -26,6 +26,8 @@ from editguard.transaction.context import Context
 from editguard.transaction.formatting import Formatting
 
 if TYPE_CHECKING:
+    from editguard.core.notebook.model import Notebook
+
     # Validation (and the parsers behind it) loads with the first edit, not with read_file.
     from editguard.validate import Finding, Report
 
@@ -75,6 +77,9 @@ class Subject:
     # The file's plan and the subject for another plan of the subject's text (its lines
     # formatted): see build_change.
     remake: Callable[[Plan], tuple[Plan, Subject]] | None = None
+    # The notebook as read, for what follows the edit (its code for the analyzers) without
+    # scanning its JSON again.
+    notebook: Notebook | None = None
 
     @property
     def after(self) -> str:

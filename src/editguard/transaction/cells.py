@@ -25,9 +25,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from editguard.core.document import Document
+from editguard.core.document import Document, to_view
 from editguard.core.notebook.model import Cell, Notebook, is_notebook, read_notebook
-from editguard.core.notebook.schema import check_notebook
+from editguard.core.notebook.schema import check_notebook, check_read
 from editguard.core.notebook.write import replace_source, set_value
 from editguard.core.plan import Plan, Replacement
 from editguard.errors import (
@@ -40,6 +40,7 @@ from editguard.errors import (
     SymbolNotFound,
 )
 from editguard.transaction.build import C, Change, Subject
+from editguard.transaction.notebooks_seen import found_valid
 
 CellRef = int | str
 
@@ -195,8 +196,9 @@ def read_valid(doc: Document) -> Notebook:
     Raises:
         InvalidNotebook: not JSON, not a notebook's shape, or not valid by its schema.
     """
-    nb = read_notebook(doc.text, doc.name)
-    check_notebook(nb.data(), doc.name, found=True)
+    nb = read_notebook(doc.text, doc.name, view=doc.utf8_view)
+    if not found_valid():  # (checked as found by an earlier edit: notebooks_seen)
+        check_read(nb, doc.name, found=True)
     return nb
 
 
@@ -303,7 +305,7 @@ def cell_subject(
 
         check = check_source
     label = f"{display}#cell {cell.index}" + (f" (id {cell.id})" if cell.id else "")
-    return Subject(label, name, before, plan, checked_as, check, cell.index, cell.id)
+    return Subject(label, name, before, plan, checked_as, check, cell.index, cell.id, notebook=nb)
 
 
 def source_subject(
@@ -558,12 +560,15 @@ def _source_plan(
         reps.append(replace_source(nb, cell, new_source))
         if clear_outputs and cell.cell_type == "code":
             reps += _cleared(nb, cell)
+    if nb.view:  # (the file read as a UTF-8 view: what is written, in the view's terms)
+        reps = [dataclasses.replace(r, text=to_view(r.text)) for r in reps]
     if checked:
         data = dict(cell.data)
         data["source"] = new_source.splitlines(keepends=True)
         if clear_outputs and cell.cell_type == "code" and changed:
             data["outputs"], data["execution_count"] = [], None
-        _check_changed(nb, cell, data, name)
+        # The notebook as read passed read_valid: its other cells stay valid (see check_read).
+        check_read(nb, name, found=False, changed={cell.index: data})
     return Plan(tuple(sorted(reps, key=lambda r: r.start)))
 
 
@@ -574,26 +579,6 @@ def _named_as_notebook(exc: EditError, source: str, notebook: str) -> None:
         dataclasses.replace(f, name=notebook) if f.kind == "file" and f.name == source else f
         for f in exc.where
     )
-
-
-def _check_changed(nb: Notebook, cell: Cell, data: dict[str, Any], name: str) -> None:
-    """Check the notebook ``nb`` (valid as found) with ``cell`` changed to ``data``. The schema
-    checks each cell on its own and the ids are the ones found, so the changed cell is checked
-    in a notebook of that cell alone (a notebook of 100,000 cells is not checked again whole);
-    if that fails, the whole notebook is, for the refusal to say where.
-
-    Raises:
-        InvalidNotebook: the change leaves the notebook invalid.
-    """
-    probe = nb.data()
-    probe["cells"] = [data]
-    try:
-        check_notebook(probe, name, found=False)
-    except EditError:
-        result = nb.data()
-        result["cells"] = [data if c.index == cell.index else c.data for c in nb.cells]
-        check_notebook(result, name, found=False)
-        raise
 
 
 def _cleared(nb: Notebook, cell: Cell) -> list[Replacement]:

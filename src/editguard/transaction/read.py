@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from editguard.core.document import Document, decode_stream
 from editguard.core.images import SNIFF_BYTES
+from editguard.core.notebook.model import is_notebook
 from editguard.core.plan import Plan
 from editguard.errors import EditError, StaleVersion, error_context
 from editguard.fs.atomic import FileReader
@@ -27,7 +28,9 @@ def load_with_mode(
 ) -> tuple[Document, str, int]:
     """Read the located file as a Document (named for messages), with its version and
     permission bits (no version check); ``view``: a UTF-8 file over :data:`VIEW_LIMIT` is read
-    as a view.
+    as a view, and a notebook at any size (a cell's edit scans its JSON in the view and
+    decodes only the values it needs: a notebook is mostly outputs, and one emoji in it would
+    make its decoded text four bytes a character).
 
     Raises:
         EditError: the file errors (FILE_NOT_FOUND, NOT_A_FILE, BINARY_FILE, FILE_TOO_LARGE,
@@ -39,7 +42,7 @@ def load_with_mode(
         with error_context(path=where.display):
             head = reader.head()
             assert reader.stat is not None  # head() ran
-            utf8_view = view and reader.stat.st_size > VIEW_LIMIT
+            utf8_view = view and (reader.stat.st_size > VIEW_LIMIT or is_notebook(where.real))
             doc = decode_stream(head, reader, utf8_view=utf8_view)
     finally:
         reader.close()

@@ -8,7 +8,14 @@ cell's object and of each of its values. An edit is then a replacement of a few 
 :mod:`~editguard.core.notebook.write`), and the rest of the text is untouched.
 
 Spans are offsets in the normalized text of the file (:class:`~editguard.core.document.Document`
-``text``), the coordinates of a :class:`~editguard.core.plan.Plan`.
+``text``), the coordinates of a :class:`~editguard.core.plan.Plan`; for a large file read as a
+UTF-8 view (one character a byte, ``view=True``), offsets in the view, and every value is decoded
+from the UTF-8 it holds.
+
+Memory: a notebook's outputs (and attachments) are most of its bytes, images in base64. The scan
+does not keep them decoded: a large output list is decoded again from its span when asked for
+(:attr:`Cell.data`, :attr:`Cell.outputs`), so a notebook read costs its text and its sources,
+not its text twice over.
 """
 
 from __future__ import annotations
@@ -20,9 +27,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
+from editguard.core.document import from_view
 from editguard.errors import InvalidNotebook
 
-_WHITESPACE = " \t\n\r"
+_SPACES = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 # The C scanners of json (typeshed does not list them): a value at an index, no whitespace
 # skipped, and a string's rest after its opening quote.
@@ -30,6 +38,11 @@ _SCAN = cast("Callable[[str, int], tuple[Any, int]]", getattr(_DECODER, "scan_on
 scanstring = cast("Callable[[str, int], tuple[str, int]]", getattr(json.decoder, "scanstring"))  # noqa: B009
 
 CELL_TYPES = ("code", "markdown", "raw")
+
+# A cell's values that are not kept decoded when their JSON is longer than LAZY_CHARS: they
+# are decoded again from the text when asked for (see the module docstring).
+LAZY_KEYS = frozenset({"outputs", "attachments"})
+LAZY_CHARS = 2048
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,34 +56,57 @@ class Field:
 
 @dataclass(frozen=True, slots=True)
 class Cell:
-    """One cell: its position, its decoded JSON, and the spans of its object and values."""
+    """One cell: its position, its decoded JSON, and the spans of its object and values.
+
+    ``known``: the values kept decoded (all but large outputs and attachments, see the module
+    docstring); ``text`` and ``view``: the notebook's text the others are decoded from."""
 
     index: int
     start: int  # the "{" of the cell's object
     end: int  # after its "}"
     fields: dict[str, Field]
-    data: dict[str, Any]
+    known: dict[str, Any]
+    text: str = ""
+    view: bool = False
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The cell's decoded JSON (a large output list decoded again at each call)."""
+        if len(self.known) == len(self.fields):
+            return self.known
+        return {k: self.known[k] if k in self.known else self.value(k) for k in self.fields}
+
+    def value(self, key: str) -> Any:
+        """The decoded value of one of the cell's keys.
+
+        Raises:
+            KeyError: the cell has no such key.
+        """
+        if key in self.known:
+            return self.known[key]
+        field = self.fields[key]
+        return decode_span(self.text, field.start, field.end, self.view)
 
     @property
     def id(self) -> str | None:
         """The cell's id (nbformat 4.5 and later), if it has one."""
-        value = self.data.get("id")
+        value = self.known.get("id")
         return value if isinstance(value, str) else None
 
     @property
     def cell_type(self) -> str:
         """``code``, ``markdown`` or ``raw`` (or what the file says, for one that is invalid)."""
-        return str(self.data.get("cell_type", ""))
+        return str(self.known.get("cell_type", ""))
 
     @property
     def source(self) -> str:
         """The cell's source as one text (a list of lines joined, or the string)."""
-        return source_text(self.data.get("source", ""))
+        return source_text(self.value("source") if "source" in self.fields else "")
 
     @property
     def outputs(self) -> list[Any]:
         """The outputs of a code cell (none for another)."""
-        value = self.data.get("outputs")
+        value = self.value("outputs") if "outputs" in self.fields else None
         return value if isinstance(value, list) else []
 
     def label(self) -> str:
@@ -109,6 +145,7 @@ class Notebook:
     cells_start: int  # the "[" of the cells list
     cells_end: int  # after its "]"
     style: Style
+    view: bool = False  # text is a UTF-8 view (one character a byte)
 
     @property
     def language(self) -> str:
@@ -126,15 +163,23 @@ class Notebook:
         return (self.nbformat, self.nbformat_minor) >= (4, 5)
 
     def data(self) -> dict[str, Any]:
-        """The whole notebook decoded (the cells' decoded objects shared, not copied)."""
+        """The whole notebook decoded (the cells' kept values shared, not copied; their large
+        outputs decoded again)."""
+        out = self.top_data()
+        if "cells" in out:
+            out["cells"] = [c.data for c in self.cells]
+        return out
+
+    def top_data(self) -> dict[str, Any]:
+        """The notebook's top level decoded, with an empty cells list."""
         out: dict[str, Any] = {}
         for key, field in self.top.items():
             if key == "cells":
-                out[key] = [c.data for c in self.cells]
+                out[key] = []
             elif key == "metadata" and self.text.startswith("{", field.start):
                 out[key] = self.metadata
             else:
-                out[key] = _SCAN(self.text, field.start)[0]
+                out[key] = decode_span(self.text, field.start, field.end, self.view)
         return out
 
 
@@ -150,9 +195,17 @@ def is_notebook(name: str) -> bool:
     return name.lower().endswith(".ipynb")
 
 
-def read_notebook(text: str, name: str = "", *, found: bool = True) -> Notebook:
-    """Scan a notebook's JSON text (see the module docstring). ``found``: the text is the
-    file's as it is on disk (else: as an edit would leave it, which the refusal says).
+def decode_span(text: str, start: int, end: int, view: bool = False) -> Any:
+    """The JSON value that stands at ``text[start:end]`` (in a view: decoded from its UTF-8)."""
+    if view:
+        return json.loads(from_view(text[start:end]))
+    return _SCAN(text, start)[0]
+
+
+def read_notebook(text: str, name: str = "", *, view: bool = False, found: bool = True) -> Notebook:
+    """Scan a notebook's JSON text (see the module docstring); ``view``: the text is a UTF-8
+    view of the file (:attr:`~editguard.core.document.Document.utf8_view`); ``found``: the text
+    is the file's as it is on disk (else: as an edit would leave it, which the refusal says).
 
     Only the shape editing needs is checked here (a JSON object with a list of cell objects,
     each one a JSON object); the schema is checked by
@@ -161,14 +214,15 @@ def read_notebook(text: str, name: str = "", *, found: bool = True) -> Notebook:
     Raises:
         InvalidNotebook: the text is not JSON, or not a notebook's shape.
     """
-    scanner = _Scanner(text, name, found)
+    scanner = _Scanner(text, name, view, found)
     return scanner.notebook()
 
 
 class _Scanner:
-    def __init__(self, text: str, name: str, found: bool = True) -> None:
+    def __init__(self, text: str, name: str, view: bool = False, found: bool = True) -> None:
         self.text = text
         self.name = name
+        self.view = view
         self.found = found
         self.top_values: dict[str, Any] = {}
         self.found_cells: tuple[Cell, ...] | None = None
@@ -195,10 +249,8 @@ class _Scanner:
         )
 
     def skip(self, pos: int) -> int:
-        text = self.text
-        while pos < len(text) and text[pos] in _WHITESPACE:
-            pos += 1
-        return pos
+        found = _SPACES.match(self.text, pos)
+        return found.end() if found is not None else pos
 
     def value(self, pos: int) -> tuple[Any, int]:
         try:
@@ -212,9 +264,21 @@ class _Scanner:
         except ValueError as exc:
             raise self.fail(f"invalid JSON ({exc})", pos) from None
 
-    def fields(self, pos: int, values: dict[str, Any]) -> tuple[dict[str, Field], int]:
+    def real(self, value: Any, start: int, end: int) -> Any:
+        """A value the scan decoded, as the file means it: in a view, a value holding more
+        than ASCII decoded again from its UTF-8."""
+        if self.view and not isinstance(value, int | float | bool | type(None)):
+            span = self.text[start:end]
+            if not span.isascii():
+                return json.loads(from_view(span))
+        return value
+
+    def fields(
+        self, pos: int, values: dict[str, Any], lazy: bool = False
+    ) -> tuple[dict[str, Field], int]:
         """The keys of the object that starts at ``pos`` (its ``{``), and its end; each value,
-        decoded, goes into ``values`` (the top level's cells into :attr:`found_cells`)."""
+        decoded, goes into ``values`` (the top level's cells into :attr:`found_cells`; with
+        ``lazy``, a cell's large outputs nowhere: see the module docstring)."""
         text = self.text
         out: dict[str, Field] = {}
         pos = self.skip(pos + 1)
@@ -237,7 +301,10 @@ class _Scanner:
             if values is self.top_values and key == "cells":
                 self.found_cells, end = self.cells(start)
             else:
-                values[key], end = self.value(start)
+                value, end = self.value(start)
+                if not (lazy and key in LAZY_KEYS and end - start > LAZY_CHARS):
+                    values[key] = self.real(value, start, end)
+                del value
             out[key] = Field(key_at, start, end)
             pos = self.skip(end)
             if text.startswith(",", pos):
@@ -265,6 +332,7 @@ class _Scanner:
         major = _int(values.get("nbformat"))
         minor = _int(values.get("nbformat_minor"))
         return Notebook(
+            view=self.view,
             text=text,
             top=top,
             metadata=metadata,
@@ -289,8 +357,8 @@ class _Scanner:
             if not text.startswith("{", pos):
                 raise self.fail(f"cell {len(out)} is not a JSON object", pos)
             data: dict[str, Any] = {}
-            fields, end = self.fields(pos, data)
-            out.append(Cell(len(out), pos, end, fields, data))
+            fields, end = self.fields(pos, data, lazy=True)
+            out.append(Cell(len(out), pos, end, fields, data, text, self.view))
             pos = self.skip(end)
             if text.startswith(",", pos):
                 pos = self.skip(pos + 1)

@@ -153,7 +153,7 @@ def restructure(nb: Notebook, edits: Sequence[CellEdit], name: str = "") -> Rest
         with error_context(edit_index=i, total_edits=len(edits)):
             _apply(nb, items, edit, taken)
     plan, outline, outline_plan = _plans(nb, items)
-    data = nb.data()
+    data = nb.top_data()  # (its cells are the items': none decoded twice)
     data["cells"] = [_data(item) for item in items]
     if plan and len(nb.text) <= _READ_BACK_LIMIT:
         _read_back(nb, plan, data, name)

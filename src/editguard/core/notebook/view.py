@@ -68,7 +68,7 @@ def cell_header(cell: Cell, lines: tuple[int, int, int] | None = None) -> str:
     parts = [f"[cell {cell.index}]", _token(cell.cell_type or "?")]
     if cell.id is not None:
         parts.append(f"id={_token(cell.id)}")
-    count = cell.data.get("execution_count")
+    count = cell.known.get("execution_count")  # (kept decoded: only outputs are decoded again)
     if cell.cell_type == "code" and isinstance(count, int) and not isinstance(count, bool):
         parts.append(f"exec={count}")
     if not cell.source:
