@@ -70,6 +70,14 @@ _MAGIC = re.compile(
 # Cell magics whose body is still Python; any other (``%%bash``, ``%%file``, ``%%html``) makes
 # the cell another language, which is not checked.
 _PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug", "skip"}
+# The refusals of a cell that holds what an edit names (its text more times than asked, or
+# partly applied; its symbol twice, or with chunks that do not fit): without `cell`, such a cell
+# is a candidate as much as one where the edit fits, as two such places in one file would be.
+_FOUND_THERE = {"WRONG_COUNT", "AMBIGUOUS_MATCH", "AMBIGUOUS_SYMBOL", "CHUNK_MISMATCH"}
+# How many cells a refusal names in its message (its data lists up to 50).
+_SHOWN = 10
+# A cell index sent as a string: as JSON writes an integer (no sign but "-", no leading zero).
+_INDEX = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -135,7 +143,7 @@ def whole(build: Callable[[Document], C]) -> Callable[[Document], Change]:
         if not new.strip() and not doc.text.strip():
             return change  # an empty file made (or kept) empty: no notebook yet
         try:
-            after = read_notebook(new, doc.name)
+            after = read_notebook(new, doc.name, found=False)
             check_notebook(after.data(), doc.name, found=False)
         except EditError:
             if doc.text.strip():
@@ -147,8 +155,9 @@ def whole(build: Callable[[Document], C]) -> Callable[[Document], Change]:
 
 
 def find_cell(nb: Notebook, ref: CellRef) -> Cell:
-    """The cell ``ref`` names: an index (0-based, negative from the end) or an id (a string of
-    digits is an index only if no cell has it as its id).
+    """The cell ``ref`` names: an index (0-based, negative from the end) or an id (a string
+    that writes an index as JSON would, ``"3"`` or ``"-1"``, is that index only if no cell has it
+    as its id; ``"03"``, ``" 3"`` or other digits than ASCII's name no index: never a guess).
 
     Raises:
         CellNotFound: no such cell, listing the cells there are.
@@ -158,13 +167,13 @@ def find_cell(nb: Notebook, ref: CellRef) -> Cell:
         for cell in cells:
             if cell.id == ref:
                 return cell
-        text = ref.strip()
-        if text.lstrip("-").isdigit():
-            ref = int(text)
+        if _INDEX.fullmatch(ref):
+            ref = int(ref)
     if isinstance(ref, int) and not isinstance(ref, bool) and -len(cells) <= ref < len(cells):
         return cells[ref]
+    shown = repr(ref) if len(str(ref)) <= 80 else repr(str(ref)[:80]) + "..."
     raise CellNotFound(
-        f"the notebook has no cell {ref!r}: it has {len(cells)} cell(s), "
+        f"the notebook has no cell {shown}: it has {len(cells)} cell(s), "
         + (f"indexes 0-{len(cells) - 1}" if cells else "none")
         + (", ids " + ", ".join(f'"{c.id}"' for c in cells[:20] if c.id) if nb.has_ids else ""),
         data={"cells": [_outline(c) for c in cells[:50]]},
@@ -367,9 +376,11 @@ def in_some_cell(
     code_only: bool = False,
 ) -> Callable[[Document], Change]:
     """``build`` run on every cell's source (``code_only``: every code cell of the kernel's
-    language); the change lands in the one cell where it fits. Refused where it fits in none
-    (NO_MATCH, the closest cell's error inside; SYMBOL_NOT_FOUND where no cell has the symbol)
-    or in several (AMBIGUOUS_MATCH, naming them).
+    language); the change lands in the one cell where it fits, if its text is in no other
+    cell. Refused where it fits in none (NO_MATCH, the closest cell's error inside;
+    SYMBOL_NOT_FOUND where no cell has the symbol), and where its text is in several cells:
+    where it fits, or where it is found more times than asked (AMBIGUOUS_MATCH, naming them):
+    never a guess between two places, even when only one of them would take the edit as sent.
 
     Empty cells are not tried. A cell where the step finds nothing to do and says so without
     refusing (safe_edit's pattern not found in interactive mode) is no fit; where no cell is,
@@ -377,33 +388,42 @@ def in_some_cell(
 
     def build_notebook(doc: Document) -> Change:
         nb = read_valid(doc)
-        fits: list[tuple[Cell, Change]] = []
+        fits: list[Cell] = []
+        found: list[Cell] = []  # the cells that hold the edit's text: where it fits, or crowds
         idle: list[Change] = []
         refusals: list[tuple[Cell, EditError]] = []
         for cell in nb.cells:
             if (code_only and not in_language(nb, cell)) or not cell.source.strip():
                 continue  # (an empty cell holds nothing to find: a new text must name it)
+            # Each try is checked against the schema only once it is the one that lands: a
+            # whole notebook's check for every cell that fits would cost cells x fits.
             try:
-                change = _cell_change(nb, cell, build, doc, real, clear_outputs)
+                change = _cell_change(nb, cell, build, doc, real, clear_outputs, checked=False)
             except EditError as exc:
                 refusals.append((cell, exc))
+                if exc.code in _FOUND_THERE:
+                    found.append(cell)
                 continue
             if change.plan or any(e.already_applied or e.lines for e in change.applied):
-                fits.append((cell, change))
+                fits.append(cell)
+                found.append(cell)
             else:
                 idle.append(change)
-        if not fits and idle:
+        if not found and idle:
             return dataclasses.replace(idle[0], plan=Plan(), subjects=())
-        if len(fits) == 1:
-            cell, change = fits[0]
+        if len(found) == 1 and len(fits) == 1:
+            cell = fits[0]
+            change = _cell_change(nb, cell, build, doc, real, clear_outputs)
             note = f"no cell named: the edit fits {cell.label()} only, and landed there"
             return dataclasses.replace(change, warnings=(*change.warnings, note))
-        if fits:
+        if len(found) > 1:
+            more = len(found) - _SHOWN
             raise AmbiguousMatch(
-                "no cell named, and the edit fits "
-                + ", ".join(c.label() for c, _ in fits)
-                + ": name the one to edit with `cell`",
-                data={"cells": [_outline(c) for c, _ in fits]},
+                f"no cell named, and the edit's text is in {len(found)} cells: "
+                + ", ".join(c.label() for c in found[:_SHOWN])
+                + (f" and {more} more" if more > 0 else "")
+                + "; name the one to edit with `cell`",
+                data={"cells": [_outline(c) for c in found[:50]], "count": len(found)},
                 suggestions=["Send the same call with `cell` set to the index or id meant."],
             )
         raise _nowhere(nb, refusals)
@@ -486,8 +506,11 @@ def _cell_change(
     doc: Document,
     real: str,
     clear_outputs: bool,
+    *,
+    checked: bool = True,
 ) -> Change:
-    """The notebook change that ``build`` makes to ``cell``'s source."""
+    """The notebook change that ``build`` makes to ``cell``'s source (``checked``: the
+    notebook it leaves checked against the schema)."""
     if "source" not in cell.fields:
         raise CellNotFound(f"{cell.label()} has no source to edit")
     source = Document(cell.source, name=source_name(nb, cell, doc.name))
@@ -499,23 +522,34 @@ def _cell_change(
         exc.add(frame)
         raise
 
-    def remake(plan: Plan) -> tuple[Plan, Subject]:
+    def remake(plan: Plan, checked: bool = True) -> tuple[Plan, Subject]:
         new_source = plan.apply_to_text(source.text)
         try:
-            notebook_plan = _source_plan(nb, cell, new_source, doc.name, clear_outputs)
+            notebook_plan = _source_plan(
+                nb, cell, new_source, doc.name, clear_outputs, checked=checked
+            )
         except EditError as exc:
             exc.add(frame)
             raise
         subject = cell_subject(nb, cell, real, doc.name, plan, inner.check)
         return notebook_plan, dataclasses.replace(subject, remake=remake)
 
-    notebook_plan, subject = remake(inner.plan)
+    notebook_plan, subject = remake(inner.plan, checked)
     return dataclasses.replace(inner, plan=notebook_plan, subjects=(subject,), check=None)
 
 
-def _source_plan(nb: Notebook, cell: Cell, new_source: str, name: str, clear_outputs: bool) -> Plan:
+def _source_plan(
+    nb: Notebook,
+    cell: Cell,
+    new_source: str,
+    name: str,
+    clear_outputs: bool,
+    *,
+    checked: bool = True,
+) -> Plan:
     """The plan of the notebook's JSON that gives ``cell`` the source ``new_source`` (and,
-    with ``clear_outputs``, a code cell no outputs), checked by nbformat's schema.
+    with ``clear_outputs``, a code cell no outputs), checked by nbformat's schema (unless not
+    ``checked``).
 
     Raises:
         InvalidNotebook: the notebook would not be valid.
@@ -528,12 +562,13 @@ def _source_plan(nb: Notebook, cell: Cell, new_source: str, name: str, clear_out
             reps += _cleared(nb, cell)
     if nb.view:  # (the file read as a UTF-8 view: what is written, in the view's terms)
         reps = [dataclasses.replace(r, text=to_view(r.text)) for r in reps]
-    data = dict(cell.data)
-    data["source"] = new_source.splitlines(keepends=True)
-    if clear_outputs and cell.cell_type == "code" and changed:
-        data["outputs"], data["execution_count"] = [], None
-    # The notebook as read passed read_valid: its other cells stay valid (see check_read).
-    check_read(nb, name, found=False, changed={cell.index: data})
+    if checked:
+        data = dict(cell.data)
+        data["source"] = new_source.splitlines(keepends=True)
+        if clear_outputs and cell.cell_type == "code" and changed:
+            data["outputs"], data["execution_count"] = [], None
+        # The notebook as read passed read_valid: its other cells stay valid (see check_read).
+        check_read(nb, name, found=False, changed={cell.index: data})
     return Plan(tuple(sorted(reps, key=lambda r: r.start)))
 
 

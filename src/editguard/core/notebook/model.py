@@ -20,6 +20,7 @@ not its text twice over.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -128,6 +129,7 @@ class Style:
     separator: str
     sorted_keys: bool
     cell_keys: tuple[str, ...]
+    colon: str = ": "  # between a key and its value (``":"`` minified)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +176,7 @@ class Notebook:
         for key, field in self.top.items():
             if key == "cells":
                 out[key] = []
-            elif key == "metadata":
+            elif key == "metadata" and self.text.startswith("{", field.start):
                 out[key] = self.metadata
             else:
                 out[key] = decode_span(self.text, field.start, field.end, self.view)
@@ -200,9 +202,10 @@ def decode_span(text: str, start: int, end: int, view: bool = False) -> Any:
     return _SCAN(text, start)[0]
 
 
-def read_notebook(text: str, name: str = "", *, view: bool = False) -> Notebook:
+def read_notebook(text: str, name: str = "", *, view: bool = False, found: bool = True) -> Notebook:
     """Scan a notebook's JSON text (see the module docstring); ``view``: the text is a UTF-8
-    view of the file (:attr:`~editguard.core.document.Document.utf8_view`).
+    view of the file (:attr:`~editguard.core.document.Document.utf8_view`); ``found``: the text
+    is the file's as it is on disk (else: as an edit would leave it, which the refusal says).
 
     Only the shape editing needs is checked here (a JSON object with a list of cell objects,
     each one a JSON object); the schema is checked by
@@ -211,27 +214,38 @@ def read_notebook(text: str, name: str = "", *, view: bool = False) -> Notebook:
     Raises:
         InvalidNotebook: the text is not JSON, or not a notebook's shape.
     """
-    scanner = _Scanner(text, name, view)
+    scanner = _Scanner(text, name, view, found)
     return scanner.notebook()
 
 
 class _Scanner:
-    def __init__(self, text: str, name: str, view: bool = False) -> None:
+    def __init__(self, text: str, name: str, view: bool = False, found: bool = True) -> None:
         self.text = text
         self.name = name
         self.view = view
+        self.found = found
         self.top_values: dict[str, Any] = {}
         self.found_cells: tuple[Cell, ...] | None = None
 
     def fail(self, what: str, pos: int) -> InvalidNotebook:
         line = self.text.count("\n", 0, pos) + 1
         column = pos - (self.text.rfind("\n", 0, pos) + 1) + 1
+        name = self.name or "the file"
+        if self.found:
+            message = f"{name} is not a notebook that can be edited: {what}"
+            hint = "Repair the notebook's JSON (e.g. in Jupyter), then edit it again."
+        else:
+            message = f"the edit would leave {name} no notebook's JSON: {what}"
+            hint = (
+                "Change the edit so that the JSON stays valid, or edit the cell's source with "
+                "`cell` (edit_file), which writes the JSON itself."
+            )
+        where = f"line {line}, column {column}" + ("" if self.found else " of the result")
         return InvalidNotebook(
-            f"{self.name or 'the file'} is not a notebook that can be edited: {what} "
-            f"(line {line}, column {column})",
+            f"{message} ({where})" + ("" if self.found else "; nothing was written"),
             path=self.name or None,
-            data={"line": line, "column": column},
-            suggestions=["Repair the notebook's JSON (e.g. in Jupyter), then edit it again."],
+            data={"line": line, "column": column, "as_found": self.found},
+            suggestions=[hint],
         )
 
     def skip(self, pos: int) -> int:
@@ -243,7 +257,11 @@ class _Scanner:
             return _SCAN(self.text, pos)
         except StopIteration:
             raise self.fail("a JSON value was expected", pos) from None
-        except (json.JSONDecodeError, ValueError, RecursionError) as exc:
+        except json.JSONDecodeError as exc:
+            raise self.fail(f"invalid JSON ({exc.msg})", exc.pos) from None
+        except RecursionError:
+            raise self.fail("invalid JSON (nested too deeply)", pos) from None
+        except ValueError as exc:
             raise self.fail(f"invalid JSON ({exc})", pos) from None
 
     def real(self, value: Any, start: int, end: int) -> Any:
@@ -353,19 +371,41 @@ class _Scanner:
         text = self.text
         first = min((f.key for f in top.values()), default=0)
         line_start = text.rfind("\n", 0, first) + 1
-        indent: str | None = text[line_start:first] if line_start > 0 else None
-        if indent == "":
-            indent = None
+        # The whitespace before the first key on its line (none, for json.dumps' indent=0);
+        # no indentation where the key shares its line with the "{" (everything on one line).
+        lead = text[line_start:first]
+        indent: str | None = lead if line_start > 0 and not lead.strip(" \t") else None
         # Jupyter writes characters beyond ASCII as they are; a file that escapes them
         # (and has none written as they are) was written with ensure_ascii.
         ascii_ = text.isascii() and _escapes_beyond_ascii(text)
-        separator = ", " if ", " in text[: min(len(text), 4096)] or indent is not None else ","
+        separator = ", " if indent is not None else _separator(text, top)
         keys = [tuple(c.fields) for c in cells]
         sorted_keys = all(list(k) == sorted(k) for k in keys) and list(top) == sorted(top)
         order: tuple[str, ...] = ()
         if keys and not sorted_keys:
             order = max(keys, key=len)
-        return Style(indent, ascii_, separator, sorted_keys, order)
+        return Style(indent, ascii_, separator, sorted_keys, order, _colon(text, top))
+
+
+def _separator(text: str, top: dict[str, Field]) -> str:
+    """What a file laid out on one line puts between two items: what stands between two of
+    its top-level values (``", "`` by json.dumps' default, ``","`` minified); text inside the
+    strings, which may hold either, is never looked at."""
+    fields = sorted(top.values(), key=lambda f: f.key)
+    for before, after in itertools.pairwise(fields):
+        between = text[before.end : after.key]
+        if between.startswith(",") and not between[1:].strip():
+            return between
+    return ", "
+
+
+def _colon(text: str, top: dict[str, Field]) -> str:
+    """What the file puts between a key and its value: what stands between its first key's
+    closing quote and its value (``": "`` by json.dumps' default, ``":"`` minified)."""
+    first = min(top.values(), key=lambda f: f.key)
+    end = scanstring(text, first.key + 1)[1]
+    between = text[end : first.start]
+    return between if between.strip() == ":" else ": "
 
 
 def _int(value: Any) -> int:

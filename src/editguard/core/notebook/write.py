@@ -26,7 +26,7 @@ _DEFAULT_ORDER = ("cell_type", "execution_count", "id", "metadata", "outputs", "
 
 def dumps(value: Any, style: Style) -> str:
     """One JSON value, on one line, escaped as the file escapes."""
-    return json.dumps(value, ensure_ascii=style.ascii, separators=(style.separator, ": "))
+    return json.dumps(value, ensure_ascii=style.ascii, separators=(style.separator, style.colon))
 
 
 def line_indent(text: str, pos: int) -> str:
@@ -128,7 +128,7 @@ def cell_text(nb: Notebook, cell: dict[str, Any]) -> str:
             shown = shown.replace("\n", "\n" + depth + style.indent)
         else:
             shown = dumps(value, style)
-        parts.append(depth + style.indent + dumps(key, style) + ": " + shown)
+        parts.append(depth + style.indent + dumps(key, style) + style.colon + shown)
     return "{\n" + ",\n".join(parts) + "\n" + depth + "}"
 
 
@@ -214,7 +214,7 @@ def add_keys(nb: Notebook, cell: Cell, values: dict[str, Any]) -> list[Replaceme
 
 
 def _key_value(nb: Notebook, key: str, value: Any) -> str:
-    return dumps(key, nb.style) + ": " + dumps(value, nb.style)
+    return dumps(key, nb.style) + nb.style.colon + dumps(value, nb.style)
 
 
 def _rank(style: Style, keys: list[str]) -> Callable[[str], tuple[int, str]]:
