@@ -174,7 +174,22 @@ CELL_HELP = "A notebook's cell (index from 0, or id): edit its source as a file.
 CLEAR_OUTPUTS_HELP = "Notebook: clear the outputs of the code cell edited."
 
 
-class ProblemModel(BaseModel):
+class InCell(BaseModel):
+    """A base for what may lie in a notebook's cell: its ``cell`` and ``cell_id`` fields
+    (declared by the subclass, where they go in its JSON) are left out where they are None,
+    as they are for a file that is not a notebook."""
+
+    @model_serializer(mode="wrap")
+    def _lean(self, handler: SerializerFunctionWrapHandler) -> Any:
+        out = handler(self)
+        if isinstance(out, dict):
+            for key in ("cell", "cell_id"):
+                if out.get(key) is None:
+                    out.pop(key, None)
+        return out
+
+
+class ProblemModel(InCell):
     """A problem an analyzer found (after an edit: one the edit introduced)."""
 
     path: str
@@ -186,15 +201,6 @@ class ProblemModel(BaseModel):
     text: str = Field(description="The line, as read_file shows it (N│text).")
     cell: int | None = Field(None, description="Notebook: the cell (index); line is within it.")
     cell_id: str | None = None
-
-    @model_serializer(mode="wrap")
-    def _lean(self, handler: SerializerFunctionWrapHandler) -> Any:
-        out = handler(self)
-        if isinstance(out, dict):
-            for key in ("cell", "cell_id"):
-                if out.get(key) is None:
-                    out.pop(key, None)
-        return out
 
 
 _PROBLEM_FIELDS = (

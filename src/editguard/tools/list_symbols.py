@@ -7,15 +7,13 @@ named), each with its cell, lines numbered within the cell, as edit_symbol finds
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field
 
 from editguard.core.document import Document
 from editguard.core.notebook.model import is_notebook, read_notebook
 from editguard.errors import InvalidRequest, error_context
 from editguard.symbols import Symbol, symbols_of
-from editguard.tools._common import PATH_HELP, Args
+from editguard.tools._common import PATH_HELP, Args, InCell
 from editguard.tools._tool import Tool
 from editguard.transaction.cells import find_cell, in_language, source_name
 from editguard.transaction.context import Context
@@ -25,7 +23,7 @@ SYMBOL_RANGE = "A range is whole lines, with decorators and the doc comments abo
 SYMBOL_LANGUAGES = " Python, JS, TS, TSX, Go, Rust, Java, C, C++, C#, Ruby, PHP."
 
 
-class SymbolModel(BaseModel):
+class SymbolModel(InCell):
     """One definition of a file; on a notebook, with the cell that holds it (its lines are
     the cell's)."""
 
@@ -37,15 +35,6 @@ class SymbolModel(BaseModel):
     depth: int = Field(description="0 for top-level definitions.")
     cell: int | None = None
     cell_id: str | None = None
-
-    @model_serializer(mode="wrap")
-    def _lean(self, handler: SerializerFunctionWrapHandler) -> Any:
-        out = handler(self)
-        if isinstance(out, dict):
-            for key in ("cell", "cell_id"):
-                if out.get(key) is None:
-                    out.pop(key, None)
-        return out
 
 
 class ListSymbolsArgs(Args):

@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from editguard.core.delta import common_ends
 from editguard.core.document import Document, to_view
 from editguard.core.notebook.model import Cell, Notebook, is_notebook, read_notebook
 from editguard.core.notebook.schema import check_notebook, check_read
@@ -336,16 +337,10 @@ def source_subject(
 
 def _span_plan(old: str, new: str) -> Plan:
     """A plan of one replacement that turns ``old`` into ``new`` (their differing middle)."""
-    lo = 0
-    top = min(len(old), len(new))
-    while lo < top and old[lo] == new[lo]:
-        lo += 1
-    hi = 0
-    while hi < top - lo and old[len(old) - 1 - hi] == new[len(new) - 1 - hi]:
-        hi += 1
-    if lo == len(old) - hi and lo == len(new) - hi:
+    head, tail = common_ends(old, new)
+    if head + tail == len(old) == len(new):
         return Plan()
-    return Plan((Replacement(lo, len(old) - hi, new[lo : len(new) - hi]),))
+    return Plan((Replacement(head, len(old) - tail, new[head : len(new) - tail]),))
 
 
 def in_cell(
