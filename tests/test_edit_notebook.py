@@ -534,6 +534,45 @@ def test_random_edits_match_a_model_of_the_cells(
             assert "outputs" not in after["cells"][k]
 
 
+def test_replace_may_clear_a_code_cells_outputs_and_only_that_cells(root: Path) -> None:
+    """Outputs stay unless the replace asks: then the cell's outputs and execution count are
+    emptied (where it stays in place and where it moved), the outline says so, and every
+    other cell keeps its bytes."""
+    name = "01.06-Errors-and-Debugging.ipynb"
+    path = copy(root, name)
+    old = slices(path)
+    data = loaded(path)
+    with_outputs = [k for k, c in enumerate(data["cells"]) if c.get("outputs")]
+    a, b = with_outputs[0], with_outputs[1]
+    ws = Workspace([root], history=False)
+    done = ws.edit_notebook(
+        name,
+        [
+            {"op": "replace", "cell": a, "clear_outputs": True},
+            {"op": "replace", "cell": b, "source": "x = 1", "clear_outputs": True},
+            {"op": "move", "cell": b, "before": 0},
+            {"op": "replace", "cell": 1, "clear_outputs": True},  # markdown: nothing to clear
+        ],
+    )
+    assert "(outputs cleared)" in done.diff
+    after = loaded(path)
+    cleared = [c for c in after["cells"] if c["cell_type"] == "code" and not c["outputs"]]
+    moved = after["cells"][0]
+    assert (moved["outputs"], moved["execution_count"], moved["source"]) == ([], None, ["x = 1"])
+    assert after["cells"][a + 1]["outputs"] == []  # b went before it: a is one further on
+    assert after["cells"][a + 1]["execution_count"] is None
+    assert after["cells"][a + 1]["source"] == data["cells"][a]["source"]
+    new = slices(path)
+    untouched = [k for k in range(len(old)) if k not in (a, b)]
+    assert [s for s in new if s in old] == [old[k] for k in untouched]
+    assert len(cleared) == len([c for c in data["cells"] if c["cell_type"] == "code"]) - (
+        len(with_outputs) - 2
+    )
+    kept = ws.edit_notebook(name, [{"op": "replace", "cell": 0, "source": "x = 2"}])
+    assert kept.written
+    assert "(outputs cleared)" not in kept.diff
+
+
 def test_the_syntax_guard_checks_the_code_cells_the_edits_write(root: Path) -> None:
     """An inserted or replaced code cell is checked as a module of the kernel's language:
     strict refuses what does not parse (naming the cell), interactive writes it with the

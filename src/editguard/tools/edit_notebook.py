@@ -85,6 +85,7 @@ class ReplaceCellOp(Args):
     cell: Ref
     source: str | None = None
     cell_type: CellType | None = None
+    clear_outputs: bool = False
 
 
 NotebookEdit = Annotated[
@@ -101,7 +102,8 @@ class EditNotebookArgs(Args):
             "In order, each on the notebook the ones before left; a cell (cell, before, after) "
             "is an id or an index from 0, counted then. insert: cell_type (default code), "
             "source, before/after a cell (neither: at the end); delete: cell; move: cell, "
-            "before/after (neither: to the end); replace: cell, source and/or cell_type."
+            "before/after (neither: to the end); replace: cell, source and/or cell_type, "
+            "clear_outputs (a code cell's outputs and execution count; else they stay)."
         ),
     )
     dry_run: bool = Field(False, description=DRY_RUN_HELP)
@@ -148,11 +150,12 @@ def core_edit(edit: InsertCellOp | DeleteCellOp | MoveCellOp | ReplaceCellOp) ->
     if isinstance(edit, DeleteCellOp):
         return DeleteCell(edit.cell)
     if isinstance(edit, ReplaceCellOp):
-        if edit.source is None and edit.cell_type is None:
+        if edit.source is None and edit.cell_type is None and not edit.clear_outputs:
             raise InvalidRequest(
-                "replace needs `source`, `cell_type` or both", data={"field": "source"}
+                "replace needs `source`, `cell_type`, `clear_outputs` or several",
+                data={"field": "source"},
             )
-        return ReplaceCell(edit.cell, edit.source, edit.cell_type)
+        return ReplaceCell(edit.cell, edit.source, edit.cell_type, edit.clear_outputs)
     if edit.before is not None and edit.after is not None:
         raise InvalidRequest("give `before` or `after`, not both", data={"field": "before"})
     if isinstance(edit, InsertCellOp):

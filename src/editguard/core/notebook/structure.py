@@ -82,6 +82,7 @@ class ReplaceCell:
     cell: CellRef
     source: str | None = None
     cell_type: str | None = None
+    clear_outputs: bool = False  # a code cell's outputs and execution count emptied
 
 
 CellEdit = InsertCell | DeleteCell | MoveCell | ReplaceCell
@@ -123,6 +124,7 @@ class _Item:
     id: str | None
     touched: bool = False
     moved: bool = False
+    cleared: bool = False  # a code cell of the notebook whose outputs the edits empty
 
     @property
     def text(self) -> str:
@@ -205,6 +207,8 @@ def _apply(nb: Notebook, items: list[_Item], edit: CellEdit, taken: set[str]) ->
             item.source = edit.source
         if item.origin is not None and item.source == item.origin.source:
             item.source = None  # the same text: the file's bytes stay
+        if edit.clear_outputs:
+            item.cleared = True
         item.touched = True
 
 
@@ -292,7 +296,17 @@ def _data(item: _Item) -> dict[str, Any]:
         else:
             data.pop("execution_count", None)
             data.pop("outputs", None)
+    elif _clears(item):
+        data["execution_count"], data["outputs"] = None, []
     return data
+
+
+def _clears(item: _Item) -> bool:
+    """Whether the edits empty the outputs of a code cell of the notebook that stays code (a
+    cell made code gets them empty anyway; one made markdown or raw loses them)."""
+    return (
+        item.cleared and item.origin is not None and not item.retyped and (item.cell_type == "code")
+    )
 
 
 def _lines(source: str) -> list[str]:
@@ -336,6 +350,11 @@ def _fields(nb: Notebook, item: _Item) -> list[Replacement]:
             out += add_keys(nb, cell, {"execution_count": None, "outputs": []})
         else:
             out += remove_keys(nb, cell, ("execution_count", "outputs"))
+    elif _clears(item):
+        if "outputs" in cell.fields and cell.outputs:
+            out.append(set_value(nb, cell, "outputs", []))
+        if "execution_count" in cell.fields and cell.value("execution_count") is not None:
+            out.append(set_value(nb, cell, "execution_count", None))
     return sorted(out, key=lambda r: r.start)
 
 
@@ -361,6 +380,8 @@ def _block(item: _Item) -> str:
     """A cell in the outline: a header line and its source."""
     source = item.text
     head = f"# %% [{item.cell_type}]" + (f" id={item.id}" if item.id else "")
+    if _clears(item):
+        head += " (outputs cleared)"
     return head + "\n" + source + ("\n" if source and not source.endswith("\n") else "")
 
 
@@ -421,7 +442,7 @@ def _plans(nb: Notebook, items: list[_Item]) -> tuple[Plan, str, Plan]:
             lines.append(Replacement(starts[previous + 1], starts[here], new_blocks))
         if item is not None:
             reps += _fields(nb, item)
-            if item.source is not None or item.retyped:
+            if item.source is not None or item.retyped or _clears(item):
                 k = _origin(item).index
                 lines.append(Replacement(starts[k], starts[k + 1], _block(item)))
             previous = here
