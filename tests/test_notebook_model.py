@@ -284,3 +284,29 @@ def test_a_plan_on_a_cell_names_the_cell_in_its_diff() -> None:
     assert subject.name is not None
     assert subject.name.endswith(".py")
     assert "bye" in subject.after
+
+
+def test_a_cell_written_with_crlf_keeps_crlf_through_an_edit(tmp_path: Path) -> None:
+    """A cell whose strings hold "\\r\\n" (written on Windows) is a text with CRLF endings:
+    old_text with "\\n" matches it exactly, and the lines an edit writes get "\\r\\n", as an
+    edit of a CRLF file does; a cell that mixes endings keeps each line's."""
+    from editguard import Workspace
+
+    cells: list[dict[str, object]] = [
+        {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": s}
+        for s in (["a = 1\r\n", "b = 2\r\n", "c = 3"], ["x = 1\r\n", "y = 2\n", "z = 3"])
+    ]
+    data = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 4}
+    path = tmp_path / "w.ipynb"
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    ws = Workspace([tmp_path], history=False)
+    done = ws.edit_file(
+        "w.ipynb", [{"old_text": "b = 2\n", "new_text": "b = 20\nb2 = 5\n"}], cell=0
+    )
+    assert done.edits_applied[0].match == "exact"
+    ws.edit_lines("w.ipynb", [{"line_number": 2, "type": "Insert", "text": "w = 0"}], cell=1)
+    after = json.loads(path.read_text())["cells"]
+    assert after[0]["source"] == ["a = 1\r\n", "b = 20\r\n", "b2 = 5\r\n", "c = 3"]
+    # Mixed: each line keeps its ending; the new line takes the cell's usual one (a tie
+    # between CRLF and LF goes to LF, as for a file).
+    assert after[1]["source"] == ["x = 1\r\n", "w = 0\n", "y = 2\n", "z = 3"]

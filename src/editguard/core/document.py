@@ -335,6 +335,21 @@ class _LineEndings:
         return Document(text, encoding, bom, newline, codes)
 
 
+def text_document(raw: str, name: str = "") -> Document:
+    """A text that is not a file (a notebook cell's source) as a Document: its line breaks
+    normalized to ``\\n`` with each one's ending kept, as :func:`decode` reads a file's, so that
+    an edit of it keeps CRLF where it was (:func:`text_of` writes it back)."""
+    lines = _LineEndings()
+    text = lines.feed(raw, final=True)
+    return replace(lines.finish(text, "utf-8", b""), name=name)
+
+
+def text_of(doc: Document) -> str:
+    """The text of a Document made by :func:`text_document` (or edited from one), each line
+    break with its own ending again."""
+    return restore_endings(doc.text, doc.line_endings, doc.newline)
+
+
 def eol_style(raw: str) -> EolStyle:
     """The line-ending style of text as it is on disk (not normalized)."""
     lines = _LineEndings()

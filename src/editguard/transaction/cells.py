@@ -26,11 +26,11 @@ from collections.abc import Callable
 from typing import Any
 
 from editguard.core.delta import common_ends
-from editguard.core.document import Document, to_view
+from editguard.core.document import Document, text_document, text_of, to_view
 from editguard.core.notebook.model import Cell, Notebook, is_notebook, read_notebook
 from editguard.core.notebook.schema import check_notebook, check_read
 from editguard.core.notebook.write import replace_source, set_value
-from editguard.core.plan import Plan, Replacement
+from editguard.core.plan import Plan, Replacement, applied
 from editguard.errors import (
     AmbiguousMatch,
     CellNotFound,
@@ -284,10 +284,14 @@ def cell_subject(
     display: str,
     plan: Plan,
     check: Callable[[str], Any] | None = None,
+    source: Document | None = None,
 ) -> Subject:
-    """The subject of a change of ``cell``'s source by ``plan`` (on the source as a Document),
-    with the tool's own ``check`` of the new source."""
-    before = Document(cell.source, name=f"{display}#cell {cell.index}")
+    """The subject of a change of ``cell``'s source by ``plan`` (on ``source``, the source as
+    a Document, by default made of the cell's text), with the tool's own ``check`` of the new
+    source."""
+    before = dataclasses.replace(
+        source or text_document(cell.source), name=f"{display}#cell {cell.index}"
+    )
     name = checked_name(nb, cell, real)
     checked_as = None
     if name is not None and name.endswith(".py"):
@@ -508,7 +512,9 @@ def _cell_change(
     notebook it leaves checked against the schema)."""
     if "source" not in cell.fields:
         raise CellNotFound(f"{cell.label()} has no source to edit")
-    source = Document(cell.source, name=source_name(nb, cell, doc.name))
+    # The source's line breaks normalized, each one's ending kept (a cell written on Windows
+    # holds "\r\n" in its strings): the edit keeps them as an edit of a file does.
+    source = text_document(cell.source, name=source_name(nb, cell, doc.name))
     frame = Frame("cell", cell.index, len(nb.cells), name=cell.id)
     try:
         inner = build(source)
@@ -518,7 +524,7 @@ def _cell_change(
         raise
 
     def remake(plan: Plan, checked: bool = True) -> tuple[Plan, Subject]:
-        new_source = plan.apply_to_text(source.text)
+        new_source = text_of(applied(source, plan))
         try:
             notebook_plan = _source_plan(
                 nb, cell, new_source, doc.name, clear_outputs, checked=checked
@@ -526,7 +532,7 @@ def _cell_change(
         except EditError as exc:
             exc.add(frame)
             raise
-        subject = cell_subject(nb, cell, real, doc.name, plan, inner.check)
+        subject = cell_subject(nb, cell, real, doc.name, plan, inner.check, source)
         return notebook_plan, dataclasses.replace(subject, remake=remake)
 
     notebook_plan, subject = remake(inner.plan, checked)
