@@ -310,3 +310,26 @@ def test_a_cell_written_with_crlf_keeps_crlf_through_an_edit(tmp_path: Path) -> 
     # Mixed: each line keeps its ending; the new line takes the cell's usual one (a tie
     # between CRLF and LF goes to LF, as for a file).
     assert after[1]["source"] == ["x = 1\r\n", "w = 0\n", "y = 2\n", "z = 3"]
+
+
+def test_read_file_and_grep_number_a_crlf_cell_as_its_edits_do(tmp_path: Path) -> None:
+    """The view shows a cell's lines without their "\\r" (as read_file shows a CRLF file's),
+    numbered as edit_lines numbers them; grep's "$" finds a line's end there."""
+    from editguard import NotebookResult, Workspace
+
+    cell: dict[str, object] = {"cell_type": "code", "execution_count": None, "outputs": []}
+    cell["metadata"] = {}
+    data = {
+        "cells": [{**cell, "source": ["a = 1\r\n", "b = 2\r", "c = 3"]}],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 4,
+    }
+    (tmp_path / "w.ipynb").write_text(json.dumps(data, indent=1) + "\n")
+    ws = Workspace([tmp_path], history=False)
+    shown = ws.read_file("w.ipynb")
+    assert isinstance(shown, NotebookResult)
+    assert shown.content.endswith("1│a = 1\n2│b = 2\n3│c = 3")
+    assert "2│b = 2" in ws.grep("b = 2$", regex=True).content
+    ws.edit_lines("w.ipynb", [{"line_number": 3, "type": "Replace", "text": "c = 30"}], cell=0)
+    assert json.loads((tmp_path / "w.ipynb").read_text())["cells"][0]["source"][-1] == "c = 30"

@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from editguard.core.document import normalize_newlines
 from editguard.core.notebook.model import Cell, Notebook, source_text
 
 OUTPUT_LINES = 5  # lines of text shown of one output
@@ -52,11 +53,12 @@ def strip_ansi(text: str) -> str:
 
 
 def source_lines(source: str) -> list[str]:
-    """A cell's source as the lines an edit numbers (split at ``\\n``; a final line break
-    starts no line, as :attr:`~editguard.core.document.Document.line_count` counts)."""
+    """A cell's source as the lines an edit numbers (split at each line break, ``\\r\\n`` and
+    ``\\r`` too, as a file's are; a final line break starts no line, as
+    :attr:`~editguard.core.document.Document.line_count` counts)."""
     if not source:
         return []
-    lines = source.split("\n")
+    lines = normalize_newlines(source).split("\n")
     if lines[-1] == "":
         lines.pop()
     return lines
