@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -161,10 +162,9 @@ def test_ripgrep_reading_through_a_link_swapped_back_since_shows_nothing_of_it(
     # swapping (a real rg in a real process, given the folder by name, which it follows).
     tree = make_tree(tmp_path)
     rg = ripgrep.find_rg()
-    wrapper = tmp_path / "rg"
-    wrapper.write_text(
-        f"#!{sys.executable}\n"
-        + textwrap.dedent(
+    script = tmp_path / "swap_rg.py"
+    script.write_text(
+        textwrap.dedent(
             f"""
             import os, subprocess, sys
             os.rename({str(tree.swapped)!r}, {str(tree.parked)!r})
@@ -176,6 +176,12 @@ def test_ripgrep_reading_through_a_link_swapped_back_since_shows_nothing_of_it(
             sys.exit(done.returncode)
             """
         )
+    )
+    # A shell script runs it: a "#!" line cannot name an interpreter whose path has a space
+    # (a checkout or TMPDIR such as "/tmp/odd tmp"), and the kernel would not run the wrapper.
+    wrapper = tmp_path / "rg"
+    wrapper.write_text(
+        f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(script))} "$@"\n'
     )
     wrapper.chmod(0o755)
     engine_env.setenv(ripgrep.RG_ENV, str(wrapper))
